@@ -1,0 +1,148 @@
+"""Command line: ``pp-corr compare FILE``, ``pp-corr demo``."""
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import sys
+import warnings
+from importlib import resources
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from .priors import NormalGamma
+from .scores import load_scores
+from .ttest import DegenerateWarning, correlated_ttest
+
+EXAMPLE = "sklearn_cv.csv"
+
+
+def example_path() -> Path:
+    """Path of the embedded example: 4 scikit-learn classifiers x 4 data sets x 10 runs x 10 folds.
+
+    >>> example_path().name
+    'sklearn_cv.csv'
+    """
+    return Path(str(resources.files("pp_corr") / "data" / EXAMPLE))
+
+
+def format_table(result, confidence_level=0.95) -> str:
+    """The per-data-set table printed by ``pp-corr compare``."""
+    frame = result.to_frame(confidence_level)
+    a, b = result.names
+    level = f"{round(100 * confidence_level):g}%"
+    lo, hi = frame.columns[1], frame.columns[2]
+    table = pd.DataFrame({
+        "mean diff": frame["mean"].map("{:+.4f}".format),
+        f"{level} interval": [f"[{x:+.4f}, {y:+.4f}]" for x, y in zip(frame[lo], frame[hi])],
+        f"P({a} better)": frame[f"P({a} better)"].map("{:.3f}".format),
+        "P(rope)": frame["P(rope)"].map("{:.3f}".format),
+        f"P({b} better)": frame[f"P({b} better)"].map("{:.3f}".format),
+    }, index=frame.index)
+    flags = np.flatnonzero(frame["degenerate"].values)
+    if len(flags):
+        table.index = [f"{d}*" if i in set(flags) else d for i, d in enumerate(table.index)]
+    title = f"{b} - {a} (positive: {b} better), rope {result.rope}, prior " + \
+        ("matching" if result.prior.is_matching else repr(result.prior))
+    note = "\n* all differences equal: the posterior is a point mass" if len(flags) else ""
+    return f"{title}\n{table.to_string()}{note}"
+
+
+def _parse_columns(items):
+    mapping = {}
+    for item in items or []:
+        role, sep, name = item.partition("=")
+        if not sep:
+            raise SystemExit(f"--column takes ROLE=NAME (e.g. score=accuracy), got {item!r}")
+        mapping[role] = name
+    return mapping
+
+
+def _parse_prior(text):
+    if text in (None, "matching"):
+        return NormalGamma.matching()
+    try:
+        mu0, k0, a, b = (float(v) for v in text.split(","))
+    except ValueError:
+        raise SystemExit(f"--prior takes 'matching' or 'mu0,k0,a,b', got {text!r}") from None
+    return NormalGamma(mu0, k0, a, b)
+
+
+def _pairs(scores, args):
+    algos = [str(a) for a in scores.algorithm.values]
+    if args.a or args.b:
+        if not (args.a and args.b):
+            raise SystemExit("give both -a and -b, or neither (all pairs)")
+        return [(args.a, args.b)]
+    return list(itertools.combinations(algos, 2))
+
+
+def _write(results, path: Path):
+    if path.suffix == ".json":
+        path.write_text(json.dumps([r.to_dict() for r in results], indent=2, default=float))
+    elif path.suffix == ".csv":
+        frames = [r.to_frame().reset_index().assign(a=r.names[0], b=r.names[1]) for r in results]
+        pd.concat(frames).to_csv(path, index=False)
+    else:
+        raise SystemExit(f"--output must end in .json or .csv, got {path}")
+    print(f"wrote {path}")
+
+
+def compare(args):
+    try:
+        scores = load_scores(args.file, columns=_parse_columns(args.column))
+        prior = _parse_prior(args.prior)
+        with warnings.catch_warnings():  # the table marks point-mass posteriors itself
+            warnings.simplefilter("ignore", DegenerateWarning)
+            results = [correlated_ttest(scores, algorithms=pair, rope=args.rope, prior=prior)
+                       for pair in _pairs(scores, args)]
+    except ValueError as err:
+        raise SystemExit(f"pp-corr: {err}") from None
+    for result in results:
+        print(format_table(result), end="\n\n")
+    if args.output:
+        _write(results, Path(args.output))
+
+
+def demo(args):
+    args.file, args.column, args.prior, args.output = example_path(), None, None, None
+    args.a, args.b = "logistic", "knn"
+    print(f"Embedded example: {args.file.name} (scikit-learn classifiers, 10 runs of 10-fold CV)\n")
+    compare(args)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="pp-corr", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+    cmp_ = sub.add_parser("compare", help="compare algorithms on the per-fold scores in a tidy CSV")
+    cmp_.add_argument("file", help="tidy CSV: dataset, algorithm, run, fold, score (see --column)")
+    cmp_.add_argument("-a", help="algorithm A (the baseline)")
+    cmp_.add_argument("-b", help="algorithm B (positive differences: B better)")
+    cmp_.add_argument("--rope", type=float, default=0.01, help="half-width of the rope (default 0.01)")
+    cmp_.add_argument("--prior", help="'matching' (default) or a Normal-Gamma 'mu0,k0,a,b'")
+    cmp_.add_argument("--column", action="append", metavar="ROLE=NAME",
+                      help="column of a role (dataset, algorithm, run, fold, score), e.g. score=accuracy")
+    cmp_.add_argument("--output", "-o", help="write the results to a .json or .csv file")
+    cmp_.set_defaults(func=compare)
+    dem = sub.add_parser("demo", help="run the comparison on the embedded scikit-learn example")
+    dem.add_argument("--rope", type=float, default=0.01)
+    dem.set_defaults(func=demo)
+    return parser
+
+
+def main(argv=None):
+    """Entry point of ``pp-corr``.
+
+    >>> main(["compare", str(example_path()), "-a", "tree", "-b", "logistic"])  # doctest: +ELLIPSIS
+    logistic - tree (positive: logistic better), rope (-0.01, 0.01), prior matching
+    ...
+    """
+    args = build_parser().parse_args(argv)
+    args.func(args)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

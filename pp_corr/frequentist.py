@@ -1,0 +1,94 @@
+"""Frequentist comparisons: the paired t-test and the Nadeau-Bengio corrected t-test."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import stats
+
+from ._args import check_alternative
+from .intraclass import SufficientStats, resolve_rho
+
+
+@dataclass(frozen=True)
+class TTestResult:
+    """``statistic``, ``pvalue`` and ``df`` as scipy reports them, plus the estimate and its standard error.
+
+    >>> res = corrected_ttest([0.02, 0.01, 0.03, 0.00], folds=4, alternative="greater")
+    >>> round(float(res.pvalue), 4)
+    0.1128
+    """
+
+    statistic: np.ndarray
+    pvalue: np.ndarray
+    df: np.ndarray
+    estimate: np.ndarray
+    standard_error: np.ndarray
+    alternative: str
+
+    def confidence_interval(self, confidence_level=0.95):
+        """Confidence interval for the mean difference, matching ``alternative`` (one-sided bounds are inf)."""
+        if self.alternative == "two-sided":
+            half = stats.t.ppf(0.5 + confidence_level / 2, self.df) * self.standard_error
+            return self.estimate - half, self.estimate + half
+        q = stats.t.ppf(confidence_level, self.df) * self.standard_error
+        if self.alternative == "greater":
+            return self.estimate - q, np.full_like(self.estimate, np.inf)
+        return np.full_like(self.estimate, -np.inf), self.estimate + q
+
+
+def t_from_stats(stats_: SufficientStats, alternative="two-sided") -> TTestResult:
+    """The corrected t-test from sufficient statistics: t = mu_hat / sqrt(Q / ((n - 1) A)), df = n - 1."""
+    check_alternative(alternative)
+    df = stats_.n - 1
+    se = np.sqrt(stats_.weighted_ss / (df * stats_.effective_n))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = stats_.mean / se
+    if alternative == "greater":
+        p = stats.t.sf(t, df)
+    elif alternative == "less":
+        p = stats.t.cdf(t, df)
+    else:
+        p = np.minimum(1.0, 2 * stats.t.sf(np.abs(t), df))
+    return TTestResult(t, p, df, stats_.mean, se, alternative)
+
+
+def corrected_ttest(x, y=None, *, rho=None, n_test=None, n_train=None, folds=None, alternative="two-sided"):
+    """Nadeau-Bengio corrected resampled t-test of the mean of B - A over the last axis.
+
+    ``x`` holds differences B - A, or the scores of A with ``y`` those of B. The variance is
+    inflated by (1/n + rho/(1-rho)), rho = n_test/(n_test+n_train); df = n - 1.
+
+    >>> res = corrected_ttest([0.8, 0.9, 0.85], [0.85, 0.92, 0.9], rho=0.1)
+    >>> res.statistic > 0
+    np.True_
+    """
+    x = as_differences(x, y)
+    return t_from_stats(SufficientStats.from_samples(x, resolve_rho(rho, n_test=n_test, n_train=n_train,
+                                                                     folds=folds)), alternative)
+
+
+def paired_ttest(x, y=None, *, alternative="two-sided"):
+    """Ordinary paired t-test (the corrected test with rho = 0); equals ``scipy.stats.ttest_1samp``.
+
+    >>> float(paired_ttest([1.0, 2.0, 3.0]).statistic).__round__(4)
+    3.4641
+    """
+    return corrected_ttest(x, y, rho=0.0, alternative=alternative)
+
+
+def as_differences(x, y=None) -> np.ndarray:
+    """B - A from differences ``x`` or from scores ``x`` (A) and ``y`` (B); checks size and finiteness."""
+    x = np.asarray(x, dtype=float)
+    if y is not None:
+        y = np.asarray(y, dtype=float)
+        if x.shape != y.shape:
+            raise ValueError(f"x (scores of A) and y (scores of B) differ in shape: {x.shape} vs {y.shape}")
+        x = y - x
+    if x.ndim == 0 or x.shape[-1] < 2:
+        raise ValueError(f"need at least 2 scores per data set on the last axis, got shape {x.shape}")
+    bad = ~np.isfinite(x)
+    if bad.any():
+        where = np.argwhere(bad)[0]
+        raise ValueError(f"x contains NaN or inf (first at index {tuple(int(i) for i in where)})")
+    return x

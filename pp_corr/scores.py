@@ -1,0 +1,152 @@
+"""Per-fold scores as an xarray Dataset with dims (dataset, algorithm, run, fold)."""
+from __future__ import annotations
+
+from collections.abc import Mapping
+from os import PathLike
+
+import numpy as np
+import pandas as pd
+import xarray as xr
+
+from .intraclass import resolve_rho
+
+DEFAULT_COLUMNS = {"dataset": "dataset", "algorithm": "algorithm", "run": "run", "fold": "fold", "score": "score"}
+
+
+def load_scores(source, *, columns=None, runs=1, datasets=None, rho=None, n_test=None, n_train=None,
+                folds=None) -> xr.Dataset:
+    """Read per-fold scores and validate them.
+
+    ``source`` is a tidy CSV path or DataFrame (one row per data set, algorithm, run and fold;
+    ``columns`` maps the roles dataset/algorithm/run/fold/score to other column names), or a
+    mapping ``{algorithm: array}`` with one ``(q, n)`` array per algorithm as baycomp takes them
+    (``n = runs * folds``; ``datasets`` names the q rows).
+
+    rho is fixed per data set by ``rho``, ``n_test`` with ``n_train``, or ``folds`` (each a scalar or a
+    ``{dataset: value}`` mapping; a tidy file may also carry ``n_test`` and ``n_train`` columns); by
+    default rho = 1 / (number of folds). Data sets may have different numbers of runs: absent
+    runs are NaN in ``score``. Bad input raises ``ValueError`` naming the data set and algorithm.
+
+    >>> ds = load_scores({"A": [[0.8, 0.9, 0.85, 0.7]], "B": [[0.82, 0.93, 0.9, 0.75]]}, runs=2)
+    >>> ds.score.dims, float(ds.rho[0])
+    (('dataset', 'algorithm', 'run', 'fold'), 0.5)
+    """
+    if isinstance(source, Mapping):
+        frame = _arrays_to_frame(source, runs=runs, datasets=datasets)
+        columns = None
+    elif isinstance(source, pd.DataFrame):
+        frame = source
+    elif isinstance(source, (str, PathLike)):
+        frame = pd.read_csv(source)
+    else:
+        raise ValueError("source must be a CSV path, a pandas DataFrame or a mapping {algorithm: (q, n) array}")
+    frame = _standardise(frame, columns)
+    scores = _to_array(frame)
+    n_folds = (scores.notnull().any(["algorithm", "run"])).sum("fold")
+    names = scores.dataset.values
+    if n_test is None and "n_test" in frame and "n_train" in frame and rho is None and folds is None:
+        # stratified folds differ in size by one: the mean sizes give the heuristic's ratio
+        n_test, n_train = (frame.groupby("dataset", observed=True)[c].mean().to_dict() for c in ("n_test", "n_train"))
+    if rho is None and n_test is None and n_train is None and folds is None:
+        folds = n_folds.values
+    values = resolve_rho(rho=_per_dataset(rho, names, "rho"), n_test=_per_dataset(n_test, names, "n_test"),
+                         n_train=_per_dataset(n_train, names, "n_train"), folds=_per_dataset(folds, names, "folds"))
+    rho_da = xr.DataArray(np.broadcast_to(values, names.shape).copy(), dims="dataset")
+    return xr.Dataset({"score": scores, "rho": rho_da},
+                      attrs={"description": "per-fold scores; rho fixed by the Nadeau-Bengio heuristic"})
+
+
+def differences(scores: xr.Dataset, a: str, b: str) -> xr.DataArray:
+    """Per-fold differences B - A of a scores Dataset, dims (dataset, run, fold).
+
+    >>> ds = load_scores({"A": [[0.8, 0.9]], "B": [[0.85, 0.95]]})
+    >>> differences(ds, "A", "B").values.round(2).tolist()
+    [[[0.05, 0.05]]]
+    """
+    algos = list(scores.algorithm.values)
+    for name, role in ((a, "a"), (b, "b")):
+        if name not in algos:
+            raise ValueError(f"algorithm {role}={name!r} is not in the scores (have {algos})")
+    diff = scores.score.sel(algorithm=b) - scores.score.sel(algorithm=a)
+    return diff.assign_attrs(a=a, b=b)
+
+
+def _arrays_to_frame(arrays, *, runs, datasets):
+    frames = []
+    for algorithm, values in arrays.items():
+        values = np.asarray(values)
+        values = values[None] if values.ndim == 1 else values
+        if values.ndim != 2:
+            raise ValueError(f"scores of algorithm {algorithm!r} must be (q, n), got shape {values.shape}")
+        q, n = values.shape
+        if n % runs:
+            raise ValueError(f"algorithm {algorithm!r}: {n} scores per data set do not split into runs={runs}")
+        names = list(datasets) if datasets is not None else [f"D{i + 1}" for i in range(q)]
+        if len(names) != q:
+            raise ValueError(f"datasets has {len(names)} names but algorithm {algorithm!r} has {q} rows")
+        run, fold = np.divmod(np.arange(n), n // runs)
+        frames.append(pd.DataFrame({"dataset": np.repeat(names, n), "algorithm": algorithm,
+                                    "run": np.tile(run + 1, q), "fold": np.tile(fold + 1, q),
+                                    "score": values.ravel()}))
+    if not frames:
+        raise ValueError("no algorithms given")
+    return pd.concat(frames, ignore_index=True)
+
+
+def _standardise(frame, columns):
+    roles = {**DEFAULT_COLUMNS, **(columns or {})}
+    unknown = set(columns or {}) - set(DEFAULT_COLUMNS)
+    if unknown:
+        raise ValueError(f"columns maps unknown roles {sorted(unknown)}; roles are {list(DEFAULT_COLUMNS)}")
+    missing = [col for col in roles.values() if col not in frame.columns]
+    if missing:
+        raise ValueError(f"missing column(s) {missing}; have {list(frame.columns)} (rename them with columns=...)")
+    extra = [c for c in ("n_test", "n_train") if c in frame.columns and c not in roles.values()]
+    frame = frame[list(roles.values()) + extra].rename(columns={v: k for k, v in roles.items()})
+    for role in ("dataset", "algorithm"):
+        frame[role] = pd.Categorical(frame[role].astype(str), categories=pd.unique(frame[role].astype(str)))
+    score = pd.to_numeric(frame["score"], errors="coerce")
+    bad = score.isna() & frame["score"].notna()
+    _raise_on(frame, bad, lambda row: f"non-numeric score {row['score']!r}")
+    _raise_on(frame, ~np.isfinite(score), lambda row: f"score is {row['score']} (NaN or inf)")
+    frame["score"] = score.astype(float)
+    _raise_on(frame, frame.duplicated(["dataset", "algorithm", "run", "fold"], keep=False),
+              lambda row: f"duplicate cell run {row['run']}, fold {row['fold']}")
+    return frame
+
+
+def _raise_on(frame, mask, describe):
+    if mask.any():
+        row = frame[mask].iloc[0]
+        raise ValueError(f"data set {row['dataset']!r}, algorithm {row['algorithm']!r}: {describe(row)}"
+                         f" ({int(mask.sum())} bad row(s) in all)")
+
+
+def _to_array(frame) -> xr.DataArray:
+    scores = frame.set_index(["dataset", "algorithm", "run", "fold"])["score"].to_xarray()
+    present = scores.notnull()
+    for dataset in scores.dataset.values:
+        cells = present.sel(dataset=dataset)
+        for algorithm in scores.algorithm.values:
+            if not cells.sel(algorithm=algorithm).any():
+                raise ValueError(f"data set {dataset!r}, algorithm {algorithm!r}: no scores (algorithm missing)")
+        used = cells.any("algorithm")
+        grid = used.any("fold") & used.any("run")
+        holes = grid & ~cells
+        if holes.any():
+            algo, run, fold = (v[0] for v in np.nonzero(holes.transpose("algorithm", "run", "fold").values))
+            raise ValueError(f"data set {dataset!r}, algorithm {scores.algorithm.values[algo]!r}: missing cell "
+                             f"run {scores.run.values[run]}, fold {scores.fold.values[fold]}")
+        if int(grid.sum()) < 2:
+            raise ValueError(f"data set {dataset!r}: fewer than 2 scores per algorithm")
+    return scores.astype(float).assign_coords(dataset=scores.dataset.values.astype(str).astype(object),
+                                              algorithm=scores.algorithm.values.astype(str).astype(object))
+
+
+def _per_dataset(value, names, what):
+    if value is None or not isinstance(value, Mapping):
+        return value
+    missing = [d for d in names if d not in value]
+    if missing:
+        raise ValueError(f"{what} has no value for data set(s) {missing}")
+    return np.array([value[d] for d in names], dtype=float)

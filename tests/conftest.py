@@ -1,0 +1,23 @@
+import os
+
+# Before numpy is imported: MvNormal-type graphs run ~50x slower with threaded BLAS on 2 cores.
+for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(var, "1")
+os.environ.setdefault("MPLBACKEND", "Agg")
+
+from pathlib import Path  # noqa: E402
+
+import pytest  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+UCI54 = ROOT.parent / "shared" / "data" / "uci54" / "uci54_tidy.csv"
+
+
+@pytest.fixture(scope="session")
+def uci54():
+    """The shared uci54 scores (5 classifiers x 54 data sets x 10 runs x 10 folds), read in place."""
+    from pp_corr import load_scores
+
+    if not UCI54.exists():
+        pytest.fail(f"shared data not found at {UCI54}")
+    return load_scores(UCI54, columns={"score": "accuracy"})

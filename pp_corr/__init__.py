@@ -5,15 +5,22 @@
 >>> 0 <= float(res.p_right) <= 1
 True
 """
+from .pairs import compare_all_pairs, format_pairs
+from .poisson_binomial import PoissonBinomial, poisson_binomial_monte_carlo
+from .poisson_test import PoissonTestResult, poisson_test
+from .rank_tests import (ImpreciseSignedRankResult, RegionProbabilities, bayesian_sign_test, bayesian_signed_rank,
+                         imprecise_signed_rank, sign_test, wilcoxon_test)
 from .frequentist import TTestResult, corrected_ttest, paired_ttest
 from .intraclass import SufficientStats, intraclass_logp, resolve_rho
 from .priors import NormalGamma
-from .scores import differences, load_scores
+from .scores import differences, load_scores, mean_differences
 from .ttest import CorrelatedTTestResult, DegenerateWarning, correlated_ttest
 
 __all__ = [
-    "CorrelatedTTestResult", "DegenerateWarning", "NormalGamma", "SufficientStats", "TTestResult",
-    "corrected_ttest", "correlated_ttest", "differences", "intraclass_logp", "load_scores", "paired_ttest",
-    "resolve_rho",
+    "CorrelatedTTestResult", "DegenerateWarning", "ImpreciseSignedRankResult", "NormalGamma", "PoissonBinomial",
+    "PoissonTestResult", "RegionProbabilities", "SufficientStats", "TTestResult", "bayesian_sign_test",
+    "bayesian_signed_rank", "compare_all_pairs", "corrected_ttest", "correlated_ttest", "differences",
+    "format_pairs", "imprecise_signed_rank", "intraclass_logp", "load_scores", "mean_differences", "paired_ttest",
+    "poisson_binomial_monte_carlo", "poisson_test", "resolve_rho", "sign_test", "wilcoxon_test",
 ]
 __version__ = "0.1.0"

@@ -12,9 +12,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from .pairs import compare_all_pairs, format_pairs
+from .poisson_test import poisson_test
 from .priors import NormalGamma
 from .scores import load_scores
-from .ttest import DegenerateWarning, correlated_ttest
+from .ttest import DegenerateWarning
 
 EXAMPLE = "sklearn_cv.csv"
 
@@ -94,22 +96,42 @@ def compare(args):
     try:
         scores = load_scores(args.file, columns=_parse_columns(args.column))
         prior = _parse_prior(args.prior)
+        if args.all_pairs:
+            table = compare_all_pairs(scores, rope=args.rope, prior=prior, random_seed=args.seed)
+            print(format_pairs(table))
+            if args.output:
+                _write_table(table, Path(args.output))
+            return
         with warnings.catch_warnings():  # the table marks point-mass posteriors itself
             warnings.simplefilter("ignore", DegenerateWarning)
-            results = [correlated_ttest(scores, algorithms=pair, rope=args.rope, prior=prior)
+            results = [poisson_test(scores, algorithms=pair, rope=args.rope, prior=prior)
                        for pair in _pairs(scores, args)]
     except ValueError as err:
         raise SystemExit(f"pp-corr: {err}") from None
     for result in results:
-        print(format_table(result), end="\n\n")
+        print(format_table(result.per_dataset), end="\n\n")
+        if result.distribution.n_trials > 1:
+            print(result, end="\n\n")
     if args.output:
-        _write(results, Path(args.output))
+        _write([r.per_dataset for r in results], Path(args.output))
+
+
+def _write_table(table, path: Path):
+    if path.suffix == ".json":
+        path.write_text(json.dumps(table.to_dict(data="list"), indent=2, default=str))
+    elif path.suffix == ".csv":
+        table.to_dataframe().reset_index().to_csv(path, index=False)
+    else:
+        raise SystemExit(f"--output must end in .json or .csv, got {path}")
+    print(f"wrote {path}")
 
 
 def demo(args):
-    args.file, args.column, args.prior, args.output = example_path(), None, None, None
-    args.a, args.b = "logistic", "knn"
+    args.file, args.column, args.prior, args.output, args.seed = example_path(), None, None, None, 0
+    args.a, args.b, args.all_pairs = "logistic", "knn", False
     print(f"Embedded example: {args.file.name} (scikit-learn classifiers, 10 runs of 10-fold CV)\n")
+    compare(args)
+    args.all_pairs = True
     compare(args)
 
 
@@ -124,6 +146,9 @@ def build_parser() -> argparse.ArgumentParser:
     cmp_.add_argument("--prior", help="'matching' (default) or a Normal-Gamma 'mu0,k0,a,b'")
     cmp_.add_argument("--column", action="append", metavar="ROLE=NAME",
                       help="column of a role (dataset, algorithm, run, fold, score), e.g. score=accuracy")
+    cmp_.add_argument("--all-pairs", action="store_true",
+                      help="matrices of every pair: P(column better on a majority) and each test's verdict")
+    cmp_.add_argument("--seed", type=int, default=0, help="seed of the Bayesian rank tests' draws (default 0)")
     cmp_.add_argument("--output", "-o", help="write the results to a .json or .csv file")
     cmp_.set_defaults(func=compare)
     dem = sub.add_parser("demo", help="run the comparison on the embedded scikit-learn example")

@@ -71,6 +71,46 @@ def differences(scores: xr.Dataset, a: str, b: str) -> xr.DataArray:
     return diff.assign_attrs(a=a, b=b)
 
 
+def pick_algorithms(scores: xr.Dataset, algorithms=None) -> tuple[str, str]:
+    """The pair (a, b) to compare: ``algorithms`` or, by default, the Dataset's only two algorithms."""
+    if algorithms is not None:
+        a, b = algorithms
+        return str(a), str(b)
+    present = [str(v) for v in scores.algorithm.values]
+    if len(present) != 2:
+        raise ValueError(f"the scores hold {len(present)} algorithms {present}: choose two with algorithms=(a, b)")
+    return present[0], present[1]
+
+
+def mean_differences(x, y=None, *, algorithms=None):
+    """Per-data-set mean differences B - A, with the names: returns (z, (a, b), datasets).
+
+    ``x`` is a scores Dataset (with ``algorithms``), per-fold differences ``(q, n)``, per-data-set
+    values ``(q,)``, or the scores of A with ``y`` those of B (same shapes).
+
+    >>> z, names, datasets = mean_differences([[0.1, 0.3], [0.0, -0.2]])
+    >>> z.round(3).tolist(), names, datasets
+    ([0.2, -0.1], ('A', 'B'), ('D1', 'D2'))
+    """
+    if isinstance(x, xr.Dataset):
+        a, b = pick_algorithms(x, algorithms)
+        z = differences(x, a, b).mean(["run", "fold"], skipna=True)
+        return z.values, (a, b), tuple(str(d) for d in z.dataset.values)
+    x = np.asarray(x, dtype=float)
+    if y is not None:
+        y = np.asarray(y, dtype=float)
+        if x.shape != y.shape:
+            raise ValueError(f"x (scores of A) and y (scores of B) differ in shape: {x.shape} vs {y.shape}")
+        x = y - x
+    z = x.mean(axis=-1) if x.ndim == 2 else x
+    if z.ndim != 1 or len(z) < 1:
+        raise ValueError(f"expected (q,) per-data-set values or (q, n) per-fold ones, got shape {x.shape}")
+    if not np.isfinite(z).all():
+        raise ValueError(f"data set(s) {np.flatnonzero(~np.isfinite(z)).tolist()} contain NaN or inf")
+    names = tuple(algorithms) if algorithms is not None else ("A", "B")
+    return z, names, tuple(f"D{i + 1}" for i in range(len(z)))
+
+
 def _arrays_to_frame(arrays, *, runs, datasets):
     frames = []
     for algorithm, values in arrays.items():

@@ -13,7 +13,7 @@ from ._args import as_rope
 from .frequentist import TTestResult, as_differences, t_from_stats
 from .intraclass import SufficientStats, resolve_rho
 from .priors import NormalGamma
-from .scores import differences
+from .scores import differences, pick_algorithms
 
 
 class DegenerateWarning(UserWarning):
@@ -25,8 +25,9 @@ class CorrelatedTTestResult:
     """Posterior of the mean difference mu = B - A, one entry per data set.
 
     ``p_left`` = P(A better) = P(mu < rope lo), ``p_rope`` = P(lo <= mu <= hi), ``p_right`` =
-    P(B better) = P(mu > hi); without a rope lo = hi = 0 and ``p_rope`` = 0. ``p_not_right`` is
-    1 - ``p_right`` computed without cancellation. ``degenerate`` flags point-mass posteriors.
+    P(B better) = P(mu > hi); without a rope lo = hi = 0 and ``p_rope`` = 0. ``p_not_left`` and
+    ``p_not_right`` are 1 - ``p_left`` and 1 - ``p_right`` computed without cancellation.
+    ``degenerate`` flags point-mass posteriors.
     """
 
     posterior_params: NormalGamma
@@ -37,6 +38,7 @@ class CorrelatedTTestResult:
     p_left: np.ndarray
     p_rope: np.ndarray
     p_right: np.ndarray
+    p_not_left: np.ndarray
     p_not_right: np.ndarray
     degenerate: np.ndarray
     names: tuple[str, str] = ("A", "B")
@@ -127,7 +129,7 @@ def correlated_ttest(x, y=None, *, rho=None, n_test=None, n_train=None, folds=No
     datasets, padded = None, False
     rho_given = any(v is not None for v in (rho, n_test, n_train, folds))
     if isinstance(x, xr.Dataset):
-        a, b = _pick_algorithms(x, algorithms)
+        a, b = pick_algorithms(x, algorithms)
         names = names or (a, b)
         diff = differences(x, a, b)
         datasets = tuple(str(d) for d in diff.dataset.values)
@@ -159,11 +161,12 @@ def _result(post, stats_, prior, rope, rho, names, datasets) -> CorrelatedTTestR
     scale = np.where(degenerate, 1.0, scale)
     z_lo, z_hi = (lo - post.mu0) / scale, (hi - post.mu0) / scale
     # Student-t cdf straight from scipy.special: the frozen-distribution layer costs 3x here
-    p_left, p_right, p_not_right = special.stdtr(df, z_lo), special.stdtr(df, -z_hi), special.stdtr(df, z_hi)
+    p_left, p_not_left = special.stdtr(df, z_lo), special.stdtr(df, -z_lo)
+    p_right, p_not_right = special.stdtr(df, -z_hi), special.stdtr(df, z_hi)
     if lo == hi:
         p_rope = np.zeros_like(p_left)
     else:  # the rope mass from the side where it does not cancel
-        p_rope = np.where(post.mu0 > hi, special.stdtr(df, -z_lo) - p_right,
+        p_rope = np.where(post.mu0 > hi, p_not_left - p_right,
                           np.where(post.mu0 < lo, p_not_right - p_left, 1 - p_left - p_right))
         p_rope = np.clip(p_rope, 0.0, 1.0)
     if degenerate.any():
@@ -172,19 +175,10 @@ def _result(post, stats_, prior, rope, rho, names, datasets) -> CorrelatedTTestR
         p_left = np.where(degenerate, np.where(point < lo, 1.0, tie), p_left)
         p_right = np.where(degenerate, np.where(point > hi, 1.0, tie), p_right)
         p_rope = np.where(degenerate, ((point >= lo) & (point <= hi) & (lo < hi)).astype(float), p_rope)
+        p_not_left = np.where(degenerate, 1.0 - p_left, p_not_left)
         p_not_right = np.where(degenerate, 1.0 - p_right, p_not_right)
-    return CorrelatedTTestResult(post, stats_, prior, rope, rho, p_left, p_rope, p_right, p_not_right,
+    return CorrelatedTTestResult(post, stats_, prior, rope, rho, p_left, p_rope, p_right, p_not_left, p_not_right,
                                  degenerate, names, datasets)
-
-
-def _pick_algorithms(scores: xr.Dataset, algorithms):
-    if algorithms is not None:
-        a, b = algorithms
-        return str(a), str(b)
-    present = [str(v) for v in scores.algorithm.values]
-    if len(present) != 2:
-        raise ValueError(f"the scores hold {len(present)} algorithms {present}: choose two with algorithms=(a, b)")
-    return present[0], present[1]
 
 
 def _name_rows(mask, datasets):

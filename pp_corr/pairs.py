@@ -1,0 +1,73 @@
+"""All pairs of algorithms on many data sets: the matrices the papers tabulate."""
+from __future__ import annotations
+
+import itertools
+import warnings
+
+import numpy as np
+import pandas as pd
+import xarray as xr
+
+from ._args import as_generator
+from .poisson_test import poisson_test
+from .rank_tests import bayesian_sign_test, bayesian_signed_rank, wilcoxon_test
+from .ttest import DegenerateWarning
+
+TESTS = ("poisson", "wilcoxon", "signed_rank", "sign")
+
+
+def compare_all_pairs(scores: xr.Dataset, *, rope=0.01, alpha=0.05, prior=None, n_samples=50_000,
+                      random_seed=None) -> xr.Dataset:
+    """Every ordered pair (row ``a``, column ``b``) of a scores Dataset, B - A as everywhere.
+
+    Variables: ``p_b_majority`` = P(column better than row on a majority of data sets) (Poisson test);
+    ``wilcoxon_pvalue`` (one-sided, column better); ``signed_rank_right`` and ``sign_right`` = posterior
+    P(column better) of the Bayesian signed-rank and sign tests with the rope; and ``decision_<test>``,
+    the algorithm each test declares better at ``alpha`` (``"none"`` if undecided, ``"rope"`` if equivalent).
+    The Bayesian signed-rank and sign tests use the data sets' mean differences.
+
+    >>> from pp_corr.cli import example_path
+    >>> from pp_corr import load_scores
+    >>> table = compare_all_pairs(load_scores(example_path()), n_samples=2000, random_seed=0)
+    >>> table.p_b_majority.dims, table.sizes["a"]
+    (('a', 'b'), 4)
+    """
+    algos = [str(a) for a in scores.algorithm.values]
+    rng = as_generator(random_seed)
+    k = len(algos)
+    numbers = {v: np.full((k, k), np.nan) for v in ("p_b_majority", "wilcoxon_pvalue", "signed_rank_right",
+                                                     "sign_right")}
+    decisions = {t: np.full((k, k), "", dtype=object) for t in TESTS}
+    with warnings.catch_warnings():  # point-mass data sets are part of the answer, not news here
+        warnings.simplefilter("ignore", DegenerateWarning)
+        for (i, a), (j, b) in itertools.combinations(enumerate(algos), 2):
+            pair = (a, b)
+            pt = poisson_test(scores, algorithms=pair, rope=rope, prior=prior, alpha=alpha)
+            wil_b = wilcoxon_test(scores, algorithms=pair, alternative="greater").pvalue
+            wil_a = wilcoxon_test(scores, algorithms=pair, alternative="less").pvalue
+            sr = bayesian_signed_rank(scores, algorithms=pair, rope=rope, n_samples=n_samples, random_seed=rng)
+            st = bayesian_sign_test(scores, algorithms=pair, rope=rope, n_samples=n_samples, random_seed=rng)
+            numbers["p_b_majority"][i, j], numbers["p_b_majority"][j, i] = pt.p_b_majority, pt.p_a_majority
+            numbers["wilcoxon_pvalue"][i, j], numbers["wilcoxon_pvalue"][j, i] = wil_b, wil_a
+            numbers["signed_rank_right"][i, j], numbers["signed_rank_right"][j, i] = sr.p_right, sr.p_left
+            numbers["sign_right"][i, j], numbers["sign_right"][j, i] = st.p_right, st.p_left
+            wilcoxon = b if wil_b < alpha else a if wil_a < alpha else "none"
+            for test, verdict in zip(TESTS, (pt.decision, wilcoxon, sr.decision(alpha), st.decision(alpha))):
+                decisions[test][i, j] = decisions[test][j, i] = verdict
+    coords = {"a": algos, "b": algos}
+    data = {name: (("a", "b"), values) for name, values in numbers.items()}
+    data.update({f"decision_{t}": (("a", "b"), d.astype(str)) for t, d in decisions.items()})
+    return xr.Dataset(data, coords=coords, attrs={"rope": rope, "alpha": alpha, "n_datasets": scores.sizes["dataset"],
+                                                  "orientation": "b - a: column minus row"})
+
+
+def format_pairs(table: xr.Dataset) -> str:
+    """The all-pairs matrices as text: P(column better on a majority) and each test's verdicts."""
+    frame = table.p_b_majority.to_pandas()
+    parts = [f"P(column better than row on a majority of {table.attrs['n_datasets']} data sets), "
+             f"Poisson test, rope {table.attrs['rope']}:",
+             frame.map(lambda v: "" if np.isnan(v) else f"{v:.3f}").to_string()]
+    for test in TESTS:
+        verdicts = pd.DataFrame(table[f"decision_{test}"].values, index=frame.index, columns=frame.columns)
+        parts += [f"\nBetter of the pair at alpha = {table.attrs['alpha']} ({test} test):", verdicts.to_string()]
+    return "\n".join(parts)

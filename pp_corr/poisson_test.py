@@ -1,0 +1,92 @@
+"""The Poisson test: how many data sets is B better on? (DESIGN.md section 4)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import xarray as xr
+
+from .poisson_binomial import PoissonBinomial
+from .ttest import CorrelatedTTestResult, correlated_ttest
+
+
+@dataclass(frozen=True, repr=False)
+class PoissonTestResult:
+    """X = number of data sets on which B is better, Poisson-binomial in the per-data-set P(B better);
+    Y, the same for A with P(A better). Without a rope Y = q - X.
+
+    ``p_b_majority`` = P(X > q/2), ``p_a_majority`` = P(Y > q/2); ``decision`` names the algorithm
+    declared better at ``alpha`` (P(majority) > 1 - alpha) or is ``"none"``.
+    """
+
+    per_dataset: CorrelatedTTestResult
+    distribution: PoissonBinomial
+    distribution_a: PoissonBinomial
+    p_b_majority: float
+    p_a_majority: float
+    alpha: float
+
+    @property
+    def names(self):
+        return self.per_dataset.names
+
+    @property
+    def decision(self) -> str:
+        a, b = self.names
+        if self.p_b_majority > 1 - self.alpha:
+            return b
+        if self.p_a_majority > 1 - self.alpha:
+            return a
+        return "none"
+
+    def to_xarray(self) -> xr.Dataset:
+        """The pmfs of X (B) and Y (A) (dim ``count``) and the per-data-set probabilities (dim ``dataset``)."""
+        q = self.distribution.n_trials
+        return xr.Dataset(
+            {"pmf_b": ("count", self.distribution.pmf()), "pmf_a": ("count", self.distribution_a.pmf()),
+             "p_right": ("dataset", self.per_dataset.p_right), "p_left": ("dataset", self.per_dataset.p_left)},
+            coords={"count": np.arange(q + 1), "dataset": list(self.per_dataset.datasets)},
+            attrs={"a": self.names[0], "b": self.names[1], "p_b_majority": self.p_b_majority,
+                   "p_a_majority": self.p_a_majority, "alpha": self.alpha, "decision": self.decision})
+
+    def to_dict(self) -> dict:
+        return {"a": self.names[0], "b": self.names[1], "n_datasets": self.distribution.n_trials,
+                "p_b_majority": self.p_b_majority, "p_a_majority": self.p_a_majority, "alpha": self.alpha,
+                "decision": self.decision, "pmf_b": self.distribution.pmf().tolist(),
+                "pmf_a": self.distribution_a.pmf().tolist(),
+                "p_right": dict(zip(self.per_dataset.datasets, self.per_dataset.p_right.tolist()))}
+
+    def __repr__(self):
+        a, b = self.names
+        q = self.distribution.n_trials
+        return (f"Poisson test, {b} vs {a} on {q} data sets (rope {self.per_dataset.rope}):\n"
+                f"  expected number of data sets where {b} is better: {float(self.distribution.mean):.2f}\n"
+                f"  P({b} better on a majority) = {self.p_b_majority:.4g}\n"
+                f"  P({a} better on a majority) = {self.p_a_majority:.4g}\n"
+                f"  decision at alpha = {self.alpha}: {self.decision}")
+
+
+def poisson_test(x, y=None, *, alpha=0.05, **ttest_options) -> PoissonTestResult:
+    """The Poisson test on ``(q, n)`` per-fold differences (or scores of A and B) or a scores Dataset.
+
+    Each data set's P(B better) comes from :func:`correlated_ttest` (``ttest_options``: rho, n_test,
+    n_train, folds, prior, rope, algorithms, names); the count of data sets where B is better is
+    exactly Poisson-binomial, and so is the count Y where A is better. B is declared better if
+    P(X > q/2) > 1 - alpha, A if P(Y > q/2) > 1 - alpha (without a rope, P(Y > q/2) = P(X < q/2)).
+
+    >>> import numpy as np
+    >>> x = np.random.default_rng(0).normal(0.02, 0.02, size=(10, 10))
+    >>> res = poisson_test(x, folds=10)
+    >>> res.decision, bool(res.p_b_majority > 0.95)
+    ('B', True)
+    """
+    if not 0 < alpha < 1:
+        raise ValueError(f"alpha must be in (0, 1), got {alpha}")
+    per_dataset = correlated_ttest(x, y, **ttest_options)
+    p = np.atleast_1d(per_dataset.p_right)
+    if p.ndim != 1:
+        raise ValueError(f"the Poisson test needs one row per data set, got per-data-set results of shape {p.shape}")
+    dist_b = PoissonBinomial(p, complement=np.atleast_1d(per_dataset.p_not_right))
+    dist_a = PoissonBinomial(np.atleast_1d(per_dataset.p_left), complement=np.atleast_1d(per_dataset.p_not_left))
+    half = len(p) // 2
+    return PoissonTestResult(per_dataset, dist_b, dist_a, float(dist_b.sf(half)), float(dist_a.sf(half)), alpha)

@@ -1,0 +1,37 @@
+import numpy as np
+import pytest
+
+from pp_corr import compare_all_pairs, poisson_test
+from pp_corr.cli import main
+
+
+@pytest.fixture(scope="module")
+def table(uci54):
+    return compare_all_pairs(uci54, rope=0.0, n_samples=20_000, random_seed=0)
+
+
+def test_matrix_matches_pairwise_tests(table, uci54):
+    assert table.p_b_majority.dims == ("a", "b") and table.sizes == {"a": 5, "b": 5}
+    pt = poisson_test(uci54, algorithms=("nbc", "hnb"))
+    assert table.p_b_majority.sel(a="nbc", b="hnb") == pt.p_b_majority
+    assert table.p_b_majority.sel(a="hnb", b="nbc") == pt.p_a_majority
+    np.testing.assert_array_equal(table.decision_poisson.values, table.decision_poisson.values.T)
+    assert np.isnan(np.diag(table.p_b_majority)).all()
+    assert table.decision_poisson.sel(a="nbc", b="hnb") == "hnb"
+
+
+def test_without_rope_the_sides_are_complements(table):
+    p = table.p_b_majority.values  # .values: xarray would align a transpose back by dimension names
+    off = ~np.eye(5, dtype=bool)
+    assert ((p + p.T)[off] <= 1 + 1e-12).all()
+    sr = table.signed_rank_right.values
+    np.testing.assert_allclose((sr + sr.T)[off], 1, atol=1e-9)
+
+
+def test_cli_all_pairs(capsys):
+    from tests.conftest import UCI54
+
+    main(["compare", str(UCI54), "--column", "score=accuracy", "--all-pairs", "--rope", "0"])
+    out = capsys.readouterr().out
+    assert "P(column better than row on a majority of 54 data sets)" in out and "wilcoxon" in out
+    assert out.count("hnb") >= 8

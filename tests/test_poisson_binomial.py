@@ -1,0 +1,89 @@
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from pp_corr import PoissonBinomial, poisson_binomial_monte_carlo
+
+
+def exact_pmf(p, complement=None):
+    """Rational arithmetic on the float inputs taken as exact numbers."""
+    comp = [1 - Fraction(v) for v in p] if complement is None else [Fraction(v) for v in complement]
+    pmf = [Fraction(1)]
+    for pj, qj in zip((Fraction(v) for v in p), comp):
+        pmf = [(pmf[c] if c < len(pmf) else 0) * qj + (pmf[c - 1] * pj if c > 0 else 0) for c in range(len(pmf) + 1)]
+    return pmf
+
+
+@pytest.mark.parametrize("q", [1, 2, 7, 20])
+def test_equals_rational_arithmetic(q):
+    p = np.random.default_rng(q).uniform(size=q)
+    exact = exact_pmf(p)
+    X = PoissonBinomial(p)
+    np.testing.assert_allclose(X.pmf(), [float(v) for v in exact], rtol=1e-14)
+    for k in range(-1, q + 2):
+        lower = float(sum(exact[: max(k + 1, 0)]))
+        upper = float(sum(exact[max(k + 1, 0):]))
+        assert X.cdf(k) == pytest.approx(lower, rel=1e-14, abs=0 if lower else 1e-300)
+        assert X.sf(k) == pytest.approx(upper, rel=1e-14, abs=0 if upper else 1e-300)
+
+
+@pytest.mark.parametrize("q", [10, 200, 2000])
+def test_cdf_equals_scipy(q):
+    p = np.random.default_rng(q).uniform(size=q)
+    k = np.arange(q + 1)
+    np.testing.assert_allclose(PoissonBinomial(p).cdf(k), stats.poisson_binom(p).cdf(k), rtol=1e-9, atol=1e-14)
+
+
+def test_small_upper_tail_keeps_relative_precision():
+    p = np.random.default_rng(3).uniform(0.01, 0.1, size=20)
+    exact = exact_pmf(p)
+    tails = [float(sum(exact[k + 1:])) for k in range(21)]
+    k = next(k for k, t in enumerate(tails) if t < 1e-11)
+    truth = tails[k]
+    assert 1e-14 < truth < 1e-11
+    X = PoissonBinomial(p)
+    assert X.sf(k) == pytest.approx(truth, rel=1e-10)
+    assert abs((1 - X.cdf(k)) / truth - 1) > 1e-10  # what the complement of the cdf would have given
+
+
+def test_complement_makes_p_near_one_exact():
+    comp = np.array([1e-15, 3e-16, 0.25])
+    p = 1 - comp
+    exact = exact_pmf(p, complement=comp)
+    X = PoissonBinomial(p, complement=comp)
+    np.testing.assert_allclose(X.pmf(), [float(v) for v in exact], rtol=1e-14)
+    assert X.cdf(0) == pytest.approx(float(exact[0]), rel=1e-14)
+    assert abs(PoissonBinomial(p).cdf(0) / float(exact[0]) - 1) > 1e-3  # 1 - p alone loses it
+    with pytest.raises(ValueError, match="complement"):
+        PoissonBinomial(p, complement=comp * 2)
+
+
+def test_batch_equals_one_by_one_and_moments():
+    p = np.random.default_rng(0).uniform(size=(3, 4, 15))
+    X = PoissonBinomial(p)
+    for idx in np.ndindex(3, 4):
+        np.testing.assert_allclose(X.pmf()[idx], PoissonBinomial(p[idx]).pmf(), rtol=1e-14)
+    counts = np.arange(16)
+    np.testing.assert_allclose(X.mean, (X.pmf() * counts).sum(-1), rtol=1e-12)
+    np.testing.assert_allclose(X.var, (X.pmf() * counts**2).sum(-1) - X.mean**2, rtol=1e-9)
+    assert X.sf([4, 5]).shape == (3, 4, 2)
+
+
+def test_monte_carlo_within_four_standard_errors():
+    p = np.random.default_rng(1).uniform(size=50)
+    pmf, se = poisson_binomial_monte_carlo(p, n_draws=100_000, random_seed=2)
+    exact = PoissonBinomial(p).pmf()
+    ok = se > 0
+    assert np.all(np.abs(pmf - exact)[ok] <= 4 * se[ok] + 1e-12)
+    np.testing.assert_array_equal(pmf, poisson_binomial_monte_carlo(p, n_draws=100_000, random_seed=2)[0])
+
+
+def test_bad_input():
+    with pytest.raises(ValueError):
+        PoissonBinomial([0.5, 1.5])
+    with pytest.raises(ValueError):
+        PoissonBinomial(0.5)
+    with pytest.raises(ValueError, match="whole"):
+        PoissonBinomial([0.5]).cdf(0.5)

@@ -5,6 +5,7 @@
 >>> 0 <= float(res.p_right) <= 1
 True
 """
+from .cli import example_path
 from .pairs import compare_all_pairs, format_pairs
 from .poisson_binomial import PoissonBinomial, poisson_binomial_monte_carlo
 from .poisson_test import PoissonTestResult, poisson_test
@@ -19,7 +20,7 @@ from .ttest import CorrelatedTTestResult, DegenerateWarning, correlated_ttest
 __all__ = [
     "CorrelatedTTestResult", "DegenerateWarning", "ImpreciseSignedRankResult", "NormalGamma", "PoissonBinomial",
     "PoissonTestResult", "RegionProbabilities", "SufficientStats", "TTestResult", "bayesian_sign_test",
-    "bayesian_signed_rank", "compare_all_pairs", "corrected_ttest", "correlated_ttest", "differences",
+    "bayesian_signed_rank", "compare_all_pairs", "corrected_ttest", "correlated_ttest", "differences", "example_path",
     "format_pairs", "imprecise_signed_rank", "intraclass_logp", "load_scores", "mean_differences", "paired_ttest",
     "poisson_binomial_monte_carlo", "poisson_test", "resolve_rho", "sign_test", "wilcoxon_test",
 ]

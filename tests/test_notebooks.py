@@ -1,0 +1,20 @@
+"""Every notebook in notebooks/ executes without error (a lighter run: PP_CORR_QUICK=1); nothing is saved."""
+import os
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbclient import NotebookClient
+
+NOTEBOOKS = sorted((Path(__file__).resolve().parents[1] / "notebooks").glob("*.ipynb"))
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
+def test_notebook_executes(path, monkeypatch):
+    monkeypatch.setenv("PP_CORR_QUICK", "1")
+    monkeypatch.setenv("MPLBACKEND", "module://matplotlib_inline.backend_inline")  # figures as outputs
+    nb = nbformat.read(path, as_version=4)
+    NotebookClient(nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}).execute()
+    errors = [o for cell in nb.cells for o in cell.get("outputs", []) if o.get("output_type") == "error"]
+    assert not errors
+    assert any(o.get("output_type") == "display_data" for cell in nb.cells for o in cell.get("outputs", []))

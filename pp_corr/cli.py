@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from .hierarchical import hierarchical_test
 from .pairs import compare_all_pairs, format_pairs
 from .poisson_test import poisson_test
 from .priors import NormalGamma
@@ -96,6 +97,14 @@ def compare(args):
     try:
         scores = load_scores(args.file, columns=_parse_columns(args.column))
         prior = _parse_prior(args.prior)
+        if args.hierarchical:
+            for pair in _pairs(scores, args):
+                result = hierarchical_test(scores, algorithms=pair, rope=args.rope, random_seed=args.seed,
+                                           progressbar=True)
+                print(result, end="\n\n")
+                with pd.option_context("display.width", 200, "display.max_columns", None):
+                    print(result.datasets().round(4).to_string(), end="\n\n")
+            return
         if args.all_pairs:
             table = compare_all_pairs(scores, rope=args.rope, prior=prior, random_seed=args.seed)
             print(format_pairs(table))
@@ -128,7 +137,7 @@ def _write_table(table, path: Path):
 
 def demo(args):
     args.file, args.column, args.prior, args.output, args.seed = example_path(), None, None, None, 0
-    args.a, args.b, args.all_pairs = "logistic", "knn", False
+    args.a, args.b, args.all_pairs, args.hierarchical = "logistic", "knn", False, False
     print(f"Embedded example: {args.file.name} (scikit-learn classifiers, 10 runs of 10-fold CV)\n")
     compare(args)
     args.all_pairs = True
@@ -148,7 +157,9 @@ def build_parser() -> argparse.ArgumentParser:
                       help="column of a role (dataset, algorithm, run, fold, score), e.g. score=accuracy")
     cmp_.add_argument("--all-pairs", action="store_true",
                       help="matrices of every pair: P(column better on a majority) and each test's verdict")
-    cmp_.add_argument("--seed", type=int, default=0, help="seed of the Bayesian rank tests' draws (default 0)")
+    cmp_.add_argument("--hierarchical", action="store_true",
+                      help="fit the hierarchical model over data sets (PyMC, about 10-20 s a pair)")
+    cmp_.add_argument("--seed", type=int, default=0, help="seed of every random draw (default 0)")
     cmp_.add_argument("--output", "-o", help="write the results to a .json or .csv file")
     cmp_.set_defaults(func=compare)
     dem = sub.add_parser("demo", help="run the comparison on the embedded scikit-learn example")

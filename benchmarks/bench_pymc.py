@@ -4,7 +4,6 @@ import os
 import subprocess
 import sys
 import tempfile
-import time
 
 from _timing import best_of
 

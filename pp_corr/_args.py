@@ -35,3 +35,18 @@ def check_alternative(alternative: str) -> str:
     if alternative not in ("two-sided", "less", "greater"):
         raise ValueError(f"alternative must be 'two-sided', 'less' or 'greater', got {alternative!r}")
     return alternative
+
+
+def b_minus_a(x, y=None) -> np.ndarray:
+    """``x`` as floats when it already holds differences B - A, else ``y - x`` (scores of B minus A).
+
+    >>> b_minus_a([0.8, 0.9], [0.85, 0.9]).round(2).tolist()
+    [0.05, 0.0]
+    """
+    x = np.asarray(x, dtype=float)
+    if y is None:
+        return x
+    y = np.asarray(y, dtype=float)
+    if x.shape != y.shape:
+        raise ValueError(f"x (scores of A) and y (scores of B) differ in shape: {x.shape} vs {y.shape}")
+    return y - x

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
-from ._args import check_alternative
+from ._args import b_minus_a, check_alternative
 from .intraclass import SufficientStats, resolve_rho
 
 
@@ -79,12 +79,7 @@ def paired_ttest(x, y=None, *, alternative="two-sided"):
 
 def as_differences(x, y=None) -> np.ndarray:
     """B - A from differences ``x`` or from scores ``x`` (A) and ``y`` (B); checks size and finiteness."""
-    x = np.asarray(x, dtype=float)
-    if y is not None:
-        y = np.asarray(y, dtype=float)
-        if x.shape != y.shape:
-            raise ValueError(f"x (scores of A) and y (scores of B) differ in shape: {x.shape} vs {y.shape}")
-        x = y - x
+    x = b_minus_a(x, y)
     if x.ndim == 0 or x.shape[-1] < 2:
         raise ValueError(f"need at least 2 scores per data set on the last axis, got shape {x.shape}")
     bad = ~np.isfinite(x)

@@ -12,7 +12,7 @@ import pytensor.tensor as pt
 import xarray as xr
 from scipy import stats
 
-from ._args import as_generator, as_rope
+from ._args import as_generator, as_rope, b_minus_a
 from .intraclass import resolve_rho
 from .models import _rows, sample
 from .poisson_binomial import PoissonBinomial
@@ -233,7 +233,7 @@ def hierarchical_test(x, y=None, *, rope=0.01, rho=None, n_test=None, n_train=No
     True
     """
     if y is not None:
-        x = np.asarray(y, dtype=float) - np.asarray(x, dtype=float)
+        x = b_minus_a(x, y)
     data = _prepare(x, rho, n_test, n_train, folds, algorithms)
     rope = as_rope(rope) or (0.0, 0.0)
     if isinstance(x, xr.Dataset):

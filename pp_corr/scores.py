@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
+from ._args import b_minus_a
 from .intraclass import resolve_rho
 
 DEFAULT_COLUMNS = {"dataset": "dataset", "algorithm": "algorithm", "run": "run", "fold": "fold", "score": "score"}
@@ -96,12 +97,7 @@ def mean_differences(x, y=None, *, algorithms=None):
         a, b = pick_algorithms(x, algorithms)
         z = differences(x, a, b).mean(["run", "fold"], skipna=True)
         return z.values, (a, b), tuple(str(d) for d in z.dataset.values)
-    x = np.asarray(x, dtype=float)
-    if y is not None:
-        y = np.asarray(y, dtype=float)
-        if x.shape != y.shape:
-            raise ValueError(f"x (scores of A) and y (scores of B) differ in shape: {x.shape} vs {y.shape}")
-        x = y - x
+    x = b_minus_a(x, y)
     z = x.mean(axis=-1) if x.ndim == 2 else x
     if z.ndim != 1 or len(z) < 1:
         raise ValueError(f"expected (q,) per-data-set values or (q, n) per-fold ones, got shape {x.shape}")

@@ -17,7 +17,6 @@ import pp_corr
 from pp_corr import plots
 from pp_corr.models import correlated_t_model, sample
 from pp_corr.checks import compare_to_analytic, compare_w_to_poisson_binomial
-QUICK = os.environ.get("PP_CORR_QUICK") == "1"   # the tests run a lighter version
 UCI54 = "../../shared/data/uci54/uci54_tidy.csv"
 """
 

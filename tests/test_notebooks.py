@@ -1,5 +1,4 @@
-"""Every notebook in notebooks/ executes without error (a lighter run: PP_CORR_QUICK=1); nothing is saved."""
-import os
+"""Every notebook in notebooks/ executes without error and shows figures; nothing is saved."""
 from pathlib import Path
 
 import nbformat
@@ -11,7 +10,6 @@ NOTEBOOKS = sorted((Path(__file__).resolve().parents[1] / "notebooks").glob("*.i
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
 def test_notebook_executes(path, monkeypatch):
-    monkeypatch.setenv("PP_CORR_QUICK", "1")
     monkeypatch.setenv("MPLBACKEND", "module://matplotlib_inline.backend_inline")  # figures as outputs
     nb = nbformat.read(path, as_version=4)
     NotebookClient(nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}).execute()

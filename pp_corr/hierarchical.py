@@ -227,8 +227,8 @@ def hierarchical_test(x, y=None, *, rope=0.01, rho=None, n_test=None, n_train=No
 
     >>> import numpy as np
     >>> x = np.random.default_rng(0).normal(0.02, 0.02, (6, 10))
-    >>> res = hierarchical_test(x, folds=10, draws=300, tune=300, chains=2, random_seed=1)  # doctest: +ELLIPSIS
-    ...
+    >>> # few data sets with few folds: the sigma0 funnel wants the non-centred form and small steps
+    >>> res = hierarchical_test(x, folds=10, centered=False, target_accept=0.99, random_seed=1)
     >>> bool(res.p_delta0_positive > 0.9)
     True
     """

@@ -5,8 +5,6 @@
 >>> 0 <= float(res.p_right) <= 1
 True
 """
-from .cli import example_path
-from .hierarchical import HierarchicalResult, hierarchical_model, hierarchical_test
 from .pairs import compare_all_pairs, format_pairs
 from .poisson_binomial import PoissonBinomial, poisson_binomial_monte_carlo
 from .poisson_test import PoissonTestResult, poisson_test
@@ -15,7 +13,7 @@ from .rank_tests import (ImpreciseSignedRankResult, RegionProbabilities, bayesia
 from .frequentist import TTestResult, corrected_ttest, paired_ttest
 from .intraclass import SufficientStats, intraclass_logp, resolve_rho
 from .priors import NormalGamma
-from .scores import differences, load_scores, mean_differences
+from .scores import differences, example_path, load_scores, mean_differences
 from .ttest import CorrelatedTTestResult, DegenerateWarning, correlated_ttest
 
 __all__ = [
@@ -26,3 +24,12 @@ __all__ = [
     "poisson_binomial_monte_carlo", "poisson_test", "resolve_rho", "sign_test", "wilcoxon_test",
 ]
 __version__ = "0.1.0"
+_LAZY = {"HierarchicalResult", "hierarchical_model", "hierarchical_test"}  # these import PyMC
+
+
+def __getattr__(name):
+    if name in _LAZY:
+        from . import hierarchical
+
+        return getattr(hierarchical, name)
+    raise AttributeError(f"module 'pp_corr' has no attribute {name!r}")

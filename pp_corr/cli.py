@@ -6,30 +6,16 @@ import itertools
 import json
 import sys
 import warnings
-from importlib import resources
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from .hierarchical import hierarchical_test
 from .pairs import compare_all_pairs, format_pairs
 from .poisson_test import poisson_test
 from .priors import NormalGamma
-from .scores import load_scores
+from .scores import example_path, load_scores
 from .ttest import DegenerateWarning
-
-EXAMPLE = "sklearn_cv.csv"
-
-
-def example_path() -> Path:
-    """Path of the embedded example: 4 scikit-learn classifiers x 4 data sets x 10 runs x 10 folds.
-
-    >>> example_path().name
-    'sklearn_cv.csv'
-    """
-    return Path(str(resources.files("pp_corr") / "data" / EXAMPLE))
-
 
 def format_table(result, confidence_level=0.95) -> str:
     """The per-data-set table printed by ``pp-corr compare``."""
@@ -98,6 +84,8 @@ def compare(args):
         scores = load_scores(args.file, columns=_parse_columns(args.column))
         prior = _parse_prior(args.prior)
         if args.hierarchical:
+            from .hierarchical import hierarchical_test  # PyMC: imported only when asked for
+
             for pair in _pairs(scores, args):
                 result = hierarchical_test(scores, algorithms=pair, rope=args.rope, random_seed=args.seed,
                                            progressbar=True)

@@ -26,7 +26,7 @@ def compare_all_pairs(scores: xr.Dataset, *, rope=0.01, alpha=0.05, prior=None, 
     the algorithm each test declares better at ``alpha`` (``"none"`` if undecided, ``"rope"`` if equivalent).
     The Bayesian signed-rank and sign tests use the data sets' mean differences.
 
-    >>> from pp_corr.cli import example_path
+    >>> from pp_corr.scores import example_path
     >>> from pp_corr import load_scores
     >>> table = compare_all_pairs(load_scores(example_path()), n_samples=2000, random_seed=0)
     >>> table.p_b_majority.dims, table.sizes["a"]

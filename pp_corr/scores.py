@@ -2,7 +2,9 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from importlib import resources
 from os import PathLike
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -11,6 +13,7 @@ import xarray as xr
 from ._args import b_minus_a
 from .intraclass import resolve_rho
 
+EXAMPLE = "sklearn_cv.csv"
 DEFAULT_COLUMNS = {"dataset": "dataset", "algorithm": "algorithm", "run": "run", "fold": "fold", "score": "score"}
 
 
@@ -55,6 +58,15 @@ def load_scores(source, *, columns=None, runs=1, datasets=None, rho=None, n_test
     rho_da = xr.DataArray(np.broadcast_to(values, names.shape).copy(), dims="dataset")
     return xr.Dataset({"score": scores, "rho": rho_da},
                       attrs={"description": "per-fold scores; rho fixed by the Nadeau-Bengio heuristic"})
+
+
+def example_path() -> Path:
+    """Path of the embedded example: 4 scikit-learn classifiers x 4 data sets x 10 runs x 10 folds.
+
+    >>> example_path().name
+    'sklearn_cv.csv'
+    """
+    return Path(str(resources.files("pp_corr") / "data" / EXAMPLE))
 
 
 def differences(scores: xr.Dataset, a: str, b: str) -> xr.DataArray:

@@ -3,7 +3,8 @@ import json
 import pandas as pd
 import pytest
 
-from pp_corr.cli import example_path, main
+from pp_corr.cli import main
+from pp_corr.scores import example_path
 
 
 def test_demo_prints_named_table(capsys):

@@ -38,7 +38,7 @@ class _Data:
     scale: float         # s = mean_i sd(x_i): the model runs on x / s
 
 
-def _prepare(x, rho, n_test, n_train, folds, algorithms):
+def _prepare(x, rho, n_test, n_train, folds, algorithms, scale=None):
     rows, names, dataset_rho, _ = _rows(x, algorithms)
     given = any(v is not None for v in (rho, n_test, n_train, folds))
     rho = dataset_rho if (dataset_rho is not None and not given) else resolve_rho(rho, n_test=n_test,
@@ -49,12 +49,14 @@ def _prepare(x, rho, n_test, n_train, folds, algorithms):
     mean = np.array([r.mean() for r in rows])
     ss = np.array([0.0 if np.ptp(r) == 0 else ((r - r.mean()) ** 2).sum() for r in rows])
     sds = np.sqrt(ss / (n - 1))
-    scale = float(sds.mean()) or float(np.abs(mean).max()) or 1.0
+    if scale is not None and not scale > 0:
+        raise ValueError(f"scale must be positive, got {scale!r}")
+    scale = scale or float(sds.mean()) or float(np.abs(mean).max()) or 1.0
     return _Data(names, n, mean, ss, np.broadcast_to(np.asarray(rho, dtype=float), n.shape).copy(), scale)
 
 
 def hierarchical_model(x, *, rho=None, n_test=None, n_train=None, folds=None, priors="current",
-                       centered=True, algorithms=None) -> pm.Model:
+                       centered=True, scale=None, bounds=None, algorithms=None) -> pm.Model:
     """The hierarchical model of DESIGN.md section 6 on x / s, s = mean_i sd(x_i).
 
     delta_i ~ t_nu(delta0, sigma0), or with ``centered=False`` delta_i = delta0 + sigma0 z_i,
@@ -65,36 +67,57 @@ def hierarchical_model(x, *, rho=None, n_test=None, n_train=None, folds=None, pr
     the posterior proper when a data set has zero variance (its likelihood grows without bound as
     sigma_i -> 0) and is far below the sigma_i of any data set that varies.
 
+    The prior's limits depend on the data by default. ``scale`` (the unit s) and ``bounds`` (a dict
+    overriding any of ``"delta0"``: max |delta0|, ``"sigma0"``: max sigma0, ``"sigma"``: (min, max) sigma_i,
+    in units of s) make them fixed, e.g. for simulation-based calibration or to share one prior across
+    analyses. The observed statistics are ``pm.Data`` ("xbar_obs", "ss_obs", in units of s), so a compiled
+    model can be refitted to new data of the same shape.
+
     >>> import numpy as np
     >>> model = hierarchical_model(np.random.default_rng(0).normal(0.01, 0.02, (5, 10)), folds=10)
     >>> sorted(model.coords["dataset"])[:2]
     ['D1', 'D2']
     """
-    data = _prepare(x, rho, n_test, n_train, folds, algorithms)
-    return _build(data, priors, centered)
+    data = _prepare(x, rho, n_test, n_train, folds, algorithms, scale)
+    return _build(data, priors, centered, bounds)
 
 
-def _build(data: _Data, priors, centered=True) -> pm.Model:
+def _limits(xbar, bounds):
+    """The prior's limits in units of s: from the data (DESIGN.md section 6) unless ``bounds`` fixes them."""
+    limits = {"delta0": max(float(np.abs(xbar).max()), 1e-6),
+              # the bound on sigma0 scales with the spread of the means (DESIGN.md: 1000 sd_i(xbar_i))
+              "sigma0": 1000 * max(float(np.std(xbar, ddof=1)), 1e-3),
+              "sigma": (SIGMA_FLOOR, 1000.0)}
+    unknown = set(bounds or {}) - set(limits)
+    if unknown:
+        raise ValueError(f"bounds: unknown keys {sorted(unknown)}; use {sorted(limits)}")
+    limits.update(bounds or {})
+    lo, hi = limits["sigma"]
+    if not (limits["delta0"] > 0 and limits["sigma0"] > 0 and 0 <= lo < hi):
+        raise ValueError(f"bounds must be positive with sigma = (min, max), min < max; got {limits}")
+    return limits
+
+
+def _build(data: _Data, priors, centered=True, bounds=None) -> pm.Model:
     if priors not in PRIORS:
         raise ValueError(f"priors must be one of {list(PRIORS)}, got {priors!r}")
-    bounds = PRIORS[priors]
+    hyper = PRIORS[priors]
     s = data.scale
-    xbar, ss = data.mean / s, data.ss / s**2
-    max_abs = max(float(np.abs(xbar).max()), 1e-6)
-    # the bound on sigma0 scales with the spread of the means (DESIGN.md: 1000 sd_i(xbar_i))
-    sigma0_max = 1000 * max(float(np.std(xbar, ddof=1)), 1e-3)
+    limits = _limits(data.mean / s, bounds)
     with pm.Model(coords={"dataset": data.names}) as model:
-        delta0 = pm.Uniform("delta0_scaled", -max_abs, max_abs)
-        sigma0 = pm.Uniform("sigma0_scaled", 0, sigma0_max)
-        alpha = pm.Uniform("alpha", *bounds["alpha"])
-        beta = pm.Uniform("beta", *bounds["beta"])
+        xbar = pm.Data("xbar_obs", data.mean / s, dims="dataset")
+        ss = pm.Data("ss_obs", data.ss / s**2, dims="dataset")
+        delta0 = pm.Uniform("delta0_scaled", -limits["delta0"], limits["delta0"])
+        sigma0 = pm.Uniform("sigma0_scaled", 0, limits["sigma0"])
+        alpha = pm.Uniform("alpha", *hyper["alpha"])
+        beta = pm.Uniform("beta", *hyper["beta"])
         nu = pm.Deterministic("nu", pm.Gamma("nu_minus_one", alpha=alpha, beta=beta) + 1)
         if centered:  # each data set's folds pin its delta_i: the centred form mixes better (uci54: 5x ESS)
             delta = pm.StudentT("delta_scaled", nu=nu, mu=delta0, sigma=sigma0, dims="dataset")
         else:
             z = pm.StudentT("z", nu=nu, mu=0, sigma=1, dims="dataset")
             delta = pm.Deterministic("delta_scaled", delta0 + sigma0 * z, dims="dataset")
-        sigma = pm.Uniform("sigma_scaled", SIGMA_FLOOR, 1000, dims="dataset")
+        sigma = pm.Uniform("sigma_scaled", *limits["sigma"], dims="dataset")
         within = sigma**2 * (1 - data.rho)
         pm.Normal("xbar", mu=delta, sigma=pt.sqrt(within / data.n + sigma**2 * data.rho), observed=xbar,
                   dims="dataset")
@@ -218,12 +241,13 @@ def check_convergence(idata, var_names=("delta0", "sigma0", "delta"), *, max_rha
 
 
 def hierarchical_test(x, y=None, *, rope=0.01, rho=None, n_test=None, n_train=None, folds=None, priors="current",
-                      centered=True, algorithms=None, names=None, draws=1000, tune=1000, chains=4, random_seed=None,
+                      centered=True, scale=None, bounds=None, algorithms=None, names=None, draws=1000, tune=1000, chains=4, random_seed=None,
                       sampler="pymc", target_accept=0.9, progressbar=False) -> HierarchicalResult:
     """Fit the hierarchical model to per-fold differences B - A of q data sets and summarise it.
 
     ``x`` is a scores Dataset (with ``algorithms``), ``(q, n)`` differences, or the scores of A with ``y``
-    those of B. Convergence is checked (R-hat, bulk ESS, divergences) with a ``ConvergenceWarning``.
+    those of B. ``priors``, ``centered``, ``scale`` and ``bounds`` are those of :func:`hierarchical_model`.
+    Convergence is checked (R-hat, bulk ESS, divergences) with a ``ConvergenceWarning``.
 
     >>> import numpy as np
     >>> x = np.random.default_rng(0).normal(0.02, 0.02, (6, 10))
@@ -234,7 +258,7 @@ def hierarchical_test(x, y=None, *, rope=0.01, rho=None, n_test=None, n_train=No
     """
     if y is not None:
         x = b_minus_a(x, y)
-    data = _prepare(x, rho, n_test, n_train, folds, algorithms)
+    data = _prepare(x, rho, n_test, n_train, folds, algorithms, scale)
     rope = as_rope(rope) or (0.0, 0.0)
     if isinstance(x, xr.Dataset):
         names = names or pick_algorithms(x, algorithms)
@@ -242,7 +266,8 @@ def hierarchical_test(x, y=None, *, rope=0.01, rho=None, n_test=None, n_train=No
     with warnings.catch_warnings():  # the independent analysis is shown beside the model, point masses and all
         warnings.simplefilter("ignore", DegenerateWarning)
         independent = correlated_ttest(x, rho=data.rho, rope=rope, algorithms=algorithms, names=names)
-    idata = sample(_build(data, priors, centered), draws=draws, tune=tune, chains=chains, random_seed=random_seed,
-                   sampler=sampler, progressbar=progressbar, target_accept=target_accept)
+    model = _build(data, priors, centered, bounds)
+    idata = sample(model, draws=draws, tune=tune, chains=chains, random_seed=random_seed, sampler=sampler,
+                   progressbar=progressbar, target_accept=target_accept)
     check_convergence(idata)
     return HierarchicalResult(idata, data, rope, names, independent)

@@ -68,3 +68,22 @@ def test_bad_input():
         hierarchical_model(np.zeros((1, 10)) + np.arange(10), folds=10)
     with pytest.raises(ValueError, match="priors"):
         hierarchical_model(np.random.default_rng(0).normal(size=(3, 5)), folds=5, priors="newest")
+
+
+def test_fixed_bounds_and_scale_make_the_prior_independent_of_the_data():
+    bounds = {"delta0": 2.0, "sigma0": 3.0, "sigma": (0.1, 5.0)}
+    rng = np.random.default_rng(0)
+    models = [hierarchical_model(rng.normal(loc, sd, (4, 10)), folds=10, scale=1.0, bounds=bounds)
+              for loc, sd in ((0, 1), (5, 0.01))]
+    point = {"delta0_scaled_interval__": 0.3, "sigma0_scaled_interval__": -0.2, "alpha_interval__": 0.1,
+             "beta_interval__": 0.0, "nu_minus_one_log__": 1.0, "delta_scaled": np.zeros(4),
+             "sigma_scaled_interval__": np.zeros(4)}
+    # without the likelihood the two models' densities are equal: same prior whatever the data
+    priors = [m.compile_logp(vars=m.free_RVs)(point) for m in models]
+    assert priors[0] == pytest.approx(priors[1], rel=1e-12)
+    with pytest.raises(ValueError, match="unknown keys"):
+        hierarchical_model(rng.normal(size=(3, 5)), folds=5, bounds={"mu": 1})
+    with pytest.raises(ValueError, match="scale must be positive"):
+        hierarchical_model(rng.normal(size=(3, 5)), folds=5, scale=-1.0)
+    with pytest.raises(ValueError, match="bounds must be positive"):
+        hierarchical_model(rng.normal(size=(3, 5)), folds=5, bounds={"sigma": (2.0, 1.0)})

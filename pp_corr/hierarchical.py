@@ -181,8 +181,9 @@ class HierarchicalResult:
         """Posterior of W = #{i : delta_i > 0} next to the Poisson-binomial of the independent analysis."""
         w = self.idata.posterior["W"].values.ravel()
         q = len(self.data.names)
-        exact = PoissonBinomial(np.atleast_1d(self.independent.p_right),
-                                complement=np.atleast_1d(self.independent.p_not_right)).pmf()
+        independent = self.independent.with_rope(None)  # W counts delta_i > 0 whatever the rope
+        exact = PoissonBinomial(np.atleast_1d(independent.p_right),
+                                complement=np.atleast_1d(independent.p_not_right)).pmf()
         return pd.DataFrame({"hierarchical": np.bincount(w.astype(int), minlength=q + 1) / len(w),
                              "independent (Poisson-binomial)": exact}, index=pd.Index(np.arange(q + 1), name="W"))
 
@@ -227,11 +228,12 @@ def check_convergence(idata, var_names=("delta0", "sigma0", "delta"), *, max_rha
     rhat = az.rhat(idata, var_names=list(var_names))
     ess = az.ess(idata, var_names=list(var_names))
     for name in var_names:
-        worst_rhat, worst_ess = float(rhat[name].max()), float(ess[name].min())
-        if worst_rhat > max_rhat:
-            problems.append(f"R-hat of {name} is {worst_rhat:.3f} > {max_rhat}")
-        if worst_ess < min_ess:
-            problems.append(f"bulk ESS of {name} is {worst_ess:.0f} < {min_ess}")
+        for label, values, limit in (("R-hat", rhat[name], f"> {max_rhat}"), ("bulk ESS", ess[name], f"< {min_ess}")):
+            failed = values.where(values > max_rhat if label == "R-hat" else values < min_ess)
+            cells = failed.to_series().items() if failed.ndim else [("", float(failed))]
+            for where, value in cells:  # vector variables: name each failing data set
+                if not np.isnan(value):
+                    problems.append(f"{label} of {name}{f'[{where}]' if where != '' else ''} is {value:.4g} {limit}")
     divergences = int(idata.sample_stats["diverging"].sum())
     if divergences:
         problems.append(f"{divergences} divergent transitions")

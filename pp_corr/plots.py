@@ -115,3 +115,68 @@ def plot_pairs(table, *, ax=None):
     ax.set_ylabel("row algorithm (A)")
     plt.colorbar(image, ax=ax, label="P(column better on a majority)")
     return ax
+
+
+def plot_shrinkage(result, *, ax=None):
+    """Each data set's independent posterior mean (open) and hierarchical mean with 95% interval (filled).
+
+    ``result`` is a :class:`pp_corr.hierarchical.HierarchicalResult`; data sets are sorted by their
+    independent mean, and the posterior mean of delta0 is the dashed line the estimates shrink towards.
+    """
+    table = result.datasets().sort_values("indep. mean")
+    y = np.arange(len(table))
+    ax = _axes(ax, figsize=(6.5, max(3, 0.16 * len(table) + 1.2)))
+    if result.rope[0] < result.rope[1]:
+        ax.axvspan(*result.rope, color="0.9", zorder=0, label="rope")
+    ax.hlines(y, table["hier. lo"], table["hier. hi"], color="C0", lw=1, alpha=0.6)
+    ax.scatter(table["indep. mean"], y, facecolors="none", edgecolors="C1", s=16, label="independent (t-test)")
+    ax.scatter(table["hier. mean"], y, color="C0", s=12, zorder=3, label="hierarchical (95% interval)")
+    ax.axvline(result.delta0.mean(), color="k", ls="--", lw=1, label="delta0 (posterior mean)")
+    ax.set_yticks(y, table.index, fontsize=6)
+    a, b = result.names
+    ax.set_xlabel(f"mean difference {b} - {a}")
+    ax.set_title("shrinkage of the per-data-set means towards delta0", fontsize=9)
+    ax.legend(fontsize=7, loc="lower right")
+    return ax
+
+
+SIMPLEX_CORNERS = np.array([[0.0, 0.0], [0.5, np.sqrt(3) / 2], [1.0, 0.0]])  # left, rope, right
+
+
+def plot_simplex(result, *, max_points=3000, random_seed=0, ax=None):
+    """Draws of (P(A better), P(rope), P(B better)) in the probability simplex, coloured by the largest.
+
+    ``result`` is a :class:`pp_corr.rank_tests.RegionProbabilities` (Bayesian signed-rank or sign test, or
+    a hierarchical model's new data set); at most ``max_points`` draws, chosen with ``random_seed``, are shown.
+
+    >>> import pp_corr
+    >>> res = pp_corr.bayesian_signed_rank([0.02, 0.01, 0.03, -0.01, 0.02], rope=0.01, random_seed=0)
+    >>> plot_simplex(res).get_title().startswith("P(region largest)")
+    True
+    """
+    ax = _axes(ax, figsize=(5, 4.6))
+    samples = result.samples
+    if len(samples) > max_points:
+        samples = samples[np.random.default_rng(random_seed).choice(len(samples), max_points, replace=False)]
+    xy = samples @ SIMPLEX_CORNERS
+    a, b = result.names
+    labels = (f"{a} better", "rope", f"{b} better")
+    largest = samples.argmax(axis=1)
+    for k, color in enumerate(("C3", "0.45", "C2")):
+        ax.scatter(*xy[largest == k].T, s=3, alpha=0.3, color=color, label=f"{labels[k]} largest")
+    ax.add_patch(plt.Polygon(SIMPLEX_CORNERS, fill=False, color="k", lw=1))
+    centre = SIMPLEX_CORNERS.mean(axis=0)
+    for k in range(3):  # where two regions are equally probable: the centre to the middle of an edge
+        edge_middle = (SIMPLEX_CORNERS[k] + SIMPLEX_CORNERS[(k + 1) % 3]) / 2
+        ax.plot(*np.column_stack([centre, edge_middle]), color="k", lw=0.6, ls=":")
+    for k, (x, y) in enumerate(SIMPLEX_CORNERS):
+        ax.annotate(labels[k], (x, y), xytext=(0, 8 if k == 1 else -14), textcoords="offset points", ha="center",
+                    fontsize=9)
+    ax.set_title(f"P(region largest): {a} {result.win_left:.3f}, rope {result.win_rope:.3f}, "
+                 f"{b} {result.win_right:.3f}\n({result.method})", fontsize=9)
+    ax.set_aspect("equal")
+    ax.set_xlim(-0.12, 1.12)
+    ax.set_ylim(-0.15, 1.0)
+    ax.axis("off")
+    ax.legend(fontsize=7, loc="upper right", markerscale=3)
+    return ax

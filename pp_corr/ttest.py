@@ -67,6 +67,18 @@ class CorrelatedTTestResult:
         half = np.where(self.degenerate, 0.0, half)
         return post.mu0 - half, post.mu0 + half
 
+    def with_rope(self, rope) -> CorrelatedTTestResult:
+        """The same posterior with the probabilities for another rope (a half-width, a pair or None).
+
+        >>> res = correlated_ttest([0.01, 0.03, 0.02, 0.04], folds=4, rope=0.05)
+        >>> float(res.with_rope(None).p_rope)
+        0.0
+        """
+        with warnings.catch_warnings():  # already warned when the posterior was computed
+            warnings.simplefilter("ignore", DegenerateWarning)
+            return _result(self.posterior_params, self.stats, self.prior, as_rope(rope), self.rho, self.names,
+                           self.datasets)
+
     def frequentist(self, alternative="two-sided") -> TTestResult:
         """The frequentist corrected t-test on the same data (its p-values; rho = 0: paired t-test)."""
         return t_from_stats(self.stats, alternative)

@@ -6,6 +6,7 @@ import pymc as pm
 import pytest
 from scipy import integrate, stats
 
+from pp_corr import poisson_test
 from pp_corr.hierarchical import ConvergenceWarning, hierarchical_model, hierarchical_test
 
 
@@ -43,6 +44,9 @@ def test_uci54_converges(uci54, a):
     assert list(table.index) == list(uci54.dataset.values) and table.filter(like="hier. P").sum(axis=1).round(9).eq(1).all()
     w = res.w_distribution()
     assert w.sum().round(9).eq(1).all()
+    # W counts delta_i > 0: its independent counterpart is the Poisson test without a rope
+    exact = poisson_test(uci54, algorithms=(a, "hnb")).distribution.pmf()
+    np.testing.assert_allclose(w["independent (Poisson-binomial)"], exact, rtol=1e-9, atol=1e-15)
     new = res.new_dataset()
     assert new.p_left + new.p_rope + new.p_right == pytest.approx(1)
 
@@ -87,3 +91,22 @@ def test_fixed_bounds_and_scale_make_the_prior_independent_of_the_data():
         hierarchical_model(rng.normal(size=(3, 5)), folds=5, scale=-1.0)
     with pytest.raises(ValueError, match="bounds must be positive"):
         hierarchical_model(rng.normal(size=(3, 5)), folds=5, bounds={"sigma": (2.0, 1.0)})
+
+
+def test_convergence_warning_names_the_failing_data_set():
+    from pp_corr.hierarchical import check_convergence
+
+    rng = np.random.default_rng(0)
+    delta = rng.normal(size=(4, 500, 3))
+    delta[:2, :, 1] += 3.0  # chains disagree on the second data set only
+    idata = az.from_dict({"posterior": {"delta0": rng.normal(size=(4, 500)), "sigma0": rng.normal(size=(4, 500)),
+                                        "delta": delta},
+                          "sample_stats": {"diverging": np.zeros((4, 500), dtype=bool)}},
+                         dims={"delta": ["dataset"]}, coords={"dataset": ["iris", "wine", "zoo"]})
+    with pytest.warns(ConvergenceWarning) as record:
+        problems = check_convergence(idata)
+    assert [p.split(" is ")[0] for p in problems] == ["R-hat of delta[wine]", "bulk ESS of delta[wine]"]
+    assert "delta[wine]" in str(record[0].message)
+    idata["sample_stats"]["diverging"][0, :3] = True
+    with pytest.warns(ConvergenceWarning, match="3 divergent transitions"):
+        check_convergence(idata)

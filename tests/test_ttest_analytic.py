@@ -129,6 +129,20 @@ def test_rope_probabilities_sum_to_one_and_match_cdf():
     assert (correlated_ttest(x, folds=10).p_rope == 0).all()
 
 
+def test_with_rope_equals_a_fresh_test_with_that_rope():
+    x = np.random.default_rng(8).normal(0.005, 0.02, size=(6, 10))
+    x[2] = 0.03  # a degenerate row keeps its point mass
+    with pytest.warns(DegenerateWarning):
+        wide = correlated_ttest(x, folds=10, rope=0.05)
+    for rope in (None, 0.01, (-0.02, 0.0)):
+        with pytest.warns(DegenerateWarning):
+            fresh = correlated_ttest(x, folds=10, rope=rope)
+        swapped = wide.with_rope(rope)
+        assert swapped.rope == fresh.rope
+        for field in ("p_left", "p_rope", "p_right", "p_not_left", "p_not_right"):
+            np.testing.assert_array_equal(getattr(swapped, field), getattr(fresh, field))
+
+
 def test_interval_is_central():
     x = np.random.default_rng(7).normal(size=(4, 10))
     res = correlated_ttest(x, folds=10, prior=NormalGamma(0, 2, 1, 1))

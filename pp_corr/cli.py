@@ -1,4 +1,4 @@
-"""Command line: ``pp-corr compare FILE``, ``pp-corr demo``."""
+"""Command line: ``pp-corr compare FILE``, ``pp-corr simulate STUDY``, ``pp-corr demo``."""
 from __future__ import annotations
 
 import argparse
@@ -132,6 +132,44 @@ def demo(args):
     compare(args)
 
 
+def format_rates(rates) -> str:
+    """The rejection rates of a simulation study as 'rate (se)', one column per test and number of runs."""
+    frame = rates[["rate", "se"]].to_dataframe()
+    cells = frame["rate"].map("{:.3f}".format) + " (" + frame["se"].map("{:.3f}".format) + ")"
+    keys = [k for k in ("test", "runs") if k in frame.index.names]
+    table = cells.unstack(keys) if keys else cells.to_frame("rate (se)")
+    return (f"{rates.attrs['study']}: how often {rates.attrs['b']} is declared better than {rates.attrs['a']} "
+            f"at alpha = {rates.alpha:g}, {rates.repetitions} repetitions; rate (standard error)\n{table.to_string()}")
+
+
+def simulate(args):
+    from . import plots, simulation  # imported when asked for
+
+    if args.repetitions < 1:
+        raise SystemExit("pp-corr: --repetitions must be >= 1")
+    common = dict(repetitions=args.repetitions, random_seed=args.seed)
+    if args.study == "toy":
+        results = simulation.toy_example(**common)
+    else:
+        run = simulation.experiment_1 if args.study == "experiment1" else simulation.experiment_2
+        results = run(**common, workers=args.workers, progress=not args.no_progress)
+    rates = simulation.rejection_rates(results, alpha=args.alpha)
+    print(format_rates(rates))
+    if args.output:
+        out = Path(args.output)
+        out.mkdir(parents=True, exist_ok=True)
+        results.to_netcdf(out / f"{args.study}_results.nc", engine="scipy")
+        rates.to_dataframe().reset_index().to_csv(out / f"{args.study}_rates.csv", index=False)
+        if args.study == "toy":
+            figures = {"": plots.plot_toy_example(results)}
+        else:
+            figures = {f"_q{int(q)}": plots.plot_rejection_rates(rates.sel(n_datasets=[q])).figure
+                       for q in rates.n_datasets.values}
+        for suffix, figure in figures.items():
+            figure.savefig(out / f"{args.study}{suffix}.png", dpi=120)
+        print(f"wrote {args.study}_results.nc, {args.study}_rates.csv and {len(figures)} figure(s) to {out}")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="pp-corr", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -150,6 +188,16 @@ def build_parser() -> argparse.ArgumentParser:
     cmp_.add_argument("--seed", type=int, default=0, help="seed of every random draw (default 0)")
     cmp_.add_argument("--output", "-o", help="write the results to a .json or .csv file")
     cmp_.set_defaults(func=compare)
+    sim = sub.add_parser("simulate", help="the simulation studies of Corani & Benavoli 2015 (DESIGN.md section 7)")
+    sim.add_argument("study", choices=["experiment1", "experiment2", "toy"],
+                     help="experiment1: the same gap on 50 data sets; experiment2: Cauchy gaps; toy: the toy example")
+    sim.add_argument("--repetitions", type=int, default=5000, help="repetitions of each setting (default 5000)")
+    sim.add_argument("--workers", type=int, help="worker processes (default: all cores)")
+    sim.add_argument("--alpha", type=float, default=0.05, help="level of both tests (default 0.05)")
+    sim.add_argument("--seed", type=int, default=0, help="seed of the whole study (default 0)")
+    sim.add_argument("--output", "-o", help="directory for the results (.nc), the rates (.csv) and the figures")
+    sim.add_argument("--no-progress", action="store_true", help="no progress bar")
+    sim.set_defaults(func=simulate)
     dem = sub.add_parser("demo", help="run the comparison on the embedded scikit-learn example")
     dem.add_argument("--rope", type=float, default=0.01)
     dem.set_defaults(func=demo)

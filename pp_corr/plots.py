@@ -180,3 +180,60 @@ def plot_simplex(result, *, max_points=3000, random_seed=0, ax=None):
     ax.axis("off")
     ax.legend(fontsize=7, loc="upper right", markerscale=3)
     return ax
+
+
+def plot_rejection_rates(rates, *, ax=None):
+    """Rejection rate (B declared better) against the accuracy gap, per test and number of runs, with 95% error
+    bars (1.96 SE) and the level alpha: Type I error at delta = 0, power above.
+
+    ``rates`` comes from :func:`pp_corr.simulation.rejection_rates`, with one value of ``n_datasets`` selected.
+
+    >>> from pp_corr.simulation import experiment_1, rejection_rates
+    >>> res = experiment_1(repetitions=20, runs=1, workers=1, progress=False, random_seed=0)
+    >>> plot_rejection_rates(rejection_rates(res)).get_ylabel()
+    'rejection rate (BN-hat declared better)'
+    """
+    rates = rates.squeeze("n_datasets", drop=False) if rates.sizes.get("n_datasets", 0) == 1 else rates
+    extra = set(rates.rate.dims) - {"test", "delta", "runs"}
+    if extra:
+        raise ValueError(f"select one value of {sorted(extra)} first, e.g. rates.sel(n_datasets=50)")
+    ax = _axes(ax, figsize=(6.5, 4))
+    from .simulation import TEST_NAMES
+    for i, test in enumerate(rates.test.values):
+        for j, runs in enumerate(rates.runs.values):
+            sel = rates.sel(test=test, runs=runs)
+            ax.errorbar(sel.delta + (j - 0.5) * 0.0008, sel.rate, yerr=1.96 * sel.se, color=f"C{i}",
+                        ls=("-", "--", ":")[j % 3], marker="o", ms=3, capsize=2,
+                        label=f"{TEST_NAMES[str(test)]}, {int(runs)} run{'s' if runs > 1 else ''} of {rates.folds} folds")
+    ax.axhline(rates.alpha, color="0.4", lw=0.8, ls=":", label=f"alpha = {rates.alpha:g}")
+    cauchy = rates.attrs.get("distribution") == "cauchy"
+    ax.set_xlabel("d: each data set's gap ~ Cauchy(d, d)" if cauchy else "accuracy gap delta, the same on all data sets")
+    ax.set_ylabel(f"rejection rate ({rates.b} declared better)")
+    q = f", q = {int(rates.n_datasets)} data sets" if "n_datasets" in rates.coords else ""
+    ax.set_title(f"Type I error (delta = 0) and power{q}, {rates.repetitions} repetitions", fontsize=9)
+    ax.set_ylim(-0.02, 1.02)
+    ax.legend(fontsize=7)
+    return ax
+
+
+def plot_toy_example(results):
+    """The toy example: distributions of the Poisson test's P(X > q/2) and of the Wilcoxon p-value, per case.
+
+    >>> from pp_corr.simulation import toy_example
+    >>> fig = plot_toy_example(toy_example(repetitions=50, random_seed=0))
+    >>> [ax.get_xlabel() for ax in fig.axes]
+    ['Poisson test: P(B better on a majority)', 'Wilcoxon signed-rank: one-sided p-value']
+    """
+    fig, axes = plt.subplots(1, 2, figsize=(9, 3.5), layout="constrained")
+    bins = np.linspace(0, 1, 41)
+    for k, case in enumerate(results.case.values):
+        style = dict(bins=bins, histtype="step", lw=1.5, color=f"C{k}", label=f"case {case}")
+        axes[0].hist(results.p_b_majority.sel(case=case), **style)
+        axes[1].hist(results.wilcoxon_pvalue.sel(case=case), **style)
+    axes[0].set_xlabel("Poisson test: P(B better on a majority)")
+    axes[1].set_xlabel("Wilcoxon signed-rank: one-sided p-value")
+    for ax in axes:
+        ax.set_ylabel("repetitions")
+        ax.legend(fontsize=7, loc="upper left")
+    fig.suptitle(f"toy example, {results.sizes['repetition']} repetitions: B better on 5 of 10 data sets", fontsize=10)
+    return fig

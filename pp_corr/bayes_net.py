@@ -1,0 +1,142 @@
+"""The Bayesian network of the simulation study (DESIGN.md section 7): data, fold splits and the two classifiers.
+
+The network is C -> F with a binary class and a binary feature: P(c0) = 1/2, P(f0 | c0) = P(f1 | c1) = theta,
+theta = 1/2 + delta. A data set is then a multiset of four instance types (cells c0f0, c0f1, c1f0, c1f1), a
+cross-validation test fold is a multivariate hypergeometric draw of cell counts, and both classifiers depend
+on counts only:
+
+- zeroR predicts the majority class of the training fold (a fair coin on ties);
+- BN-hat learns the network by maximum likelihood, so for each feature value f it predicts the class c with
+  the most training instances (c, f) (a fair coin on ties).
+
+So :func:`cv_differences` never builds an instance; :func:`cv_differences_instances` is the straightforward
+instance-level simulator it is tested and benchmarked against.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ._args import as_generator
+
+SIZES = (25, 50, 100, 250, 500, 1000)  # data-set sizes of the paper, drawn uniformly
+FEATURE_CELLS = ((0, 2), (1, 3))       # for f0 and f1: the cells (c0, f), (c1, f)
+
+
+def cell_probabilities(delta) -> np.ndarray:
+    """P(c0 f0), P(c0 f1), P(c1 f0), P(c1 f1) for accuracy gaps ``delta`` in [0, 1/2] (last axis).
+
+    >>> cell_probabilities(0.1).tolist()
+    [0.3, 0.2, 0.2, 0.3]
+    """
+    theta = 0.5 + np.asarray(delta, dtype=float)
+    if np.any((theta < 0.5) | (theta > 1)):
+        raise ValueError("delta must be in [0, 0.5] (simulate |delta| and negate the differences)")
+    return np.stack([theta / 2, (1 - theta) / 2, (1 - theta) / 2, theta / 2], axis=-1)
+
+
+def fold_sizes(n, folds) -> np.ndarray:
+    """Test-fold sizes of ``n`` instances in ``folds`` folds, the first ``n % folds`` one larger (as
+    ``numpy.array_split``); shape ``n.shape + (folds,)``.
+
+    >>> fold_sizes(25, 10).tolist()
+    [3, 3, 3, 3, 3, 2, 2, 2, 2, 2]
+    """
+    n = np.asarray(n)[..., None]
+    return n // folds + (np.arange(folds) < n % folds)
+
+
+def split_counts(counts, sizes, rng) -> np.ndarray:
+    """Cell counts of each test fold, ``sizes.shape + (4,)``: sequential multivariate hypergeometric draws
+    (one cell at a time) without replacement from ``counts`` (``sizes.shape[:-1] + (4,)``)."""
+    remaining = np.array(counts, dtype=np.int64)
+    test = np.empty(sizes.shape + (4,), dtype=np.int64)
+    for j in range(sizes.shape[-1] - 1):
+        left, pool = sizes[..., j], remaining.sum(axis=-1)
+        for cell in range(3):
+            pool = pool - remaining[..., cell]
+            drawn = rng.hypergeometric(remaining[..., cell], pool, left)
+            test[..., j, cell] = drawn
+            left = left - drawn
+        test[..., j, 3] = left
+        remaining -= test[..., j, :]
+    test[..., -1, :] = remaining
+    return test
+
+
+def _class_counts(cells):
+    return cells[..., 0] + cells[..., 1], cells[..., 2] + cells[..., 3]
+
+
+def zeror_correct(train, test, coin) -> np.ndarray:
+    """Test instances zeroR classifies correctly, given training and test cell counts (last axis)."""
+    train_c0, train_c1 = _class_counts(train)
+    test_c0, test_c1 = _class_counts(test)
+    return np.where((train_c0 > train_c1) | ((train_c0 == train_c1) & coin), test_c0, test_c1)
+
+
+def bn_correct(train, test, coins) -> np.ndarray:
+    """Test instances the maximum-likelihood network classifies correctly; ``coins`` (..., 2) break ties."""
+    correct = 0
+    for f, (c0, c1) in enumerate(FEATURE_CELLS):
+        picks_c0 = (train[..., c0] > train[..., c1]) | ((train[..., c0] == train[..., c1]) & coins[..., f])
+        correct = correct + np.where(picks_c0, test[..., c0], test[..., c1])
+    return correct
+
+
+def _signed(diff, deltas):
+    """A negative delta means zeroR is better: its data set was simulated with |delta|, so negate."""
+    return np.where(np.asarray(deltas)[..., None] < 0, -diff, diff)
+
+
+def cv_differences(deltas, sizes, *, runs=1, folds=10, random_seed=None) -> np.ndarray:
+    """Accuracy of BN-hat minus zeroR on every fold of ``runs`` x ``folds`` cross-validation, simulated on counts.
+
+    ``deltas`` (accuracy gaps, negative: zeroR better) and ``sizes`` (instances) broadcast to the data sets'
+    shape; the result has shape ``that + (runs * folds,)``, runs outer. Each run re-splits the same data set.
+
+    >>> x = cv_differences([0.1, -0.1], [1000, 1000], runs=2, random_seed=0)
+    >>> x.shape, bool(x[0].mean() > 0.05), bool(x[1].mean() < -0.05)
+    ((2, 20), True, True)
+    """
+    rng = as_generator(random_seed)
+    deltas, sizes = np.broadcast_arrays(np.asarray(deltas, dtype=float), np.asarray(sizes, dtype=np.int64))
+    if np.any(sizes < folds):
+        raise ValueError(f"sizes must be at least folds = {folds}")
+    counts = rng.multinomial(sizes, cell_probabilities(np.abs(deltas)))
+    per_run = np.broadcast_to(counts[..., None, :], deltas.shape + (runs, 4))
+    test = split_counts(per_run, np.broadcast_to(fold_sizes(sizes, folds)[..., None, :], deltas.shape + (runs, folds)),
+                        rng)
+    train = per_run[..., None, :] - test
+    coins = rng.integers(0, 8, test.shape[:-1], dtype=np.uint8)  # three fair bits per fold
+    bits = [(coins >> k & 1).astype(bool) for k in range(3)]
+    diff = (bn_correct(train, test, np.stack(bits[1:], axis=-1)) - zeror_correct(train, test, bits[0])) / test.sum(-1)
+    return _signed(diff.reshape(deltas.shape + (runs * folds,)), deltas)
+
+
+def cv_differences_instances(deltas, sizes, *, runs=1, folds=10, random_seed=None) -> np.ndarray:
+    """The same experiment as :func:`cv_differences`, instance by instance: draw the instances, shuffle them,
+    cut ``numpy.array_split`` folds, train both classifiers and classify each test instance. Slow; a reference.
+
+    >>> cv_differences_instances([0.1], [100], random_seed=0).shape
+    (1, 10)
+    """
+    rng = as_generator(random_seed)
+    deltas, sizes = np.broadcast_arrays(np.asarray(deltas, dtype=float), np.asarray(sizes, dtype=np.int64))
+    out = np.empty(deltas.shape + (runs * folds,))
+    for idx in np.ndindex(deltas.shape):
+        theta, n = 0.5 + abs(deltas[idx]), sizes[idx]
+        cls = (rng.random(n) >= 0.5).astype(int)                          # P(c0) = 1/2
+        feature = np.where(rng.random(n) < theta, cls, 1 - cls)           # P(f = c) = theta
+        for run in range(runs):
+            for j, test in enumerate(np.array_split(rng.permutation(n), folds)):
+                train = np.setdiff1d(np.arange(n), test)
+                coin = rng.random(3) < 0.5
+                votes = np.bincount(cls[train], minlength=2)
+                majority = 0 if votes[0] > votes[1] or (votes[0] == votes[1] and coin[0]) else 1
+                predict = np.empty(2, dtype=int)
+                for f in (0, 1):
+                    votes = np.bincount(cls[train][feature[train] == f], minlength=2)
+                    predict[f] = 0 if votes[0] > votes[1] or (votes[0] == votes[1] and coin[1 + f]) else 1
+                out[idx + (run * folds + j,)] = np.mean(predict[feature[test]] == cls[test]) - np.mean(
+                    cls[test] == majority)
+    return _signed(out, deltas)

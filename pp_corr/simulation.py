@@ -1,0 +1,206 @@
+"""The simulation studies of Corani & Benavoli 2015 (DESIGN.md section 7): the Poisson test against the
+Wilcoxon signed-rank test, in calibration (Type I error) and power.
+
+Work is cut into fixed chunks of repetitions, each with its own seed ``SeedSequence(random_seed,
+spawn_key=(setting, chunk))``, so results are the same whatever the number of worker processes.
+"""
+from __future__ import annotations
+
+import multiprocessing
+import os
+import warnings
+from concurrent.futures import ProcessPoolExecutor, as_completed
+
+import numpy as np
+import xarray as xr
+from scipy import stats
+from tqdm.auto import tqdm
+
+from .bayes_net import SIZES, cv_differences
+from .poisson_binomial import PoissonBinomial
+from .ttest import DegenerateWarning, correlated_ttest
+
+CHUNK = 250  # repetitions per task
+DISTRIBUTIONS = ("fixed", "cauchy")
+STATISTICS = ("p_b_majority", "wilcoxon_pvalue", "mean_difference")
+TESTS = ("poisson", "wilcoxon")
+TEST_NAMES = {"poisson": "Poisson test", "wilcoxon": "Wilcoxon signed-rank"}
+EXPERIMENT_1 = {"deltas": np.round(np.arange(0, 0.1001, 0.01), 2), "distribution": "fixed", "n_datasets": 50}
+EXPERIMENT_2 = {"deltas": np.round(np.arange(0, 0.0501, 0.01), 2), "distribution": "cauchy", "n_datasets": (50, 25)}
+
+
+def study_statistics(x, *, rho):
+    """Per repetition, for differences B - A of shape ``(..., q, n)``: the Poisson test's P(B better on a
+    majority) = P(X > q/2) (correlated t-test with ``rho``, matching prior), the one-sided (B better) Wilcoxon
+    signed-rank p-value on the per-data-set means (NaN when they are all 0), and the mean difference.
+
+    >>> x = np.random.default_rng(0).normal(0.02, 0.01, (3, 20, 10))
+    >>> majority, pvalue, mean = study_statistics(x, rho=0.1)
+    >>> bool((majority > 0.95).all() and (pvalue < 0.05).all())
+    True
+    """
+    x = np.asarray(x, dtype=float)
+    with warnings.catch_warnings():  # folds that all agree are point masses: expected in small data sets
+        warnings.simplefilter("ignore", DegenerateWarning)
+        res = correlated_ttest(x.reshape(-1, x.shape[-1]), rho=rho)
+    p = np.reshape(res.p_right, x.shape[:-1])
+    majority = PoissonBinomial(p, complement=np.reshape(res.p_not_right, x.shape[:-1])).sf(x.shape[-2] // 2)
+    z = x.mean(axis=-1)
+    nonzero = (z != 0).any(axis=-1)
+    pvalue = np.full(z.shape[:-1], np.nan)
+    if nonzero.any():
+        pvalue[nonzero] = stats.wilcoxon(z[nonzero], axis=-1, alternative="greater").pvalue
+    return majority, pvalue, z.mean(axis=-1)
+
+
+def draw_deltas(distribution, value, shape, rng):
+    """Accuracy gaps of the data sets: ``value`` everywhere (``"fixed"``) or Cauchy(value, value) clipped to
+    [-0.5, 0.5] (``"cauchy"``, experiment 2)."""
+    if distribution == "fixed":
+        return np.full(shape, float(value))
+    return np.clip(value + value * rng.standard_cauchy(shape), -0.5, 0.5)
+
+
+def _network_chunk(distribution, delta, runs, n_datasets, folds, repetitions, seed):
+    rng = np.random.default_rng(seed)
+    deltas = draw_deltas(distribution, delta, (repetitions, n_datasets), rng)
+    sizes = rng.choice(SIZES, (repetitions, n_datasets))
+    x = cv_differences(deltas, sizes, runs=runs, folds=folds, random_seed=rng)
+    return study_statistics(x, rho=1 / folds)
+
+
+def _chunks(repetitions):
+    return [min(CHUNK, repetitions - start) for start in range(0, repetitions, CHUNK)]
+
+
+def _run(tasks, workers, progress, desc):
+    """Results of ``fn(*args)`` for each task, in order, over ``workers`` processes, with a progress bar."""
+    workers = workers or os.cpu_count() or 1
+    results = [None] * len(tasks)
+    bar = tqdm(total=len(tasks), desc=desc, disable=not progress, unit="chunk")
+    if workers == 1:
+        for i, (fn, args) in enumerate(tasks):
+            results[i] = fn(*args)
+            bar.update()
+    else:
+        # forkserver: fork() from a process with threads (BLAS, Jupyter) may deadlock
+        method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
+        with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context(method)) as pool:
+            futures = {pool.submit(fn, *args): i for i, (fn, args) in enumerate(tasks)}
+            for future in as_completed(futures):
+                results[futures[future]] = future.result()
+                bar.update()
+    bar.close()
+    return results
+
+
+def _seed_sequence(random_seed):
+    if isinstance(random_seed, np.random.Generator):
+        raise ValueError("random_seed must be an int (or None) here: each chunk derives its own seed from it")
+    return np.random.SeedSequence(random_seed)
+
+
+def _chunk_seed(seed, setting, chunk):
+    return np.random.SeedSequence(seed.entropy, spawn_key=(setting, chunk))
+
+
+def bayesian_network_study(deltas, *, distribution="fixed", runs=(1, 10), n_datasets=50, repetitions=5000,
+                           folds=10, workers=None, random_seed=None, progress=True) -> xr.Dataset:
+    """The Bayesian-network experiment: BN-hat (B) against zeroR (A) on ``n_datasets`` simulated data sets of
+    random size (uniform on 25, 50, 100, 250, 500, 1000), ``runs`` x ``folds``-fold cross-validation, each
+    data set's accuracy gap given by ``distribution`` (see :func:`draw_deltas`) with ``deltas`` values.
+
+    Returns the per-repetition statistics of :func:`study_statistics` with dims (delta, runs, n_datasets,
+    repetition); :func:`rejection_rates` turns them into rejection rates. ``workers`` processes (default: all
+    cores; scripts then need the ``if __name__ == "__main__":`` guard, as processes start by forkserver);
+    ``random_seed`` an int (None: fresh entropy, stored in ``attrs["random_seed"]``).
+
+    >>> res = bayesian_network_study([0.0, 0.1], runs=1, n_datasets=10, repetitions=20, random_seed=0,
+    ...                              workers=1, progress=False)
+    >>> dict(res.sizes)
+    {'delta': 2, 'runs': 1, 'n_datasets': 1, 'repetition': 20}
+    """
+    seed = _seed_sequence(random_seed)
+    deltas, runs, n_datasets = (np.atleast_1d(v) for v in (deltas, runs, n_datasets))
+    if distribution not in DISTRIBUTIONS:
+        raise ValueError(f"distribution must be one of {DISTRIBUTIONS}, got {distribution!r}")
+    if np.any(runs < 1) or np.any(n_datasets < 2) or repetitions < 1 or folds < 2:
+        raise ValueError("runs and repetitions must be >= 1, n_datasets and folds >= 2")
+    if np.any(np.abs(deltas) > 0.5):
+        raise ValueError("deltas must be in [-0.5, 0.5]: the accuracy of BN-hat is at most 1")
+    settings = [(d, int(m), int(q)) for d in deltas for m in runs for q in n_datasets]
+    tasks = [(_network_chunk, (distribution, d, m, q, folds, size, _chunk_seed(seed, s, c)))
+             for s, (d, m, q) in enumerate(settings) for c, size in enumerate(_chunks(repetitions))]
+    results = _run(tasks, workers, progress, f"{distribution} deltas")
+    dims = ("delta", "runs", "n_datasets", "repetition")
+    shape = (len(deltas), len(runs), len(n_datasets), repetitions)
+    return xr.Dataset({name: (dims, np.concatenate([r[k] for r in results]).reshape(shape))
+                       for k, name in enumerate(STATISTICS)},
+                      coords={"delta": deltas, "runs": runs, "n_datasets": n_datasets,
+                              "repetition": np.arange(repetitions)},
+                      attrs={"study": "Bayesian network", "distribution": distribution, "folds": folds,
+                             "rho": 1 / folds, "random_seed": str(seed.entropy), "a": "zeroR", "b": "BN-hat"})
+
+
+def experiment_1(*, repetitions=5000, **kwargs) -> xr.Dataset:
+    """Experiment 1 of the paper: the same accuracy gap delta in {0, 0.01, ..., 0.1} on all 50 data sets,
+    m in {1, 10} runs; other arguments as :func:`bayesian_network_study`.
+
+    >>> res = experiment_1(repetitions=5, runs=1, workers=1, progress=False, random_seed=0)
+    >>> res.delta.values[[0, -1]].tolist()
+    [0.0, 0.1]
+    """
+    return bayesian_network_study(**{**EXPERIMENT_1, **kwargs}, repetitions=repetitions)
+
+
+def experiment_2(*, repetitions=5000, **kwargs) -> xr.Dataset:
+    """Experiment 2: each data set's gap ~ Cauchy(d, d) clipped to [-0.5, 0.5], d in {0, 0.01, ..., 0.05},
+    q in {50, 25}, m in {1, 10}; other arguments as :func:`bayesian_network_study`.
+
+    >>> res = experiment_2(repetitions=5, runs=1, n_datasets=25, workers=1, progress=False, random_seed=0)
+    >>> res.attrs["distribution"], res.n_datasets.values.tolist()
+    ('cauchy', [25])
+    """
+    return bayesian_network_study(**{**EXPERIMENT_2, **kwargs}, repetitions=repetitions)
+
+
+def toy_example(*, repetitions=5000, folds=10, rho=0.0, random_seed=None) -> xr.Dataset:
+    """The toy example: 10 data sets, ``folds`` independent differences x ~ N(mu_i, sigma_i^2) each, with
+    mu = +0.1 on D1..D5 and -0.1 on D6..D10; case 1: sigma = 0.05 everywhere; case 2: sigma = 0.15 on D6..D10.
+    B is better on exactly half the data sets, so neither test should declare it better. ``rho`` = 0 as the
+    differences are independent. Returns the statistics of :func:`study_statistics`, dims (case, repetition).
+
+    >>> res = toy_example(repetitions=200, random_seed=0)
+    >>> # the noisier case 2 makes the Poisson test less sure that B is not better on a majority
+    >>> bool(res.p_b_majority[1].median() > res.p_b_majority[0].median())
+    True
+    """
+    rng = np.random.default_rng(_seed_sequence(random_seed))
+    mu = np.repeat([0.1, -0.1], 5)
+    sigmas = {"1: sd 0.05 on all": np.full(10, 0.05), "2: sd 0.15 on D6-D10": np.repeat([0.05, 0.15], 5)}
+    columns = [study_statistics(rng.normal(mu[:, None], sigma[:, None], (repetitions, 10, folds)), rho=rho)
+               for sigma in sigmas.values()]
+    dims = ("case", "repetition")
+    return xr.Dataset({name: (dims, np.stack([c[k] for c in columns])) for k, name in enumerate(STATISTICS)},
+                      coords={"case": list(sigmas), "repetition": np.arange(repetitions)},
+                      attrs={"study": "toy example", "folds": folds, "rho": rho, "a": "A", "b": "B"})
+
+
+def rejection_rates(results: xr.Dataset, alpha=0.05) -> xr.Dataset:
+    """How often each test declares B better at level ``alpha``: the Poisson test when P(X > q/2) > 1 - alpha,
+    the Wilcoxon test when its one-sided p-value < alpha. ``rate`` and its standard error ``se`` per test and
+    setting (mean over ``repetition``), with the mean simulated difference.
+
+    >>> rates = rejection_rates(toy_example(repetitions=100, random_seed=0))
+    >>> rates.rate.dims
+    ('test', 'case')
+    """
+    if not 0 < alpha < 1:
+        raise ValueError(f"alpha must be in (0, 1), got {alpha!r}")
+    rejects = xr.concat([results.p_b_majority > 1 - alpha, results.wilcoxon_pvalue < alpha],
+                        dim=xr.DataArray(list(TESTS), dims="test", name="test"))
+    n = results.sizes["repetition"]
+    rate = rejects.mean("repetition")
+    return xr.Dataset({"rate": rate, "se": np.sqrt(rate * (1 - rate) / n),
+                       "mean_difference": results.mean_difference.mean("repetition")},
+                      attrs={**results.attrs, "alpha": alpha, "repetitions": n})

@@ -1,0 +1,134 @@
+"""The simulation study: the counts-based simulator against an instance-level one, the statistics against
+scipy and the Poisson test, calibration against exact enumeration, reproducibility."""
+import itertools
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from pp_corr import poisson_test
+from pp_corr.bayes_net import cv_differences, cv_differences_instances, fold_sizes, split_counts
+from pp_corr.simulation import (CHUNK, bayesian_network_study, experiment_1, rejection_rates, study_statistics,
+                                toy_example)
+
+
+def chi2_homogeneity(a, b):
+    """p-value of a chi-square test that two samples of a discrete variable share one distribution
+    (categories with fewer than 10 observations pooled)."""
+    a, b = np.round(a, 9), np.round(b, 9)
+    values = np.union1d(a, b)
+    table = np.array([[np.sum(s == v) for v in values] for s in (a, b)])
+    rare = table.sum(axis=0) < 10
+    table = np.column_stack([table[:, ~rare], table[:, rare].sum(axis=1)]) if rare.any() else table
+    return stats.chi2_contingency(table).pvalue
+
+
+@pytest.mark.parametrize("size", [25, 100])
+def test_counts_simulator_agrees_with_instance_level(size):
+    reps, runs = 2000, 2
+    counts = cv_differences(np.full(reps, 0.1), size, runs=runs, random_seed=1)
+    instances = cv_differences_instances(np.full(reps, 0.1), size, runs=runs, random_seed=2)
+    for fold in (0, 9, 10):  # the first and last fold of run 1, the first of run 2
+        assert chi2_homogeneity(counts[:, fold], instances[:, fold]) > 0.001, fold
+    means = [x.mean(axis=1) for x in (counts, instances)]
+    se = np.sqrt(sum(m.var() / reps for m in means))
+    assert abs(means[0].mean() - means[1].mean()) < 4 * se
+    assert stats.ks_2samp(*means).pvalue > 0.001
+    # runs re-split one data set: the correlation between the two runs' means must agree too
+    r = [np.corrcoef(x[:, :10].mean(axis=1), x[:, 10:].mean(axis=1))[0, 1] for x in (counts, instances)]
+    assert abs(np.arctanh(r[0]) - np.arctanh(r[1])) < 4 * np.sqrt(2 / (reps - 3)), r
+
+
+def test_fold_split_is_multivariate_hypergeometric():
+    rng = np.random.default_rng(3)
+    counts = np.array([7, 3, 5, 10])
+    test = split_counts(np.broadcast_to(counts, (20000, 4)), np.broadcast_to(fold_sizes(25, 10), (20000, 10)), rng)
+    assert (test.sum(axis=1) == counts).all() and (test.sum(axis=2) == fold_sizes(25, 10)).all()
+    # the first fold (3 instances) against the exact multivariate hypergeometric pmf
+    cells, freq = np.unique(test[:, 0], axis=0, return_counts=True)
+    exact = np.array([stats.multivariate_hypergeom.pmf(c, counts, 3) for c in cells])
+    assert exact.sum() == pytest.approx(1)
+    assert stats.chisquare(freq, exact * len(test)).pvalue > 0.001
+
+
+def test_mean_difference_approaches_delta_as_data_sets_grow():
+    delta, reps = 0.05, 4000
+    gaps = {}
+    for size in (25, 100, 1000):
+        x = cv_differences(np.full(reps, delta), size, random_seed=size).mean(axis=1)
+        gaps[size] = (x.mean(), x.std() / np.sqrt(reps))
+    # small data sets: the learned network often picks the wrong association, so the gap is smaller
+    assert gaps[25][0] + 4 * gaps[25][1] < delta - 0.01
+    assert gaps[25][0] < gaps[100][0] < gaps[1000][0] + 4 * gaps[1000][1]
+    assert abs(gaps[1000][0] - delta) < 0.005 + 4 * gaps[1000][1]
+    # a negative delta (zeroR better) mirrors the differences
+    assert cv_differences([-delta], 1000, random_seed=1).mean() == pytest.approx(
+        -cv_differences([delta], 1000, random_seed=1).mean())
+
+
+def test_study_statistics_equal_the_poisson_and_wilcoxon_tests():
+    rng = np.random.default_rng(4)
+    x = rng.normal(0.005, 0.03, size=(3, 12, 10))
+    x[1, 4] = 0.0  # a zero-variance, zero-mean data set
+    majority, pvalue, mean = study_statistics(x, rho=0.1)
+    for rep in range(3):
+        with pytest.warns(UserWarning) if rep == 1 else np.errstate():
+            expected = poisson_test(x[rep], rho=0.1).p_b_majority
+        assert majority[rep] == pytest.approx(expected, rel=1e-12)
+        assert pvalue[rep] == pytest.approx(stats.wilcoxon(x[rep].mean(axis=1), alternative="greater").pvalue)
+        assert mean[rep] == pytest.approx(x[rep].mean())
+
+
+def test_wilcoxon_type_one_error_equals_exact_enumeration():
+    """Under a symmetric continuous null, the rejection rate equals the exact size of the test, found by
+    enumerating the 2^10 sign patterns of the ranks."""
+    signs = np.array(list(itertools.product([-1, 1], repeat=10)))
+    exact_size = np.mean(stats.wilcoxon(signs * np.arange(1, 11), axis=-1, alternative="greater").pvalue < 0.05)
+    rng = np.random.default_rng(5)
+    x = rng.normal(0, rng.uniform(0.01, 0.05, size=(20000, 10, 1)), size=(20000, 10, 10))
+    rate = np.mean(study_statistics(x, rho=0.0)[1] < 0.05)
+    assert abs(rate - exact_size) < 4 * np.sqrt(exact_size * (1 - exact_size) / len(x)), (rate, exact_size)
+
+
+def test_results_do_not_depend_on_the_number_of_workers():
+    kwargs = dict(deltas=[0.0, 0.05], runs=(1, 2), n_datasets=5, repetitions=CHUNK + 10, random_seed=6,
+                  progress=False)
+    serial, parallel = bayesian_network_study(workers=1, **kwargs), bayesian_network_study(workers=2, **kwargs)
+    assert serial.identical(parallel)
+    other = bayesian_network_study(workers=1, **{**kwargs, "random_seed": 7})
+    assert not np.array_equal(serial.mean_difference, other.mean_difference)
+    assert dict(serial.sizes) == {"delta": 2, "runs": 2, "n_datasets": 1, "repetition": CHUNK + 10}
+
+
+def test_rejection_rates_and_power():
+    res = experiment_1(deltas=[0.0, 0.1], runs=1, repetitions=300, workers=1, random_seed=8, progress=False)
+    rates = rejection_rates(res)
+    assert rates.rate.dims == ("test", "delta", "runs", "n_datasets")
+    by_hand = np.mean(res.p_b_majority.sel(delta=0.1) > 0.95)
+    assert float(rates.rate.sel(test="poisson", delta=0.1).squeeze()) == pytest.approx(float(by_hand))
+    # delta = 0.1 on 50 data sets: both tests always see it; delta = 0: below the level
+    assert (rates.rate.sel(delta=0.1) > 0.95).all()
+    assert (rates.rate.sel(delta=0.0) <= 0.05 + 4 * rates.se.sel(delta=0.0).clip(min=0.01)).all()
+
+
+def test_toy_example():
+    res = toy_example(repetitions=2000, random_seed=9)
+    # the Wilcoxon p-value sees only the signs and ranks of the means: the same distribution in both cases
+    assert stats.ks_2samp(*res.wilcoxon_pvalue.values).pvalue > 0.001
+    # the Poisson test sees the noise of D6..D10: P(X > q/2) is larger in case 2
+    case1, case2 = res.p_b_majority.values
+    assert np.median(case2) > 10 * np.median(case1)
+    assert (rejection_rates(res).rate.sel(test="wilcoxon") == 0).all()
+
+
+def test_bad_input():
+    with pytest.raises(ValueError, match="distribution"):
+        bayesian_network_study([0.0], distribution="normal", repetitions=1, progress=False)
+    with pytest.raises(ValueError, match="deltas"):
+        bayesian_network_study([0.7], repetitions=1, progress=False)
+    with pytest.raises(ValueError, match="random_seed must be an int"):
+        bayesian_network_study([0.0], repetitions=1, random_seed=np.random.default_rng(0), progress=False)
+    with pytest.raises(ValueError, match="sizes"):
+        cv_differences([0.1], 5, folds=10)
+    with pytest.raises(ValueError, match="alpha"):
+        rejection_rates(toy_example(repetitions=5, random_seed=0), alpha=1.5)

@@ -20,7 +20,8 @@ __all__ = [
     "CorrelatedTTestResult", "DegenerateWarning", "ImpreciseSignedRankResult", "NormalGamma", "PoissonBinomial",
     "PoissonTestResult", "RegionProbabilities", "SufficientStats", "TTestResult", "bayesian_sign_test",
     "bayesian_signed_rank", "compare_all_pairs", "corrected_ttest", "correlated_ttest", "differences", "example_path",
-    "format_pairs", "HierarchicalResult", "hierarchical_model", "hierarchical_test", "imprecise_signed_rank", "intraclass_logp", "load_scores", "mean_differences", "paired_ttest",
+    "format_pairs", "HierarchicalResult", "hierarchical_model", "hierarchical_test", "imprecise_signed_rank",
+    "intraclass_logp", "load_scores", "mean_differences", "paired_ttest",
     "poisson_binomial_monte_carlo", "poisson_test", "resolve_rho", "sign_test", "wilcoxon_test",
 ]
 __version__ = "0.1.0"

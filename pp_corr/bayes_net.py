@@ -47,7 +47,12 @@ def fold_sizes(n, folds) -> np.ndarray:
 
 def split_counts(counts, sizes, rng) -> np.ndarray:
     """Cell counts of each test fold, ``sizes.shape + (4,)``: sequential multivariate hypergeometric draws
-    (one cell at a time) without replacement from ``counts`` (``sizes.shape[:-1] + (4,)``)."""
+    (one cell at a time) without replacement from ``counts`` (``sizes.shape[:-1] + (4,)``).
+
+    >>> test = split_counts(np.array([7, 3, 5, 10]), fold_sizes(25, 10), np.random.default_rng(0))
+    >>> test.sum(axis=0).tolist(), test.sum(axis=1).tolist()
+    ([7, 3, 5, 10], [3, 3, 3, 3, 3, 2, 2, 2, 2, 2])
+    """
     remaining = np.array(counts, dtype=np.int64)
     test = np.empty(sizes.shape + (4,), dtype=np.int64)
     for j in range(sizes.shape[-1] - 1):
@@ -68,14 +73,23 @@ def _class_counts(cells):
 
 
 def zeror_correct(train, test, coin) -> np.ndarray:
-    """Test instances zeroR classifies correctly, given training and test cell counts (last axis)."""
+    """Test instances zeroR classifies correctly, given training and test cell counts (last axis).
+
+    >>> int(zeror_correct(np.array([10, 5, 3, 2]), np.array([2, 1, 0, 1]), coin=False))  # class c0: 3 of 4
+    3
+    """
     train_c0, train_c1 = _class_counts(train)
     test_c0, test_c1 = _class_counts(test)
     return np.where((train_c0 > train_c1) | ((train_c0 == train_c1) & coin), test_c0, test_c1)
 
 
 def bn_correct(train, test, coins) -> np.ndarray:
-    """Test instances the maximum-likelihood network classifies correctly; ``coins`` (..., 2) break ties."""
+    """Test instances the maximum-likelihood network classifies correctly; ``coins`` (..., 2) break ties.
+
+    >>> # trained: f0 -> c0 (10 > 3), f1 -> c1 (5 < 8); the test fold has 2 + 1 such instances of 4
+    >>> int(bn_correct(np.array([10, 5, 3, 8]), np.array([2, 1, 0, 1]), np.array([False, False])))
+    3
+    """
     correct = 0
     for f, (c0, c1) in enumerate(FEATURE_CELLS):
         picks_c0 = (train[..., c0] > train[..., c1]) | ((train[..., c0] == train[..., c1]) & coins[..., f])

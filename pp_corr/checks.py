@@ -74,6 +74,14 @@ def compare_w_to_poisson_binomial(idata, analytic: CorrelatedTTestResult) -> pd.
     Columns ``exact``, ``mcmc`` (share of draws), ``mcse`` (the Monte Carlo error expected at the exact
     probability with W's effective sample size) and ``z``; ``attrs["total_variation"]`` is the
     total-variation distance between the two distributions, ``attrs["ess"]`` W's bulk ESS.
+
+    >>> import numpy as np, pp_corr
+    >>> from pp_corr.models import correlated_t_model, sample
+    >>> x = np.random.default_rng(0).normal(0.01, 0.02, (3, 10))
+    >>> idata = sample(correlated_t_model(x, folds=10), draws=300, chains=2, random_seed=1)
+    >>> table = compare_w_to_poisson_binomial(idata, pp_corr.correlated_ttest(x, folds=10))
+    >>> table["count"].tolist(), bool(table.attrs["total_variation"] < 0.1)
+    ([0, 1, 2, 3], True)
     """
     w = idata.posterior["W"].values
     exact = PoissonBinomial(analytic.p_right, complement=analytic.p_not_right).pmf()

@@ -18,7 +18,14 @@ from .scores import example_path, load_scores
 from .ttest import DegenerateWarning
 
 def format_table(result, confidence_level=0.95) -> str:
-    """The per-data-set table printed by ``pp-corr compare``."""
+    """The per-data-set table printed by ``pp-corr compare``.
+
+    >>> from pp_corr import correlated_ttest
+    >>> print(format_table(correlated_ttest([0.01, 0.03, 0.02, 0.04], folds=4, names=("a", "b"))))
+    b - a (positive: b better), rope None, prior matching
+      mean diff        95% interval P(a better) P(rope) P(b better)
+    0   +0.0250  [-0.0064, +0.0564]       0.043   0.000       0.957
+    """
     frame = result.to_frame(confidence_level)
     a, b = result.names
     level = f"{round(100 * confidence_level):g}%"
@@ -79,7 +86,7 @@ def _write(results, path: Path):
     print(f"wrote {path}")
 
 
-def compare(args):
+def _compare(args):
     try:
         scores = load_scores(args.file, columns=_parse_columns(args.column))
         prior = _parse_prior(args.prior)
@@ -123,17 +130,22 @@ def _write_table(table, path: Path):
     print(f"wrote {path}")
 
 
-def demo(args):
+def _demo(args):
     args.file, args.column, args.prior, args.output, args.seed = example_path(), None, None, None, 0
     args.a, args.b, args.all_pairs, args.hierarchical = "logistic", "knn", False, False
     print(f"Embedded example: {args.file.name} (scikit-learn classifiers, 10 runs of 10-fold CV)\n")
-    compare(args)
+    _compare(args)
     args.all_pairs = True
-    compare(args)
+    _compare(args)
 
 
 def format_rates(rates) -> str:
-    """The rejection rates of a simulation study as 'rate (se)', one column per test and number of runs."""
+    """The rejection rates of a simulation study as 'rate (se)', one column per test and number of runs.
+
+    >>> from pp_corr.simulation import rejection_rates, toy_example
+    >>> print(format_rates(rejection_rates(toy_example(repetitions=100, random_seed=0))).splitlines()[0])
+    toy example: how often B is declared better than A at alpha = 0.05, 100 repetitions; rate (standard error)
+    """
     frame = rates[["rate", "se"]].to_dataframe()
     cells = frame["rate"].map("{:.3f}".format) + " (" + frame["se"].map("{:.3f}".format) + ")"
     keys = [k for k in ("test", "runs") if k in frame.index.names]
@@ -142,7 +154,7 @@ def format_rates(rates) -> str:
             f"at alpha = {rates.alpha:g}, {rates.repetitions} repetitions; rate (standard error)\n{table.to_string()}")
 
 
-def simulate(args):
+def _simulate(args):
     from . import plots, simulation  # imported when asked for
 
     if args.repetitions < 1:
@@ -170,7 +182,7 @@ def simulate(args):
         print(f"wrote {args.study}_results.nc, {args.study}_rates.csv and {len(figures)} figure(s) to {out}")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def _build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="pp-corr", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
     cmp_ = sub.add_parser("compare", help="compare algorithms on the per-fold scores in a tidy CSV")
@@ -187,7 +199,7 @@ def build_parser() -> argparse.ArgumentParser:
                       help="fit the hierarchical model over data sets (PyMC, about 10-20 s a pair)")
     cmp_.add_argument("--seed", type=int, default=0, help="seed of every random draw (default 0)")
     cmp_.add_argument("--output", "-o", help="write the results to a .json or .csv file")
-    cmp_.set_defaults(func=compare)
+    cmp_.set_defaults(func=_compare)
     sim = sub.add_parser("simulate", help="the simulation studies of Corani & Benavoli 2015 (DESIGN.md section 7)")
     sim.add_argument("study", choices=["experiment1", "experiment2", "toy"],
                      help="experiment1: the same gap on 50 data sets; experiment2: Cauchy gaps; toy: the toy example")
@@ -197,10 +209,10 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--seed", type=int, default=0, help="seed of the whole study (default 0)")
     sim.add_argument("--output", "-o", help="directory for the results (.nc), the rates (.csv) and the figures")
     sim.add_argument("--no-progress", action="store_true", help="no progress bar")
-    sim.set_defaults(func=simulate)
+    sim.set_defaults(func=_simulate)
     dem = sub.add_parser("demo", help="run the comparison on the embedded scikit-learn example")
     dem.add_argument("--rope", type=float, default=0.01)
-    dem.set_defaults(func=demo)
+    dem.set_defaults(func=_demo)
     return parser
 
 
@@ -211,7 +223,7 @@ def main(argv=None):
     logistic - tree (positive: logistic better), rope (-0.01, 0.01), prior matching
     ...
     """
-    args = build_parser().parse_args(argv)
+    args = _build_parser().parse_args(argv)
     args.func(args)
     return 0
 

@@ -44,7 +44,8 @@ def IntraclassNormal(name, mu, sigma, rho, *, group, **kwargs):
     """
     # pytensor makes a Python float that fits float32 exactly (0.5) a float32 constant, and the logp would
     # then run in float32: cast to floatX (exact, as the value fits)
-    mu, sigma, rho = (pt.atleast_1d(pt.cast(pt.as_tensor_variable(p), pytensor.config.floatX)) for p in (mu, sigma, rho))
+    floatx = pytensor.config.floatX
+    mu, sigma, rho = (pt.atleast_1d(pt.cast(pt.as_tensor_variable(p), floatx)) for p in (mu, sigma, rho))
     group = pt.as_tensor_variable(np.asarray(group, dtype="int64"))
     return pm.CustomDist(name, mu, sigma, rho, group, logp=_normal_logp, dist=_normal_dist,
                          signature="(q),(q),(q),(n)->(n)", **kwargs)

@@ -38,7 +38,12 @@ class TTestResult:
 
 
 def t_from_stats(stats_: SufficientStats, alternative="two-sided") -> TTestResult:
-    """The corrected t-test from sufficient statistics: t = mu_hat / sqrt(Q / ((n - 1) A)), df = n - 1."""
+    """The corrected t-test from sufficient statistics: t = mu_hat / sqrt(Q / ((n - 1) A)), df = n - 1.
+
+    >>> stats_ = SufficientStats.from_samples(np.array([0.01, 0.03, 0.02, 0.04]), 0.0)
+    >>> round(float(t_from_stats(stats_, "greater").pvalue), 4)
+    0.0152
+    """
     check_alternative(alternative)
     df = stats_.n - 1
     se = np.sqrt(stats_.weighted_ss / (df * stats_.effective_n))
@@ -78,7 +83,11 @@ def paired_ttest(x, y=None, *, alternative="two-sided"):
 
 
 def as_differences(x, y=None) -> np.ndarray:
-    """B - A from differences ``x`` or from scores ``x`` (A) and ``y`` (B); checks size and finiteness."""
+    """B - A from differences ``x`` or from scores ``x`` (A) and ``y`` (B); checks size and finiteness.
+
+    >>> as_differences([0.80, 0.90], [0.82, 0.95]).round(2).tolist()
+    [0.02, 0.05]
+    """
     x = b_minus_a(x, y)
     if x.ndim == 0 or x.shape[-1] < 2:
         raise ValueError(f"need at least 2 scores per data set on the last axis, got shape {x.shape}")

@@ -60,10 +60,10 @@ def hierarchical_model(x, *, rho=None, n_test=None, n_train=None, folds=None, pr
     """The hierarchical model of DESIGN.md section 6 on x / s, s = mean_i sd(x_i).
 
     delta_i ~ t_nu(delta0, sigma0), or with ``centered=False`` delta_i = delta0 + sigma0 z_i,
-    z_i ~ t_nu(0, 1) (better when data sets have few folds and the population dominates); the likelihood is exact through the sufficient
-    statistics: xbar_i ~ N(delta_i, sigma_i^2 ((1 - rho_i)/n_i + rho_i)) and the chi-square term of SS_i,
-    so zero-variance data sets are fine. ``priors`` is ``"current"`` (alpha ~ U(0.5, 5), beta ~ U(0.05, 0.15))
-    or ``"older"`` ((1, 2), (0.01, 0.1)). sigma_i ~ U(0.01, 1000) in units of s: the lower bound keeps
+    z_i ~ t_nu(0, 1) (better when data sets have few folds and the population dominates); the likelihood is
+    exact through the sufficient statistics: xbar_i ~ N(delta_i, sigma_i^2 ((1 - rho_i)/n_i + rho_i)) and the
+    chi-square term of SS_i, so zero-variance data sets are fine. ``priors`` is ``"current"``
+    (alpha ~ U(0.5, 5), beta ~ U(0.05, 0.15)) or ``"older"`` ((1, 2), (0.01, 0.1)). sigma_i ~ U(0.01, 1000) in units of s: the lower bound keeps
     the posterior proper when a data set has zero variance (its likelihood grows without bound as
     sigma_i -> 0) and is far below the sigma_i of any data set that varies.
 
@@ -157,7 +157,8 @@ class HierarchicalResult:
         frame = pd.DataFrame({
             "hier. mean": delta.mean(axis=1), "hier. lo": np.quantile(delta, tail, axis=1),
             "hier. hi": np.quantile(delta, 1 - tail, axis=1), f"hier. P({a} better)": (delta < lo).mean(axis=1),
-            "hier. P(rope)": ((delta >= lo) & (delta <= hi)).mean(axis=1), f"hier. P({b} better)": (delta > hi).mean(axis=1),
+            "hier. P(rope)": ((delta >= lo) & (delta <= hi)).mean(axis=1),
+            f"hier. P({b} better)": (delta > hi).mean(axis=1),
             "indep. mean": self.independent.mean, f"indep. P({a} better)": self.independent.p_left,
             "indep. P(rope)": self.independent.p_rope, f"indep. P({b} better)": self.independent.p_right,
         }, index=pd.Index(self.data.names, name="dataset"))
@@ -223,6 +224,13 @@ def check_convergence(idata, var_names=("delta0", "sigma0", "delta"), *, max_rha
     """Warn (``ConvergenceWarning``) naming each variable whose R-hat or bulk ESS fails, and divergences.
 
     Returns the list of problems (empty when all is well).
+
+    >>> import arviz as az
+    >>> rng = np.random.default_rng(0)
+    >>> idata = az.from_dict({"posterior": {"delta0": rng.normal(size=(4, 500))},
+    ...                       "sample_stats": {"diverging": np.zeros((4, 500), dtype=bool)}})
+    >>> check_convergence(idata, var_names=["delta0"])
+    []
     """
     problems = []
     rhat = az.rhat(idata, var_names=list(var_names))
@@ -243,7 +251,8 @@ def check_convergence(idata, var_names=("delta0", "sigma0", "delta"), *, max_rha
 
 
 def hierarchical_test(x, y=None, *, rope=0.01, rho=None, n_test=None, n_train=None, folds=None, priors="current",
-                      centered=True, scale=None, bounds=None, algorithms=None, names=None, draws=1000, tune=1000, chains=4, random_seed=None,
+                      centered=True, scale=None, bounds=None, algorithms=None, names=None, draws=1000, tune=1000,
+                      chains=4, random_seed=None,
                       sampler="pymc", target_accept=0.9, progressbar=False) -> HierarchicalResult:
     """Fit the hierarchical model to per-fold differences B - A of q data sets and summarise it.
 

@@ -62,7 +62,13 @@ def compare_all_pairs(scores: xr.Dataset, *, rope=0.01, alpha=0.05, prior=None, 
 
 
 def format_pairs(table: xr.Dataset) -> str:
-    """The all-pairs matrices as text: P(column better on a majority) and each test's verdicts."""
+    """The all-pairs matrices as text: P(column better on a majority) and each test's verdicts.
+
+    >>> from pp_corr import load_scores, example_path
+    >>> text = format_pairs(compare_all_pairs(load_scores(example_path()), n_samples=2000, random_seed=0))
+    >>> text.splitlines()[0]
+    'P(column better than row on a majority of 4 data sets), Poisson test, rope 0.01:'
+    """
     frame = table.p_b_majority.to_pandas()
     parts = [f"P(column better than row on a majority of {table.attrs['n_datasets']} data sets), "
              f"Poisson test, rope {table.attrs['rope']}:",

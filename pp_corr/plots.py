@@ -51,7 +51,15 @@ def plot_posterior(result: CorrelatedTTestResult, dataset=None, *, ax=None):
 
 
 def plot_analytic_overlay(idata, result: CorrelatedTTestResult, dataset=None, var_name="mu"):
-    """ArviZ's plot of the MCMC posterior of ``mu`` with the exact Student-t density drawn over it."""
+    """ArviZ's plot of the MCMC posterior of ``mu`` with the exact Student-t density drawn over it.
+
+    >>> import numpy as np, pp_corr
+    >>> from pp_corr.models import correlated_t_model, sample
+    >>> x = np.random.default_rng(0).normal(0.01, 0.02, 10)
+    >>> idata = sample(correlated_t_model(x, folds=10), draws=300, chains=2, random_seed=1)
+    >>> plot_analytic_overlay(idata, pp_corr.correlated_ttest(x, folds=10)).get_xlabel()
+    'mu: mean difference B - A'
+    """
     coords = {"dataset": [dataset]} if dataset is not None else None
     pc = az.plot_dist(idata, var_names=[var_name], coords=coords, backend="matplotlib")
     ax = pc.get_viz("plot", var_name, **({"dataset": dataset} if dataset is not None else {}))
@@ -65,7 +73,13 @@ def plot_analytic_overlay(idata, result: CorrelatedTTestResult, dataset=None, va
 
 
 def plot_forest(result: CorrelatedTTestResult, *, confidence_level=0.95, ax=None):
-    """Per-data-set posterior means and credible intervals, coloured by the most probable region."""
+    """Per-data-set posterior means and credible intervals, coloured by the most probable region.
+
+    >>> import pp_corr
+    >>> res = pp_corr.correlated_ttest(pp_corr.load_scores(pp_corr.example_path()), algorithms=("tree", "knn"))
+    >>> [t.get_text() for t in plot_forest(res).get_yticklabels()]
+    ['iris', 'wine', 'breast_cancer', 'digits']
+    """
     n = len(result.datasets)
     ax = _axes(ax, figsize=(6, max(2.5, 0.22 * n + 1)))
     lo, hi = result.interval(confidence_level)
@@ -85,7 +99,13 @@ def plot_forest(result: CorrelatedTTestResult, *, confidence_level=0.95, ax=None
 
 
 def plot_poisson_binomial(result: PoissonTestResult, *, ax=None):
-    """pmf of the number of data sets where B is better, with the majority threshold q/2."""
+    """pmf of the number of data sets where B is better, with the majority threshold q/2.
+
+    >>> import pp_corr
+    >>> res = pp_corr.poisson_test(pp_corr.load_scores(pp_corr.example_path()), algorithms=("tree", "knn"))
+    >>> plot_poisson_binomial(res).get_xlabel()
+    'number of data sets (of 4) where knn is better than tree'
+    """
     ax = _axes(ax)
     pmf = result.distribution.pmf()
     q = len(pmf) - 1
@@ -101,19 +121,28 @@ def plot_poisson_binomial(result: PoissonTestResult, *, ax=None):
 
 
 def plot_pairs(table, *, ax=None):
-    """The all-pairs matrix of P(column better than row on a majority), annotated."""
+    """The all-pairs matrix of P(column better than row on a majority), annotated.
+
+    >>> import pp_corr
+    >>> table = pp_corr.compare_all_pairs(pp_corr.load_scores(pp_corr.example_path()), n_samples=2000, random_seed=0)
+    >>> [t.get_text() for t in plot_pairs(table).get_xticklabels()]
+    ['naive_bayes', 'logistic', 'tree', 'knn']
+    """
     values = table.p_b_majority.values
     names = list(table.a.values)
     ax = _axes(ax, figsize=(1.1 * len(names) + 2, 1.0 * len(names) + 1.5))
     image = ax.imshow(values, vmin=0, vmax=1, cmap="RdYlGn")
     for (i, j), v in np.ndenumerate(values):
         if not np.isnan(v):
-            ax.text(j, i, f"{v:.2f}", ha="center", va="center", fontsize=8)
+            ax.text(j, i, f"{v:.2f}", ha="center", va="center", fontsize=9,
+                    color="white" if v < 0.2 or v > 0.85 else "black")
     ax.set_xticks(range(len(names)), names, rotation=45, ha="right")
     ax.set_yticks(range(len(names)), names)
     ax.set_xlabel("column algorithm (B)")
     ax.set_ylabel("row algorithm (A)")
     plt.colorbar(image, ax=ax, label="P(column better on a majority)")
+    ax.set_title(f"Poisson test on {table.attrs.get('n_datasets', '?')} data sets, rope {table.attrs.get('rope', 0)}",
+                 fontsize=9)
     return ax
 
 
@@ -122,6 +151,13 @@ def plot_shrinkage(result, *, ax=None):
 
     ``result`` is a :class:`pp_corr.hierarchical.HierarchicalResult`; data sets are sorted by their
     independent mean, and the posterior mean of delta0 is the dashed line the estimates shrink towards.
+
+    >>> import numpy as np
+    >>> from pp_corr import hierarchical_test
+    >>> x = np.random.default_rng(0).normal(0.02, 0.02, (6, 10))
+    >>> res = hierarchical_test(x, folds=10, centered=False, target_accept=0.99, random_seed=1, names=("a", "b"))
+    >>> plot_shrinkage(res).get_xlabel()
+    'mean difference b - a'
     """
     table = result.datasets().sort_values("indep. mean")
     y = np.arange(len(table))
@@ -204,13 +240,16 @@ def plot_rejection_rates(rates, *, ax=None):
             sel = rates.sel(test=test, runs=runs)
             ax.errorbar(sel.delta + (j - 0.5) * 0.0008, sel.rate, yerr=1.96 * sel.se, color=f"C{i}",
                         ls=("-", "--", ":")[j % 3], marker="o", ms=3, capsize=2,
-                        label=f"{TEST_NAMES[str(test)]}, {int(runs)} run{'s' if runs > 1 else ''} of {rates.folds} folds")
+                        label=f"{TEST_NAMES[str(test)]}, {int(runs)} run{'s' if runs > 1 else ''} "
+                              f"of {rates.folds} folds")
     ax.axhline(rates.alpha, color="0.4", lw=0.8, ls=":", label=f"alpha = {rates.alpha:g}")
     cauchy = rates.attrs.get("distribution") == "cauchy"
-    ax.set_xlabel("d: each data set's gap ~ Cauchy(d, d)" if cauchy else "accuracy gap delta, the same on all data sets")
+    ax.set_xlabel("d: each data set's gap ~ Cauchy(d, d)" if cauchy
+                  else "accuracy gap delta, the same on all data sets")
     ax.set_ylabel(f"rejection rate ({rates.b} declared better)")
     q = f", q = {int(rates.n_datasets)} data sets" if "n_datasets" in rates.coords else ""
-    ax.set_title(f"Type I error (delta = 0) and power{q}, {rates.repetitions} repetitions", fontsize=9)
+    ax.set_title(f"Type I error ({'d' if cauchy else 'delta'} = 0) and power{q}, {rates.repetitions} repetitions",
+                 fontsize=9)
     ax.set_ylim(-0.02, 1.02)
     ax.legend(fontsize=7)
     return ax

@@ -15,12 +15,21 @@ REGIONS = ("left", "rope", "right")
 
 
 def heaviside(v):
-    """H(v) = 1 for v > 0, 1/2 at 0, 0 below."""
+    """H(v) = 1 for v > 0, 1/2 at 0, 0 below.
+
+    >>> heaviside(np.array([-1.0, 0.0, 2.0])).tolist()
+    [0.0, 0.5, 1.0]
+    """
     return np.where(v > 0, 1.0, np.where(v == 0, 0.5, 0.0))
 
 
 def dirichlet(rng, alpha, size):
-    """Dirichlet draws (size, len(alpha)) through Gamma variates, so that zero weights are allowed."""
+    """Dirichlet draws (size, len(alpha)) through Gamma variates, so that zero weights are allowed.
+
+    >>> w = dirichlet(np.random.default_rng(0), [0.5, 1, 1], size=4)
+    >>> w.shape, bool(np.allclose(w.sum(axis=1), 1))
+    ((4, 3), True)
+    """
     g = rng.standard_gamma(np.broadcast_to(np.asarray(alpha, dtype=float), (size, len(alpha))))
     return g / g.sum(axis=1, keepdims=True)
 
@@ -61,7 +70,8 @@ class RegionProbabilities:
     win_right = property(lambda self: float(self.wins[2]))
 
     def decision(self, alpha=0.05) -> str:
-        """The algorithm (or ``"rope"``) whose region is largest in more than 1 - alpha of the draws, else ``"none"``."""
+        """The algorithm (or ``"rope"``) whose region is largest in more than 1 - alpha of the draws,
+        else ``"none"``."""
         labels = (self.names[0], "rope", self.names[1])
         best = int(np.argmax(self.wins))
         return labels[best] if self.wins[best] > 1 - alpha else "none"
@@ -76,7 +86,8 @@ class RegionProbabilities:
         return (f"{self.method}, {b} vs {a}, rope {self.rope}, {len(self.samples)} draws\n"
                 f"  posterior mean:      P({a} better) = {self.p_left:.4f}  P(rope) = {self.p_rope:.4f}  "
                 f"P({b} better) = {self.p_right:.4f}\n"
-                f"  P(region largest):   {a}: {self.win_left:.4f}  rope: {self.win_rope:.4f}  {b}: {self.win_right:.4f}")
+                f"  P(region largest):   {a}: {self.win_left:.4f}  rope: {self.win_rope:.4f}  "
+                f"{b}: {self.win_right:.4f}")
 
 
 def bayesian_signed_rank(x, y=None, *, rope=0.0, prior_strength=0.5, z0=0.0, n_samples=50_000, random_seed=None,
@@ -104,7 +115,8 @@ def bayesian_signed_rank(x, y=None, *, rope=0.0, prior_strength=0.5, z0=0.0, n_s
     right = np.einsum("ni,ij,nj->n", w, heaviside(pair - 2 * rope), w, optimize=True)
     left = np.einsum("ni,ij,nj->n", w, heaviside(-pair - 2 * rope), w, optimize=True)
     samples = np.column_stack([left, np.clip(1 - left - right, 0, 1), right])
-    method = "Bayesian signed-rank test" + (" (DP, s -> 0)" if prior_strength == 0 else f" (s = {prior_strength}, z0 = {z0})")
+    method = "Bayesian signed-rank test" + (" (DP, s -> 0)" if prior_strength == 0
+                                            else f" (s = {prior_strength}, z0 = {z0})")
     return RegionProbabilities(samples, method, float(rope), names)
 
 

@@ -85,7 +85,11 @@ def differences(scores: xr.Dataset, a: str, b: str) -> xr.DataArray:
 
 
 def pick_algorithms(scores: xr.Dataset, algorithms=None) -> tuple[str, str]:
-    """The pair (a, b) to compare: ``algorithms`` or, by default, the Dataset's only two algorithms."""
+    """The pair (a, b) to compare: ``algorithms`` or, by default, the Dataset's only two algorithms.
+
+    >>> pick_algorithms(load_scores(example_path()), ("tree", "knn"))
+    ('tree', 'knn')
+    """
     if algorithms is not None:
         a, b = algorithms
         return str(a), str(b)

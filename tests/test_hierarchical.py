@@ -41,7 +41,8 @@ def test_uci54_converges(uci54, a):
     assert int(res.idata.sample_stats.diverging.sum()) == 0
     assert f"{a} better" in repr(res) and "P(delta0 > 0)" in repr(res)
     table = res.datasets()
-    assert list(table.index) == list(uci54.dataset.values) and table.filter(like="hier. P").sum(axis=1).round(9).eq(1).all()
+    assert list(table.index) == list(uci54.dataset.values)
+    assert table.filter(like="hier. P").sum(axis=1).round(9).eq(1).all()
     w = res.w_distribution()
     assert w.sum().round(9).eq(1).all()
     # W counts delta_i > 0: its independent counterpart is the Poisson test without a rope

@@ -11,6 +11,7 @@ NOTEBOOKS = sorted((Path(__file__).resolve().parents[1] / "notebooks").glob("*.i
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
 def test_notebook_executes(path, monkeypatch):
     monkeypatch.setenv("MPLBACKEND", "module://matplotlib_inline.backend_inline")  # figures as outputs
+    monkeypatch.setenv("PP_CORR_REPETITIONS", "200")  # notebook 04: reduced simulation study
     nb = nbformat.read(path, as_version=4)
     NotebookClient(nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}).execute()
     errors = [o for cell in nb.cells for o in cell.get("outputs", []) if o.get("output_type") == "error"]

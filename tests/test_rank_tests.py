@@ -18,7 +18,8 @@ def test_dp_mean_equals_r_plus():
     res = bayesian_signed_rank(z, prior_strength=0, n_samples=N, random_seed=1)
     t_plus = stats.wilcoxon(z, alternative="greater").statistic
     assert within_mc_error(res.samples[:, 2], 2 * t_plus / (30 * 31))
-    assert res.p_rope == pytest.approx(0, abs=1e-12) and res.win_right == pytest.approx(np.mean(res.samples[:, 2] > 0.5))
+    assert res.p_rope == pytest.approx(0, abs=1e-12)
+    assert res.win_right == pytest.approx(np.mean(res.samples[:, 2] > 0.5))
 
 
 def test_imprecise_means_equal_closed_forms(uci54):

@@ -63,9 +63,9 @@ def hierarchical_model(x, *, rho=None, n_test=None, n_train=None, folds=None, pr
     z_i ~ t_nu(0, 1) (better when data sets have few folds and the population dominates); the likelihood is
     exact through the sufficient statistics: xbar_i ~ N(delta_i, sigma_i^2 ((1 - rho_i)/n_i + rho_i)) and the
     chi-square term of SS_i, so zero-variance data sets are fine. ``priors`` is ``"current"``
-    (alpha ~ U(0.5, 5), beta ~ U(0.05, 0.15)) or ``"older"`` ((1, 2), (0.01, 0.1)). sigma_i ~ U(0.01, 1000) in units of s: the lower bound keeps
-    the posterior proper when a data set has zero variance (its likelihood grows without bound as
-    sigma_i -> 0) and is far below the sigma_i of any data set that varies.
+    (alpha ~ U(0.5, 5), beta ~ U(0.05, 0.15)) or ``"older"`` ((1, 2), (0.01, 0.1)). sigma_i ~ U(0.01, 1000)
+    in units of s: the lower bound keeps the posterior proper when a data set has zero variance (its
+    likelihood grows without bound as sigma_i -> 0) and is far below the sigma_i of any data set that varies.
 
     The prior's limits depend on the data by default. ``scale`` (the unit s) and ``bounds`` (a dict
     overriding any of ``"delta0"``: max |delta0|, ``"sigma0"``: max sigma0, ``"sigma"``: (min, max) sigma_i,

@@ -36,6 +36,7 @@ class _Data:
     ss: np.ndarray       # per-data-set sums of squared deviations (original units)
     rho: np.ndarray
     scale: float         # s = mean_i sd(x_i): the model runs on x / s
+    max_abs: float       # max |x| over all differences (original units): the range of delta0
 
 
 def _prepare(x, rho, n_test, n_train, folds, algorithms, scale=None):
@@ -52,7 +53,8 @@ def _prepare(x, rho, n_test, n_train, folds, algorithms, scale=None):
     if scale is not None and not scale > 0:
         raise ValueError(f"scale must be positive, got {scale!r}")
     scale = scale or float(sds.mean()) or float(np.abs(mean).max()) or 1.0
-    return _Data(names, n, mean, ss, np.broadcast_to(np.asarray(rho, dtype=float), n.shape).copy(), scale)
+    return _Data(names, n, mean, ss, np.broadcast_to(np.asarray(rho, dtype=float), n.shape).copy(), scale,
+                 max(float(np.abs(r).max()) for r in rows))
 
 
 def hierarchical_model(x, *, rho=None, n_test=None, n_train=None, folds=None, priors="current",
@@ -82,9 +84,10 @@ def hierarchical_model(x, *, rho=None, n_test=None, n_train=None, folds=None, pr
     return _build(data, priors, centered, bounds)
 
 
-def _limits(xbar, bounds):
+def _limits(data: _Data, bounds):
     """The prior's limits in units of s: from the data (DESIGN.md section 6) unless ``bounds`` fixes them."""
-    limits = {"delta0": max(float(np.abs(xbar).max()), 1e-6),
+    xbar = data.mean / data.scale
+    limits = {"delta0": max(data.max_abs / data.scale, 1e-6),
               # the bound on sigma0 scales with the spread of the means (DESIGN.md: 1000 sd_i(xbar_i))
               "sigma0": 1000 * max(float(np.std(xbar, ddof=1)), 1e-3),
               "sigma": (SIGMA_FLOOR, 1000.0)}
@@ -103,7 +106,7 @@ def _build(data: _Data, priors, centered=True, bounds=None) -> pm.Model:
         raise ValueError(f"priors must be one of {list(PRIORS)}, got {priors!r}")
     hyper = PRIORS[priors]
     s = data.scale
-    limits = _limits(data.mean / s, bounds)
+    limits = _limits(data, bounds)
     with pm.Model(coords={"dataset": data.names}) as model:
         xbar = pm.Data("xbar_obs", data.mean / s, dims="dataset")
         ss = pm.Data("ss_obs", data.ss / s**2, dims="dataset")

@@ -120,29 +120,33 @@ def plot_poisson_binomial(result: PoissonTestResult, *, ax=None):
     return ax
 
 
-def plot_pairs(table, *, ax=None):
-    """The all-pairs matrix of P(column better than row on a majority), annotated.
+def plot_pairs(table, *, test="poisson", ax=None):
+    """The all-pairs matrix: P(column better than row on a majority) as colour and number, and in each cell the
+    decision of ``test`` (``"poisson"``, ``"wilcoxon"``, ``"signed_rank"`` or ``"sign"``) at the table's alpha.
 
     >>> import pp_corr
     >>> table = pp_corr.compare_all_pairs(pp_corr.load_scores(pp_corr.example_path()), n_samples=2000, random_seed=0)
     >>> [t.get_text() for t in plot_pairs(table).get_xticklabels()]
     ['naive_bayes', 'logistic', 'tree', 'knn']
     """
-    values = table.p_b_majority.values
+    if f"decision_{test}" not in table:
+        raise ValueError(f"test must be one of 'poisson', 'wilcoxon', 'signed_rank', 'sign'; got {test!r}")
+    values, decisions = table.p_b_majority.values, table[f"decision_{test}"].values
     names = list(table.a.values)
-    ax = _axes(ax, figsize=(1.1 * len(names) + 2, 1.0 * len(names) + 1.5))
+    ax = _axes(ax, figsize=(1.3 * len(names) + 2, 1.1 * len(names) + 1.5))
     image = ax.imshow(values, vmin=0, vmax=1, cmap="RdYlGn")
     for (i, j), v in np.ndenumerate(values):
         if not np.isnan(v):
-            ax.text(j, i, f"{v:.2f}", ha="center", va="center", fontsize=9,
+            ax.text(j, i, f"{v:.2f}\n{decisions[i, j]}", ha="center", va="center", fontsize=8,
                     color="white" if v < 0.2 or v > 0.85 else "black")
     ax.set_xticks(range(len(names)), names, rotation=45, ha="right")
     ax.set_yticks(range(len(names)), names)
     ax.set_xlabel("column algorithm (B)")
     ax.set_ylabel("row algorithm (A)")
     plt.colorbar(image, ax=ax, label="P(column better on a majority)")
-    ax.set_title(f"Poisson test on {table.attrs.get('n_datasets', '?')} data sets, rope {table.attrs.get('rope', 0)}",
-                 fontsize=9)
+    ax.set_title(f"{table.attrs.get('n_datasets', '?')} data sets, rope {table.attrs.get('rope', 0)}; in each cell "
+                 f"the better of the pair by the {test.replace('_', '-')} test at alpha = {table.attrs.get('alpha')}",
+                 fontsize=8)
     return ax
 
 

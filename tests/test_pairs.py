@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from pp_corr import compare_all_pairs, poisson_test
+from pp_corr import compare_all_pairs, example_path, load_scores, poisson_test
 from pp_corr.cli import main
 
 
@@ -35,3 +35,16 @@ def test_cli_all_pairs(capsys):
     out = capsys.readouterr().out
     assert "P(column better than row on a majority of 54 data sets)" in out and "wilcoxon" in out
     assert out.count("hnb") >= 8
+
+
+def test_plot_pairs_writes_each_decision():
+    from pp_corr import plots
+
+    table = compare_all_pairs(load_scores(example_path()), n_samples=2000, random_seed=0)
+    ax = plots.plot_pairs(table, test="wilcoxon")
+    cells = [t.get_text() for t in ax.texts]
+    expected = [f"{table.p_b_majority.values[i, j]:.2f}\n{table.decision_wilcoxon.values[i, j]}"
+                for i in range(4) for j in range(4) if i != j]
+    assert cells == expected
+    with pytest.raises(ValueError, match="test must be one of"):
+        plots.plot_pairs(table, test="friedman")

@@ -13,7 +13,6 @@ import xarray as xr
 from scipy import stats
 
 from ._args import as_generator, as_rope, b_minus_a
-from .intraclass import resolve_rho
 from .models import _rows, sample
 from .poisson_binomial import PoissonBinomial
 from .rank_tests import RegionProbabilities
@@ -40,10 +39,7 @@ class _Data:
 
 
 def _prepare(x, rho, n_test, n_train, folds, algorithms, scale=None):
-    rows, names, dataset_rho, _ = _rows(x, algorithms)
-    given = any(v is not None for v in (rho, n_test, n_train, folds))
-    rho = dataset_rho if (dataset_rho is not None and not given) else resolve_rho(rho, n_test=n_test,
-                                                                                   n_train=n_train, folds=folds)
+    rows, names, rho, _ = _rows(x, algorithms, rho, n_test, n_train, folds)
     n = np.array([len(r) for r in rows])
     if np.any(n < 2) or len(rows) < 2:
         raise ValueError("the hierarchical model needs at least 2 data sets with at least 2 scores each")

@@ -17,17 +17,20 @@ from .priors import NormalGamma
 from .scores import differences, pick_algorithms
 
 
-def _rows(x, algorithms):
-    """Per-data-set 1-D difference arrays, their names and rho (from a Dataset), and whether x holds
-    several data sets; x is (n,), (q, n) or a scores Dataset."""
+def _rows(x, algorithms, rho=None, n_test=None, n_train=None, folds=None):
+    """Per-data-set 1-D difference arrays, their names, rho and whether x holds several data sets; x is (n,),
+    (q, n) or a scores Dataset. rho is the Dataset's unless rho, n_test and n_train, or folds fix it."""
+    given = any(v is not None for v in (rho, n_test, n_train, folds))
     if isinstance(x, xr.Dataset):
         a, b = pick_algorithms(x, algorithms)
         diff = differences(x, a, b)
         flat = diff.values.reshape(diff.shape[0], -1)
-        return [row[~np.isnan(row)] for row in flat], [str(d) for d in diff.dataset.values], x.rho.values, True
+        rho = resolve_rho(rho, n_test=n_test, n_train=n_train, folds=folds) if given else x.rho.values
+        return [row[~np.isnan(row)] for row in flat], [str(d) for d in diff.dataset.values], rho, True
     x = as_differences(x)
     rows = [x] if x.ndim == 1 else list(x)
-    return rows, [f"D{i + 1}" for i in range(len(rows))], None, x.ndim == 2
+    rho = resolve_rho(rho, n_test=n_test, n_train=n_train, folds=folds)
+    return rows, [f"D{i + 1}" for i in range(len(rows))], rho, x.ndim == 2
 
 
 def _mu_sigma(prior: NormalGamma, rows, dims):
@@ -69,10 +72,7 @@ def correlated_t_model(x, *, rho=None, n_test=None, n_train=None, folds=None, pr
     ['mu', 'sigma']
     """
     prior = NormalGamma.matching() if prior is None else prior
-    rows, names, dataset_rho, many = _rows(x, algorithms)
-    given = any(v is not None for v in (rho, n_test, n_train, folds))
-    rho = dataset_rho if (dataset_rho is not None and not given) else resolve_rho(rho, n_test=n_test,
-                                                                                   n_train=n_train, folds=folds)
+    rows, names, rho, many = _rows(x, algorithms, rho, n_test, n_train, folds)
     dims = "dataset" if many else None
     group = np.repeat(np.arange(len(rows)), [len(r) for r in rows])
     coords = {"dataset": names, "obs": np.arange(len(group))} if many else {"obs": np.arange(len(group))}

@@ -75,12 +75,12 @@ def _pairs(scores, args):
     return list(itertools.combinations(algos, 2))
 
 
-def _write(results, path: Path):
+def _write(path: Path, as_json, as_frame):
+    """Write ``as_json()`` (plain values) to a .json path or ``as_frame()`` (a DataFrame) to a .csv one."""
     if path.suffix == ".json":
-        path.write_text(json.dumps([r.to_dict() for r in results], indent=2, default=float))
+        path.write_text(json.dumps(as_json(), indent=2, default=str))
     elif path.suffix == ".csv":
-        frames = [r.to_frame().reset_index().assign(a=r.names[0], b=r.names[1]) for r in results]
-        pd.concat(frames).to_csv(path, index=False)
+        as_frame().to_csv(path, index=False)
     else:
         raise SystemExit(f"--output must end in .json or .csv, got {path}")
     print(f"wrote {path}")
@@ -104,7 +104,8 @@ def _compare(args):
             table = compare_all_pairs(scores, rope=args.rope, prior=prior, random_seed=args.seed)
             print(format_pairs(table))
             if args.output:
-                _write_table(table, Path(args.output))
+                _write(Path(args.output), lambda: table.to_dict(data="list"),
+                       lambda: table.to_dataframe().reset_index())
             return
         with warnings.catch_warnings():  # the table marks point-mass posteriors itself
             warnings.simplefilter("ignore", DegenerateWarning)
@@ -117,17 +118,9 @@ def _compare(args):
         if result.distribution.n_trials > 1:
             print(result, end="\n\n")
     if args.output:
-        _write([r.per_dataset for r in results], Path(args.output))
-
-
-def _write_table(table, path: Path):
-    if path.suffix == ".json":
-        path.write_text(json.dumps(table.to_dict(data="list"), indent=2, default=str))
-    elif path.suffix == ".csv":
-        table.to_dataframe().reset_index().to_csv(path, index=False)
-    else:
-        raise SystemExit(f"--output must end in .json or .csv, got {path}")
-    print(f"wrote {path}")
+        tests = [r.per_dataset for r in results]
+        _write(Path(args.output), lambda: [t.to_dict() for t in tests],
+               lambda: pd.concat([t.to_frame().reset_index().assign(a=t.names[0], b=t.names[1]) for t in tests]))
 
 
 def _demo(args):

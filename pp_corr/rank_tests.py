@@ -43,6 +43,16 @@ class RegionProbabilities:
     ``samples`` the draws (n_samples, 3) in the order left, rope, right.
     """
 
+    @classmethod
+    def from_tails(cls, left, right, method, rope, names) -> RegionProbabilities:
+        """Draws of P(A better) and P(B better); P(rope) is the rest (clipped at 0 against rounding).
+
+        >>> RegionProbabilities.from_tails([0.25], [0.5], "example", 0.01, ("A", "B")).samples.tolist()
+        [[0.25, 0.25, 0.5]]
+        """
+        left, right = np.asarray(left, dtype=float), np.asarray(right, dtype=float)
+        return cls(np.column_stack([left, np.clip(1 - left - right, 0, 1), right]), method, float(rope), names)
+
     samples: np.ndarray
     method: str
     rope: float
@@ -114,10 +124,9 @@ def bayesian_signed_rank(x, y=None, *, rope=0.0, prior_strength=0.5, z0=0.0, n_s
     pair = points[:, None] + points[None, :]
     right = np.einsum("ni,ij,nj->n", w, heaviside(pair - 2 * rope), w, optimize=True)
     left = np.einsum("ni,ij,nj->n", w, heaviside(-pair - 2 * rope), w, optimize=True)
-    samples = np.column_stack([left, np.clip(1 - left - right, 0, 1), right])
     method = "Bayesian signed-rank test" + (" (DP, s -> 0)" if prior_strength == 0
                                             else f" (s = {prior_strength}, z0 = {z0})")
-    return RegionProbabilities(samples, method, float(rope), names)
+    return RegionProbabilities.from_tails(left, right, method, rope, names)
 
 
 def bayesian_sign_test(x, y=None, *, rope=0.0, prior_strength=1.0, z0=0.0, n_samples=50_000, random_seed=None,

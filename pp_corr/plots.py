@@ -9,6 +9,9 @@ from .poisson_test import PoissonTestResult
 from .ttest import CorrelatedTTestResult
 
 
+REGION_COLORS = ("C3", "0.5", "C2")  # A better, rope (or a tie), B better: the same in every figure
+
+
 def _axes(ax, figsize=(6, 4)):
     return ax if ax is not None else plt.subplots(figsize=figsize, layout="constrained")[1]
 
@@ -85,7 +88,7 @@ def plot_forest(result: CorrelatedTTestResult, *, confidence_level=0.95, ax=None
     lo, hi = result.interval(confidence_level)
     y = np.arange(n)[::-1]
     probs = np.column_stack([result.p_left, result.p_rope, result.p_right])
-    colors = np.array(["C3", "0.5", "C2"])[probs.argmax(axis=1)]
+    colors = np.array(REGION_COLORS)[probs.argmax(axis=1)]
     ax.hlines(y, lo, hi, colors=colors)
     ax.scatter(result.mean, y, c=colors, s=12, zorder=3)
     if result.rope and result.rope[0] < result.rope[1]:
@@ -111,7 +114,8 @@ def plot_poisson_binomial(result: PoissonTestResult, *, ax=None):
     q = len(pmf) - 1
     counts = np.arange(q + 1)
     a, b = result.names
-    ax.bar(counts, pmf, color=np.where(counts > q / 2, "C2", np.where(counts < q / 2, "C3", "0.6")))
+    a_side, tie, b_side = REGION_COLORS
+    ax.bar(counts, pmf, color=np.select([counts < q / 2, counts > q / 2], [a_side, b_side], tie))
     ax.axvline(q / 2, color="k", ls="--", lw=1, label=f"q/2 = {q / 2:g}")
     ax.set_xlabel(f"number of data sets (of {q}) where {b} is better than {a}")
     ax.set_ylabel("probability")
@@ -202,7 +206,7 @@ def plot_simplex(result, *, max_points=3000, random_seed=0, ax=None):
     a, b = result.names
     labels = (f"{a} better", "rope", f"{b} better")
     largest = samples.argmax(axis=1)
-    for k, color in enumerate(("C3", "0.45", "C2")):
+    for k, color in enumerate(REGION_COLORS):
         ax.scatter(*xy[largest == k].T, s=3, alpha=0.3, color=color, label=f"{labels[k]} largest")
     ax.add_patch(plt.Polygon(SIMPLEX_CORNERS, fill=False, color="k", lw=1))
     centre = SIMPLEX_CORNERS.mean(axis=0)

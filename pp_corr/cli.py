@@ -1,9 +1,13 @@
-"""Command line: ``pp-corr compare FILE``, ``pp-corr simulate STUDY``, ``pp-corr demo``."""
+"""Command line: ``pp-corr compare FILE``, ``pp-corr simulate STUDY``, ``pp-corr demo``.
+
+Every error is one line on stderr starting ``pp-corr:`` that names the option or path, with a non-zero exit
+status; arguments and output paths are checked before any work starts. Tables go to stdout; progress, warnings
+and the names of written files to stderr.
+"""
 from __future__ import annotations
 
 import argparse
 import itertools
-import json
 import sys
 import warnings
 from pathlib import Path
@@ -11,11 +15,14 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ._args import check_count, check_probability_level, check_real
+from .output import check_output_dir, check_output_file, write_files, write_result
 from .pairs import compare_all_pairs, format_pairs
 from .poisson_test import poisson_test
 from .priors import NormalGamma
 from .scores import example_path, load_scores
 from .ttest import DegenerateWarning
+
 
 def format_table(result, confidence_level=0.95) -> str:
     """The per-data-set table printed by ``pp-corr compare``.
@@ -46,12 +53,41 @@ def format_table(result, confidence_level=0.95) -> str:
     return f"{title}\n{table.to_string()}{note}"
 
 
+def pair_frame(result) -> pd.DataFrame:
+    """One row per data set of a Poisson test, with stable column names whatever the algorithms are called:
+    ``a, b, dataset, mean, lower, upper, p_left, p_rope, p_right, pvalue, degenerate`` (the correlated t-test,
+    95% interval, two-sided p-value), then the pair's ``p_b_majority, p_a_majority, decision``.
+
+    >>> from pp_corr import load_scores, example_path, poisson_test
+    >>> res = poisson_test(load_scores(example_path()), algorithms=("tree", "knn"), rope=0.01)
+    >>> list(pair_frame(res).columns[:4]), len(pair_frame(res))
+    (['a', 'b', 'dataset', 'mean'], 4)
+    """
+    frame = result.per_dataset.to_xarray().to_dataframe().reset_index()
+    frame.insert(0, "a", result.names[0])
+    frame.insert(1, "b", result.names[1])
+    return frame.assign(p_b_majority=result.p_b_majority, p_a_majority=result.p_a_majority,
+                        decision=result.decision)
+
+
+def pair_record(result) -> dict:
+    """A Poisson test as plain values: the pair, its settings, the Poisson test and the per-data-set records."""
+    test = result.per_dataset
+    return {"a": result.names[0], "b": result.names[1], "rope": test.rope,
+            "rho": np.asarray(test.rho).tolist() if test.rho is not None else None,
+            "prior": "matching" if test.prior.is_matching else vars(test.prior), "alpha": result.alpha,
+            "n_datasets": result.distribution.n_trials, "p_b_majority": result.p_b_majority,
+            "p_a_majority": result.p_a_majority, "decision": result.decision,
+            "results": pair_frame(result).drop(columns=["a", "b", "p_b_majority", "p_a_majority", "decision"])
+            .to_dict(orient="records")}
+
+
 def _parse_columns(items):
     mapping = {}
     for item in items or []:
         role, sep, name = item.partition("=")
-        if not sep:
-            raise SystemExit(f"--column takes ROLE=NAME (e.g. score=accuracy), got {item!r}")
+        if not sep or not role or not name:
+            raise ValueError(f"--column takes ROLE=NAME (e.g. score=accuracy), got {item!r}")
         mapping[role] = name
     return mapping
 
@@ -62,71 +98,92 @@ def _parse_prior(text):
     try:
         mu0, k0, a, b = (float(v) for v in text.split(","))
     except ValueError:
-        raise SystemExit(f"--prior takes 'matching' or 'mu0,k0,a,b', got {text!r}") from None
-    return NormalGamma(mu0, k0, a, b)
+        raise ValueError(f"--prior takes 'matching' or 'mu0,k0,a,b', got {text!r}") from None
+    try:
+        return NormalGamma(mu0, k0, a, b)
+    except ValueError as err:
+        raise ValueError(f"--prior {text}: {err}") from None
 
 
-def _pairs(scores, args):
+def _input_file(text) -> Path:
+    path = Path(text)
+    if not path.exists():
+        raise ValueError(f"{path}: no such file")
+    if path.is_dir():
+        raise ValueError(f"{path} is a directory, not a CSV file")
+    return path
+
+
+def _pairs(scores, args, source):
     algos = [str(a) for a in scores.algorithm.values]
     if args.a or args.b:
         if not (args.a and args.b):
-            raise SystemExit("give both -a and -b, or neither (all pairs)")
+            raise ValueError("give both -a and -b, or neither (all pairs)")
+        if args.a == args.b:
+            raise ValueError(f"-a and -b name the same algorithm {args.a!r}: nothing to compare")
+        for option, name in (("-a", args.a), ("-b", args.b)):
+            if name not in algos:
+                raise ValueError(f"{option} {name!r} is not in {source} (it has {algos})")
         return [(args.a, args.b)]
+    if len(algos) < 2:
+        raise ValueError(f"{source} holds {len(algos)} algorithm(s) {algos}: nothing to compare")
     return list(itertools.combinations(algos, 2))
 
 
-def _write(path: Path, as_json, as_frame):
-    """Write ``as_json()`` (plain values) to a .json path or ``as_frame()`` (a DataFrame) to a .csv one."""
-    if path.suffix == ".json":
-        path.write_text(json.dumps(as_json(), indent=2, default=str))
-    elif path.suffix == ".csv":
-        as_frame().to_csv(path, index=False)
-    else:
-        raise SystemExit(f"--output must end in .json or .csv, got {path}")
-    print(f"wrote {path}")
-
-
 def _compare(args):
-    try:
-        scores = load_scores(args.file, columns=_parse_columns(args.column))
-        prior = _parse_prior(args.prior)
-        if args.hierarchical:
-            from .hierarchical import hierarchical_test  # PyMC: imported only when asked for
-
-            for pair in _pairs(scores, args):
-                result = hierarchical_test(scores, algorithms=pair, rope=args.rope, random_seed=args.seed,
-                                           progressbar=True)
-                print(result, end="\n\n")
-                with pd.option_context("display.width", 200, "display.max_columns", None):
-                    print(result.datasets().round(4).to_string(), end="\n\n")
-            return
-        if args.all_pairs:
-            table = compare_all_pairs(scores, rope=args.rope, prior=prior, random_seed=args.seed)
-            print(format_pairs(table))
-            if args.output:
-                _write(Path(args.output), lambda: table.to_dict(data="list"),
-                       lambda: table.to_dataframe().reset_index())
-            return
+    source = _input_file(args.file)
+    output = check_output_file(args.output) if args.output else None
+    prior = _parse_prior(args.prior)
+    scores = load_scores(source, columns=_parse_columns(args.column),
+                         **({"higher_is_better": False} if args.lower_is_better else {}))  # TODO simplify
+    pairs = _pairs(scores, args, source)
+    if args.hierarchical:
+        _compare_hierarchical(scores, pairs, args, output)
+    elif args.all_pairs:
+        if scores.sizes["dataset"] < 2:
+            raise ValueError(f"--all-pairs compares algorithms across data sets, and {source} holds one "
+                             f"({scores.dataset.values[0]}); leave out --all-pairs to compare on it")
+        table = compare_all_pairs(scores, rope=args.rope, alpha=args.alpha, prior=prior, random_seed=args.seed)
+        print(format_pairs(table))
+        if output:
+            off_diagonal = table.to_dataframe().reset_index().query("a != b")
+            write_result(output, lambda: {"attrs": table.attrs, "pairs": off_diagonal.to_dict(orient="records")},
+                         lambda: off_diagonal)
+    else:
         with warnings.catch_warnings():  # the table marks point-mass posteriors itself
             warnings.simplefilter("ignore", DegenerateWarning)
-            results = [poisson_test(scores, algorithms=pair, rope=args.rope, prior=prior)
-                       for pair in _pairs(scores, args)]
-    except ValueError as err:
-        raise SystemExit(f"pp-corr: {err}") from None
-    for result in results:
-        print(format_table(result.per_dataset), end="\n\n")
-        if result.distribution.n_trials > 1:
-            print(result, end="\n\n")
-    if args.output:
-        tests = [r.per_dataset for r in results]
-        _write(Path(args.output), lambda: [t.to_dict() for t in tests],
-               lambda: pd.concat([t.to_frame().reset_index().assign(a=t.names[0], b=t.names[1]) for t in tests]))
+            results = [poisson_test(scores, algorithms=pair, rope=args.rope, prior=prior, alpha=args.alpha)
+                       for pair in pairs]
+        for result in results:
+            print(format_table(result.per_dataset), end="\n\n")
+            if result.distribution.n_trials > 1:
+                print(result, end="\n\n")
+        if output:
+            write_result(output, lambda: [pair_record(r) for r in results],
+                         lambda: pd.concat([pair_frame(r) for r in results], ignore_index=True))
+
+
+def _compare_hierarchical(scores, pairs, args, output):
+    from .hierarchical import hierarchical_test  # PyMC: imported only when asked for
+
+    results = []
+    for pair in pairs:
+        print(f"fitting the hierarchical model, {pair[1]} - {pair[0]} ...", file=sys.stderr)
+        result = hierarchical_test(scores, algorithms=pair, rope=args.rope, random_seed=args.seed, progressbar=True)
+        results.append(result)
+        print(result, end="\n\n")
+        with pd.option_context("display.width", 200, "display.max_columns", None):
+            print(result.datasets().round(4).to_string(), end="\n\n")
+    if output:
+        write_result(output, lambda: [r.to_dict() for r in results],
+                     lambda: pd.concat([r.to_frame() for r in results], ignore_index=True))
 
 
 def _demo(args):
-    args.file, args.column, args.prior, args.output, args.seed = example_path(), None, None, None, 0
-    args.a, args.b, args.all_pairs, args.hierarchical = "logistic", "knn", False, False
-    print(f"Embedded example: {args.file.name} (scikit-learn classifiers, 10 runs of 10-fold CV)\n")
+    args.file, args.column, args.prior, args.output, args.seed = str(example_path()), None, None, None, 0
+    args.a, args.b, args.all_pairs, args.hierarchical, args.lower_is_better = "logistic", "knn", False, False, False
+    args.alpha = 0.05
+    print(f"Embedded example: {example_path().name} (scikit-learn classifiers, 10 runs of 10-fold CV)\n")
     _compare(args)
     args.all_pairs = True
     _compare(args)
@@ -150,8 +207,7 @@ def format_rates(rates) -> str:
 def _simulate(args):
     from . import plots, simulation  # imported when asked for
 
-    if args.repetitions < 1:
-        raise SystemExit("pp-corr: --repetitions must be >= 1")
+    out = check_output_dir(args.output) if args.output else None
     common = dict(repetitions=args.repetitions, random_seed=args.seed)
     if args.study == "toy":
         results = simulation.toy_example(**common)
@@ -160,53 +216,88 @@ def _simulate(args):
         results = run(**common, workers=args.workers, progress=not args.no_progress)
     rates = simulation.rejection_rates(results, alpha=args.alpha)
     print(format_rates(rates))
-    if args.output:
-        out = Path(args.output)
-        out.mkdir(parents=True, exist_ok=True)
-        results.to_netcdf(out / f"{args.study}_results.nc", engine="scipy")
-        rates.to_dataframe().reset_index().to_csv(out / f"{args.study}_rates.csv", index=False)
-        if args.study == "toy":
-            figures = {"": plots.plot_toy_example(results)}
-        else:
-            figures = {f"_q{int(q)}": plots.plot_rejection_rates(rates.sel(n_datasets=[q])).figure
-                       for q in rates.n_datasets.values}
-        for suffix, figure in figures.items():
-            figure.savefig(out / f"{args.study}{suffix}.png", dpi=120)
-        print(f"wrote {args.study}_results.nc, {args.study}_rates.csv and {len(figures)} figure(s) to {out}")
+    if out is None:
+        return
+    if args.study == "toy":
+        figures = {"": plots.plot_toy_example(results)}
+    else:
+        figures = {f"_q{int(q)}": plots.plot_rejection_rates(rates.sel(n_datasets=[q])).figure
+                   for q in rates.n_datasets.values}
+    writers = {out / f"{args.study}_results.nc": lambda p: results.to_netcdf(p, engine="scipy"),
+               out / f"{args.study}_rates.csv": lambda p: rates.to_dataframe().reset_index().to_csv(p, index=False)}
+    for suffix, figure in figures.items():
+        writers[out / f"{args.study}{suffix}.png"] = lambda p, figure=figure: figure.savefig(p, dpi=120,
+                                                                                             format="png")
+    write_files(writers)
+
+
+def _option(check, parse=float, **limits):
+    """An argparse type: parse the text, then apply one of the shared checks (its message names the option)."""
+    def convert(text):
+        try:
+            value = parse(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected {'a whole number' if parse is int else 'a number'}, "
+                                             f"got {text!r}") from None
+        try:
+            return check("the value", value, **limits)
+        except (ValueError, TypeError) as err:
+            raise argparse.ArgumentTypeError(str(err)) from None
+    return convert
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with one-line errors: ``pp-corr: <message>`` and exit status 2."""
+
+    def error(self, message):
+        self.exit(2, f"pp-corr: {message} (see pp-corr {' '.join(self.prog.split()[1:])} --help)\n")
 
 
 def _build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="pp-corr", description=__doc__)
+    rope = _option(check_real, low=0)
+    level = _option(check_probability_level)
+    seed = _option(check_count, parse=int, minimum=0)
+    parser = _Parser(prog="pp-corr", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
     cmp_ = sub.add_parser("compare", help="compare algorithms on the per-fold scores in a tidy CSV")
     cmp_.add_argument("file", help="tidy CSV: dataset, algorithm, run, fold, score (see --column)")
     cmp_.add_argument("-a", help="algorithm A (the baseline)")
     cmp_.add_argument("-b", help="algorithm B (positive differences: B better)")
-    cmp_.add_argument("--rope", type=float, default=0.01, help="half-width of the rope (default 0.01)")
+    cmp_.add_argument("--rope", type=rope, default=0.01,
+                      help="half-width of the rope, in the scores' units (default 0.01)")
+    cmp_.add_argument("--alpha", type=level, default=0.05, help="level of the decisions (default 0.05)")
     cmp_.add_argument("--prior", help="'matching' (default) or a Normal-Gamma 'mu0,k0,a,b'")
     cmp_.add_argument("--column", action="append", metavar="ROLE=NAME",
                       help="column of a role (dataset, algorithm, run, fold, score), e.g. score=accuracy")
+    cmp_.add_argument("--lower-is-better", action="store_true",
+                      help="the scores are errors or losses (lower is better): compare their negatives")
     cmp_.add_argument("--all-pairs", action="store_true",
                       help="matrices of every pair: P(column better on a majority) and each test's verdict")
     cmp_.add_argument("--hierarchical", action="store_true",
                       help="fit the hierarchical model over data sets (PyMC, about 10-20 s a pair)")
-    cmp_.add_argument("--seed", type=int, default=0, help="seed of every random draw (default 0)")
+    cmp_.add_argument("--seed", type=seed, default=0, help="seed of every random draw (default 0)")
     cmp_.add_argument("--output", "-o", help="write the results to a .json or .csv file")
     cmp_.set_defaults(func=_compare)
-    sim = sub.add_parser("simulate", help="the simulation studies of Corani & Benavoli 2015 (DESIGN.md section 7)")
+    sim = sub.add_parser("simulate", help="the simulation studies of Corani & Benavoli 2015")
     sim.add_argument("study", choices=["experiment1", "experiment2", "toy"],
                      help="experiment1: the same gap on 50 data sets; experiment2: Cauchy gaps; toy: the toy example")
-    sim.add_argument("--repetitions", type=int, default=5000, help="repetitions of each setting (default 5000)")
-    sim.add_argument("--workers", type=int, help="worker processes (default: all cores)")
-    sim.add_argument("--alpha", type=float, default=0.05, help="level of both tests (default 0.05)")
-    sim.add_argument("--seed", type=int, default=0, help="seed of the whole study (default 0)")
+    sim.add_argument("--repetitions", type=_option(check_count, parse=int), default=5000,
+                     help="repetitions of each setting (default 5000)")
+    sim.add_argument("--workers", type=_option(check_count, parse=int),
+                     help="worker processes (default and at most: the number of cores)")
+    sim.add_argument("--alpha", type=level, default=0.05, help="level of both tests (default 0.05)")
+    sim.add_argument("--seed", type=seed, default=0, help="seed of the whole study (default 0)")
     sim.add_argument("--output", "-o", help="directory for the results (.nc), the rates (.csv) and the figures")
     sim.add_argument("--no-progress", action="store_true", help="no progress bar")
     sim.set_defaults(func=_simulate)
     dem = sub.add_parser("demo", help="run the comparison on the embedded scikit-learn example")
-    dem.add_argument("--rope", type=float, default=0.01)
+    dem.add_argument("--rope", type=rope, default=0.01)
     dem.set_defaults(func=_demo)
     return parser
+
+
+def _show_warning(message, category, filename, lineno, file=None, line=None):
+    print(f"pp-corr: warning: {message}", file=sys.stderr)
 
 
 def main(argv=None):
@@ -217,7 +308,12 @@ def main(argv=None):
     ...
     """
     args = _build_parser().parse_args(argv)
-    args.func(args)
+    with warnings.catch_warnings():
+        warnings.showwarning = _show_warning
+        try:
+            args.func(args)
+        except (ValueError, TypeError, OSError) as err:
+            raise SystemExit(f"pp-corr: {err}") from None
     return 0
 
 

@@ -1,10 +1,41 @@
+"""The command line: its numbers against independent computations, its files, and its errors (one line, named)."""
 import json
 
+import numpy as np
 import pandas as pd
 import pytest
+from scipy import stats
 
 from pp_corr.cli import main
 from pp_corr.scores import example_path
+from tests.test_uci54 import formula_probs
+
+ROPE = 0.02
+
+
+@pytest.fixture
+def scores_csv(tmp_path):
+    """3 data sets x 2 algorithms x 2 runs x 5 folds (rho = 1/5), B better on two data sets."""
+    rng = np.random.default_rng(11)
+    rows = []
+    for d, shift in (("d1", 0.03), ("d2", 0.05), ("d3", -0.01)):
+        base = rng.uniform(0.6, 0.9, 10)
+        for algo, values in (("A", base), ("B", base + shift + rng.normal(0, 0.02, 10))):
+            rows += [(d, algo, 1 + i // 5, 1 + i % 5, v) for i, v in enumerate(values)]
+    path = tmp_path / "scores.csv"
+    pd.DataFrame(rows, columns=["dataset", "algorithm", "run", "fold", "score"]).to_csv(path, index=False)
+    return path
+
+
+def _oracle(path):
+    """Per data set (P(A better), P(rope), P(B better)) from DESIGN's formula, and P(B better on a majority) by
+    enumerating the 2^3 outcomes."""
+    frame = pd.read_csv(path).pivot_table(index=["dataset", "run", "fold"], columns="algorithm", values="score")
+    probs = {d: formula_probs((g["B"] - g["A"]).to_numpy(), 0.2, ROPE) for d, g in frame.groupby(level="dataset")}
+    right = np.array([p[2] for p in probs.values()])
+    outcomes = np.array(np.meshgrid(*[[0, 1]] * 3)).reshape(3, -1).T
+    weights = np.prod(np.where(outcomes == 1, right, 1 - right), axis=1)
+    return probs, float(weights[outcomes.sum(axis=1) > 1.5].sum())
 
 
 def test_demo_prints_named_table(capsys):
@@ -13,55 +44,160 @@ def test_demo_prints_named_table(capsys):
     assert "knn - logistic" in out and "P(logistic better)" in out and "digits" in out
 
 
-def test_compare_two_writes_json(tmp_path, capsys, uci54):
+def test_json_numbers_equal_the_formula(scores_csv, tmp_path, capsys):
     out = tmp_path / "res.json"
-    main(["compare", str(example_path()), "-a", "tree", "-b", "logistic", "--rope", "0.02", "-o", str(out)])
-    printed = capsys.readouterr().out
-    assert "P(tree better)" in printed and "iris" in printed
-    payload = json.loads(out.read_text())
-    assert payload[0]["a"] == "tree" and len(payload[0]["results"]) == 4
-    assert payload[0]["rope"] == [-0.02, 0.02]
+    main(["compare", str(scores_csv), "-a", "A", "-b", "B", "--rope", str(ROPE), "-o", str(out)])
+    assert f"wrote {out}" in capsys.readouterr().err
+    payload = json.loads(out.read_text(), parse_constant=lambda c: pytest.fail(f"bare {c} in JSON"))
+    probs, majority = _oracle(scores_csv)
+    (pair,) = payload
+    assert (pair["a"], pair["b"], pair["rope"], pair["n_datasets"]) == ("A", "B", [-ROPE, ROPE], 3)
+    for record in pair["results"]:
+        got = (record["p_left"], record["p_rope"], record["p_right"])
+        np.testing.assert_allclose(got, probs[record["dataset"]], atol=1e-12)
+    assert pair["p_b_majority"] == pytest.approx(majority, abs=1e-12)
+    assert pair["decision"] == ("B" if majority > 0.95 else "none")
 
 
-def test_compare_all_pairs_csv_on_uci54(tmp_path, capsys):
-    from tests.conftest import UCI54
-
+def test_csv_has_stable_columns_and_the_formula_s_numbers(scores_csv, tmp_path, capsys):
     out = tmp_path / "res.csv"
-    main(["compare", str(UCI54), "--column", "score=accuracy", "-o", str(out)])
-    printed = capsys.readouterr().out
-    assert printed.count("(positive:") == 10 and "point mass" in printed
+    main(["compare", str(scores_csv), "-a", "B", "-b", "A", "--rope", str(ROPE), "-o", str(out)])
     frame = pd.read_csv(out)
-    assert len(frame) == 10 * 54 and {"a", "b", "P(rope)"} <= set(frame.columns)
+    assert list(frame.columns) == ["a", "b", "dataset", "mean", "lower", "upper", "p_left", "p_rope", "p_right",
+                                   "pvalue", "degenerate", "p_b_majority", "p_a_majority", "decision"]
+    probs, majority = _oracle(scores_csv)
+    for row in frame.itertuples():  # a = B here: left and right swap
+        np.testing.assert_allclose((row.p_right, row.p_rope, row.p_left), probs[row.dataset], atol=1e-12)
+    assert frame.p_a_majority.unique() == pytest.approx([majority], abs=1e-12)
+    raw = pd.read_csv(scores_csv).pivot_table(index=["dataset", "run", "fold"], columns="algorithm", values="score")
+    x = (raw["A"] - raw["B"]).loc["d1"].to_numpy()
+    scale = x.std(ddof=1) * np.sqrt(1 / 10 + 0.2 / 0.8)
+    d1 = frame.set_index("dataset").loc["d1"]
+    assert d1["mean"] == pytest.approx(x.mean(), abs=1e-12)
+    assert d1["pvalue"] == pytest.approx(2 * stats.t.sf(abs(x.mean()) / scale, 9), rel=1e-10)
+    assert d1["upper"] == pytest.approx(x.mean() + stats.t.ppf(0.975, 9) * scale, rel=1e-10)
+
+
+def test_all_pairs_file_holds_the_table(tmp_path, capsys):
+    from pp_corr import compare_all_pairs, load_scores
+
+    out = tmp_path / "pairs.csv"
+    main(["compare", str(example_path()), "--all-pairs", "--seed", "3", "-o", str(out)])
+    frame = pd.read_csv(out).set_index(["a", "b"])
+    table = compare_all_pairs(load_scores(example_path()), rope=0.01, random_seed=3)
+    assert len(frame) == 12 and not frame.isna().any().any()
+    for (a, b), row in frame.iterrows():
+        assert row.p_b_majority == pytest.approx(float(table.p_b_majority.sel(a=a, b=b)), abs=1e-12)
+        assert row.wilcoxon_pvalue == pytest.approx(float(table.wilcoxon_pvalue.sel(a=a, b=b)), abs=1e-12)
+        assert row.decision_sign == table.decision_sign.sel(a=a, b=b)
 
 
 def test_compare_reports_bad_input(tmp_path):
     bad = tmp_path / "bad.csv"
     bad.write_text("dataset,algorithm,run,fold,score\nd,A,1,1,0.5\nd,B,1,1,x\nd,A,1,2,0.5\nd,B,1,2,0.6\n")
-    with pytest.raises(SystemExit, match="data set 'd', algorithm 'B': non-numeric"):
+    with pytest.raises(SystemExit, match="^pp-corr: data set 'd', algorithm 'B': non-numeric"):
         main(["compare", str(bad)])
 
 
-def test_simulate_writes_results_rates_and_figures(tmp_path, capsys):
+def _fails(argv, capsys, *needles):
+    """The command exits non-zero with one line on stderr (or in the SystemExit) that starts with pp-corr:."""
+    with pytest.raises(SystemExit) as caught:
+        main(argv)
+    code, err = caught.value.code, capsys.readouterr().err
+    message = code if isinstance(code, str) else err.strip()
+    assert code not in (0, None) and message.startswith("pp-corr:") and "\n" not in message.strip(), message
+    assert "Traceback" not in err
+    for needle in needles:
+        assert needle in message, (needle, message)
+    return message
+
+
+def test_regression_cli_missing_file_and_directory(tmp_path, capsys):
+    _fails(["compare", str(tmp_path / "nope.csv")], capsys, "nope.csv", "no such file")
+    _fails(["compare", str(tmp_path)], capsys, str(tmp_path), "directory")
+
+
+def test_regression_cli_output_checked_before_the_analysis(scores_csv, tmp_path, capsys, monkeypatch):
+    import pp_corr.cli
+
+    monkeypatch.setattr(pp_corr.cli, "poisson_test", lambda *a, **k: pytest.fail("analysed before checking -o"))
+    _fails(["compare", str(scores_csv), "-o", str(tmp_path / "missing" / "r.json")], capsys, "missing", "exist")
+    _fails(["compare", str(scores_csv), "-o", str(tmp_path)], capsys, "directory")
+    _fails(["compare", str(scores_csv), "-o", str(tmp_path / "r.txt")], capsys, "r.txt", ".json or .csv")
+
+
+@pytest.mark.parametrize("argv, option", [
+    (["simulate", "toy", "--workers", "-1"], "--workers"),
+    (["simulate", "toy", "--seed", "-1"], "--seed"),
+    (["simulate", "toy", "--alpha", "2"], "--alpha"),
+    (["simulate", "toy", "--repetitions", "0"], "--repetitions"),
+    (["compare", "x.csv", "--rope", "nan"], "--rope"),
+    (["compare", "x.csv", "--rope", "-0.1"], "--rope"),
+    (["compare", "x.csv", "--alpha", "0"], "--alpha"),
+])
+def test_regression_cli_bad_options_named_before_any_work(argv, option, capsys):
+    _fails(argv, capsys, option)
+
+
+def test_regression_cli_simulate_output_must_be_a_directory(tmp_path, capsys, monkeypatch):
+    import pp_corr.simulation
+
+    monkeypatch.setattr(pp_corr.simulation, "toy_example", lambda **k: pytest.fail("simulated before checking -o"))
+    existing = tmp_path / "file.txt"
+    existing.write_text("keep me")
+    _fails(["simulate", "toy", "-o", str(existing)], capsys, "file.txt", "not a directory")
+    assert existing.read_text() == "keep me"
+
+
+def test_regression_cli_empty_problems(tmp_path, scores_csv, capsys):
+    header = tmp_path / "header.csv"
+    header.write_text("dataset,algorithm,run,fold,score\n")
+    _fails(["compare", str(header)], capsys)
+    one = tmp_path / "one.csv"
+    pd.read_csv(scores_csv).query("algorithm == 'A'").to_csv(one, index=False)
+    _fails(["compare", str(one)], capsys, "1 algorithm")
+    _fails(["compare", str(scores_csv), "-a", "A", "-b", "A"], capsys, "same algorithm")
+    _fails(["compare", str(scores_csv), "-a", "A", "-b", "C"], capsys, "-b 'C'")
+    single = tmp_path / "single.csv"
+    pd.read_csv(scores_csv).query("dataset == 'd1'").to_csv(single, index=False)
+    _fails(["compare", str(single), "--all-pairs"], capsys, "--all-pairs", "one")
+
+
+def test_regression_cli_simulate_writes_all_or_nothing(tmp_path, capsys, monkeypatch):
+    import matplotlib.figure
+
+    def broken(self, *args, **kwargs):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(matplotlib.figure.Figure, "savefig", broken)
+    out = tmp_path / "out"
+    _fails(["simulate", "toy", "--repetitions", "20", "-o", str(out)], capsys, "disk full")
+    assert not out.exists() or list(out.iterdir()) == []
+
+
+def test_simulate_writes_results_rates_and_figures_and_says_when_it_replaces(tmp_path, capsys):
     import xarray as xr
 
-    main(["simulate", "experiment1", "--repetitions", "40", "--workers", "1", "--seed", "3", "--no-progress",
-          "-o", str(tmp_path)])
-    printed = capsys.readouterr().out
-    assert "BN-hat is declared better than zeroR" in printed and "poisson" in printed and "wilcoxon" in printed
+    argv = ["simulate", "experiment1", "--repetitions", "40", "--workers", "1", "--seed", "3", "--no-progress",
+            "-o", str(tmp_path)]
+    main(argv)
+    captured = capsys.readouterr()
+    assert "BN-hat is declared better than zeroR" in captured.out and "wrote" not in captured.out
     assert sorted(p.name for p in tmp_path.iterdir()) == ["experiment1_q50.png", "experiment1_rates.csv",
                                                          "experiment1_results.nc"]
-    results = xr.open_dataset(tmp_path / "experiment1_results.nc", engine="scipy")
-    rates = pd.read_csv(tmp_path / "experiment1_rates.csv")
-    # the saved rates are those of the saved per-repetition statistics
-    poisson = rates.query("test == 'poisson' and delta == 0.1 and runs == 10").rate.item()
-    assert poisson == pytest.approx(float((results.p_b_majority.sel(delta=0.1, runs=10) > 0.95).mean()))
+    with xr.open_dataset(tmp_path / "experiment1_results.nc", engine="scipy") as results:
+        rates = pd.read_csv(tmp_path / "experiment1_rates.csv")
+        # the saved rates are those of the saved per-repetition statistics
+        poisson = rates.query("test == 'poisson' and delta == 0.1 and runs == 10").rate.item()
+        assert poisson == pytest.approx(float((results.p_b_majority.sel(delta=0.1, runs=10) > 0.95).mean()))
     assert len(rates) == 11 * 2 * 2
+    main(argv)
+    assert capsys.readouterr().err.count("replaced") == 3
 
 
-def test_simulate_without_output_writes_nothing(tmp_path, monkeypatch, capsys):
+def test_simulate_without_output_writes_nothing_and_progress_goes_to_stderr(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
-    main(["simulate", "toy", "--repetitions", "50"])
-    assert "2: sd 0.15 on D6-D10" in capsys.readouterr().out
+    main(["simulate", "experiment2", "--repetitions", "5", "--workers", "1"])
+    captured = capsys.readouterr()
+    assert "cauchy deltas" in captured.err and "cauchy deltas" not in captured.out
     assert list(tmp_path.iterdir()) == []
-    with pytest.raises(SystemExit, match="repetitions"):
-        main(["simulate", "toy", "--repetitions", "0"])

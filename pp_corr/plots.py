@@ -5,6 +5,7 @@ import arviz as az
 import matplotlib.pyplot as plt
 import numpy as np
 
+from ._args import as_generator, check_count
 from .poisson_test import PoissonTestResult
 from .ttest import CorrelatedTTestResult
 
@@ -17,9 +18,17 @@ def _axes(ax, figsize=(6, 4)):
 
 
 def _row(result: CorrelatedTTestResult, dataset):
-    if result.datasets is None:
+    """The index, name and posterior of one data set; ``dataset`` must name one unless there is only one."""
+    names = result.datasets
+    if names is None:
+        if dataset is not None:
+            raise ValueError(f"dataset={dataset!r}, but this result is one unnamed data set: leave dataset out")
         return (), "", result.posterior_params
-    i = result.datasets.index(dataset) if dataset is not None else 0
+    if dataset is None and len(names) > 1:
+        raise ValueError(f"the result holds {len(names)} data sets: choose one with dataset= (one of {list(names)})")
+    if dataset is not None and dataset not in names:
+        raise ValueError(f"dataset={dataset!r} is not in the result (it has {list(names)})")
+    i = names.index(dataset) if dataset is not None else 0
     post = result.posterior_params
     take = lambda v: np.asarray(v)[i]  # noqa: E731
     return i, result.datasets[i], type(post)(take(post.mu0), take(post.k0), take(post.a), take(post.b))
@@ -200,8 +209,8 @@ def plot_simplex(result, *, max_points=3000, random_seed=0, ax=None):
     """
     ax = _axes(ax, figsize=(5, 4.6))
     samples = result.samples
-    if len(samples) > max_points:
-        samples = samples[np.random.default_rng(random_seed).choice(len(samples), max_points, replace=False)]
+    if len(samples) > check_count("max_points", max_points):
+        samples = samples[as_generator(random_seed).choice(len(samples), max_points, replace=False)]
     xy = samples @ SIMPLEX_CORNERS
     a, b = result.names
     labels = (f"{a} better", "rope", f"{b} better")

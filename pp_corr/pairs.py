@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from ._args import as_generator
+from ._args import as_generator, as_rope, check_count, check_probability_level
 from .poisson_test import poisson_test
 from .rank_tests import bayesian_sign_test, bayesian_signed_rank, wilcoxon_test
 from .ttest import DegenerateWarning
@@ -33,6 +33,14 @@ def compare_all_pairs(scores: xr.Dataset, *, rope=0.01, alpha=0.05, prior=None, 
     (('a', 'b'), 4)
     """
     algos = [str(a) for a in scores.algorithm.values]
+    if len(algos) < 2:
+        raise ValueError(f"compare_all_pairs needs at least 2 algorithms, the scores hold {algos}")
+    if scores.sizes["dataset"] < 2:
+        raise ValueError("compare_all_pairs compares algorithms across data sets, and the scores hold one "
+                         f"({scores.dataset.values[0]}): use correlated_ttest on a single data set")
+    check_probability_level("alpha", alpha)
+    check_count("n_samples", n_samples)
+    as_rope(rope)
     rng = as_generator(random_seed)
     k = len(algos)
     numbers = {v: np.full((k, k), np.nan) for v in ("p_b_majority", "wilcoxon_pvalue", "signed_rank_right",

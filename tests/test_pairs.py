@@ -48,3 +48,19 @@ def test_plot_pairs_writes_each_decision():
     assert cells == expected
     with pytest.raises(ValueError, match="test must be one of"):
         plots.plot_pairs(table, test="friedman")
+
+
+@pytest.mark.parametrize("kwargs, name", [({"alpha": 1.0}, "alpha"), ({"alpha": float("nan")}, "alpha"),
+                                          ({"alpha": 0}, "alpha"), ({"rope": float("inf")}, "rope"),
+                                          ({"rope": -0.1}, "rope"), ({"n_samples": 0}, "n_samples")])
+def test_regression_all_pairs_parameters_named(kwargs, name):
+    with pytest.raises((ValueError, TypeError), match=name):
+        compare_all_pairs(load_scores(example_path()), **kwargs)
+
+
+def test_regression_all_pairs_empty_problems():
+    scores = load_scores(example_path())
+    with pytest.raises(ValueError, match="across data sets"):
+        compare_all_pairs(scores.isel(dataset=[0]))
+    with pytest.raises(ValueError, match="at least 2 algorithms"):
+        compare_all_pairs(scores.isel(algorithm=[0]))

@@ -9,13 +9,14 @@ from __future__ import annotations
 import multiprocessing
 import os
 import warnings
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, as_completed, wait
 
 import numpy as np
 import xarray as xr
 from scipy import stats
 from tqdm import tqdm
 
+from ._args import check_count
 from .bayes_net import SIZES, cv_differences
 from .poisson_binomial import PoissonBinomial
 from .ttest import DegenerateWarning, correlated_ttest
@@ -78,25 +79,49 @@ def _chunks(repetitions):
     return [min(CHUNK, repetitions - start) for start in range(0, repetitions, CHUNK)]
 
 
-def _run(tasks, workers, progress, desc):
-    """Results of ``fn(*args)`` for each task, in order, over ``workers`` processes, with a progress bar."""
-    workers = workers or os.cpu_count() or 1
-    results = [None] * len(tasks)
-    bar = tqdm(total=len(tasks), desc=desc, disable=not progress, unit="chunk")
-    if workers == 1:
-        for i, (fn, args) in enumerate(tasks):
-            results[i] = fn(*args)
-            bar.update()
-    else:
+def _workers(workers, n_tasks):
+    """How many processes are useful: at most one per core and one per task (a warning says when it cuts)."""
+    cores = os.cpu_count() or 1
+    if workers is None:
+        return max(1, min(cores, n_tasks))
+    if check_count("workers", workers) > cores:
+        warnings.warn(f"workers={workers} is more than the {cores} cores: using {cores}", stacklevel=3)
+    return max(1, min(workers, cores, n_tasks))
+
+
+def _check_memory(n_values, what):
+    """Refuse a study whose results alone would take more than half of the memory available now."""
+    available = os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    needed = 8 * n_values
+    if needed > available / 2:
+        raise ValueError(f"{what} would hold {needed / 2**30:.1f} GiB of results, more than half of the "
+                         f"{available / 2**30:.1f} GiB available: use fewer repetitions or settings")
+
+
+def _run(tasks, n_tasks, store, workers, progress, desc):
+    """Run ``fn(*args)`` for each task of the iterable ``tasks`` and pass ``(index, result)`` to ``store``, over
+    ``workers`` processes with at most two tasks per worker in flight, so memory stays bounded; a progress bar
+    on stderr."""
+    with tqdm(total=n_tasks, desc=desc, disable=not progress, unit="chunk") as bar:
+        if workers == 1:
+            for i, (fn, args) in enumerate(tasks):
+                store(i, fn(*args))
+                bar.update()
+            return
         # forkserver: fork() from a process with threads (BLAS, Jupyter) may deadlock
         method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
         with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context(method)) as pool:
-            futures = {pool.submit(fn, *args): i for i, (fn, args) in enumerate(tasks)}
-            for future in as_completed(futures):
-                results[futures[future]] = future.result()
+            pending = {}
+            for i, (fn, args) in enumerate(tasks):
+                if len(pending) >= 2 * workers:
+                    done, _ = wait(pending, return_when=FIRST_COMPLETED)
+                    for future in done:
+                        store(pending.pop(future), future.result())
+                        bar.update()
+                pending[pool.submit(fn, *args)] = i
+            for future in as_completed(pending):
+                store(pending[future], future.result())
                 bar.update()
-    bar.close()
-    return results
 
 
 def _seed_sequence(random_seed):
@@ -129,18 +154,28 @@ def bayesian_network_study(deltas, *, distribution="fixed", runs=(1, 10), n_data
     deltas, runs, n_datasets = (np.atleast_1d(v) for v in (deltas, runs, n_datasets))
     if distribution not in DISTRIBUTIONS:
         raise ValueError(f"distribution must be one of {DISTRIBUTIONS}, got {distribution!r}")
-    if np.any(runs < 1) or np.any(n_datasets < 2) or repetitions < 1 or folds < 2:
-        raise ValueError("runs and repetitions must be >= 1, n_datasets and folds >= 2")
+    repetitions, folds = check_count("repetitions", repetitions), check_count("folds", folds, minimum=2)
+    if np.any(runs < 1) or np.any(n_datasets < 2):
+        raise ValueError(f"runs must be >= 1 and n_datasets >= 2, got runs={runs}, n_datasets={n_datasets}")
     if np.any(np.abs(deltas) > 0.5):
         raise ValueError("deltas must be in [-0.5, 0.5]: the accuracy of BN-hat is at most 1")
     settings = [(d, int(m), int(q)) for d in deltas for m in runs for q in n_datasets]
-    tasks = [(_network_chunk, (distribution, d, m, q, folds, size, _chunk_seed(seed, s, c)))
-             for s, (d, m, q) in enumerate(settings) for c, size in enumerate(_chunks(repetitions))]
-    results = _run(tasks, workers, progress, f"{distribution} deltas")
+    _check_memory(len(STATISTICS) * len(settings) * repetitions, f"{len(settings)} settings x {repetitions} "
+                  "repetitions")
+    chunks = _chunks(repetitions)
+    tasks = ((_network_chunk, (distribution, d, m, q, folds, size, _chunk_seed(seed, s, c)))
+             for s, (d, m, q) in enumerate(settings) for c, size in enumerate(chunks))
+    values = np.empty((len(STATISTICS), len(settings), repetitions))
+
+    def store(i, result):
+        setting, chunk = divmod(i, len(chunks))
+        values[:, setting, chunk * CHUNK: chunk * CHUNK + chunks[chunk]] = result
+
+    n_tasks = len(settings) * len(chunks)
+    _run(tasks, n_tasks, store, _workers(workers, n_tasks), progress, f"{distribution} deltas")
     dims = ("delta", "runs", "n_datasets", "repetition")
     shape = (len(deltas), len(runs), len(n_datasets), repetitions)
-    return xr.Dataset({name: (dims, np.concatenate([r[k] for r in results]).reshape(shape))
-                       for k, name in enumerate(STATISTICS)},
+    return xr.Dataset({name: (dims, values[k].reshape(shape)) for k, name in enumerate(STATISTICS)},
                       coords={"delta": deltas, "runs": runs, "n_datasets": n_datasets,
                               "repetition": np.arange(repetitions)},
                       attrs={"study": "Bayesian network", "distribution": distribution, "folds": folds,
@@ -180,11 +215,15 @@ def toy_example(*, repetitions=5000, folds=10, rho=0.0, random_seed=None) -> xr.
     >>> bool(res.p_b_majority[1].median() > res.p_b_majority[0].median())
     True
     """
+    repetitions, folds = check_count("repetitions", repetitions), check_count("folds", folds, minimum=2)
+    _check_memory(2 * len(STATISTICS) * repetitions, f"the toy example with {repetitions} repetitions")
     rng = np.random.default_rng(_seed_sequence(random_seed))
     mu = np.repeat([0.1, -0.1], 5)
     sigmas = {"1: sd 0.05 on all": np.full(10, 0.05), "2: sd 0.15 on D6-D10": np.repeat([0.05, 0.15], 5)}
-    columns = [study_statistics(rng.normal(mu[:, None], sigma[:, None], (repetitions, 10, folds)), rho=rho)
-               for sigma in sigmas.values()]
+    # chunks of one random stream: the same draws as one call, in bounded memory
+    columns = [[np.concatenate(part) for part in zip(*(
+        study_statistics(rng.normal(mu[:, None], sigma[:, None], (size, 10, folds)), rho=rho)
+        for size in _chunks(repetitions)))] for sigma in sigmas.values()]
     dims = ("case", "repetition")
     return xr.Dataset({name: (dims, np.stack([c[k] for c in columns])) for k, name in enumerate(STATISTICS)},
                       coords={"case": list(sigmas), "repetition": np.arange(repetitions)},

@@ -6,8 +6,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
-from ._args import b_minus_a, check_alternative
-from .intraclass import SufficientStats, resolve_rho
+from ._args import b_minus_a, check_alternative, check_probability_level
+from .intraclass import SufficientStats, rho_for
 
 
 @dataclass(frozen=True)
@@ -27,7 +27,13 @@ class TTestResult:
     alternative: str
 
     def confidence_interval(self, confidence_level=0.95):
-        """Confidence interval for the mean difference, matching ``alternative`` (one-sided bounds are inf)."""
+        """Confidence interval for the mean difference, matching ``alternative`` (one-sided bounds are inf).
+
+        >>> lo, hi = paired_ttest([0.02, 0.01, 0.03, 0.00]).confidence_interval(0.9)
+        >>> bool(lo < 0.015 < hi)
+        True
+        """
+        check_probability_level("confidence_level", confidence_level)
         if self.alternative == "two-sided":
             half = stats.t.ppf(0.5 + confidence_level / 2, self.df) * self.standard_error
             return self.estimate - half, self.estimate + half
@@ -40,15 +46,22 @@ class TTestResult:
 def t_from_stats(stats_: SufficientStats, alternative="two-sided") -> TTestResult:
     """The corrected t-test from sufficient statistics: t = mu_hat / sqrt(Q / ((n - 1) A)), df = n - 1.
 
+    t is computed from the statistics in units of ``stats_.scale``, so it does not depend on the magnitude of
+    the data. Samples whose values are all equal (Q = 0) give t = +-inf by the sign of the mean, and t = 0
+    when they are all 0 (p = 1/2 one-sided, 1 two-sided), the point-mass answers of the Bayesian test.
+
     >>> stats_ = SufficientStats.from_samples(np.array([0.01, 0.03, 0.02, 0.04]), 0.0)
     >>> round(float(t_from_stats(stats_, "greater").pvalue), 4)
     0.0152
     """
     check_alternative(alternative)
     df = stats_.n - 1
-    se = np.sqrt(stats_.weighted_ss / (df * stats_.effective_n))
+    se_scaled = np.sqrt(np.maximum(stats_.scaled_ss, 0.0) / (df * stats_.effective_n))
     with np.errstate(divide="ignore", invalid="ignore"):
-        t = stats_.mean / se
+        t = stats_.scaled_mean / se_scaled
+    t = np.where(np.isnan(t) & (stats_.scaled_mean == 0), 0.0, t)[()]
+    with np.errstate(over="ignore", under="ignore"):
+        se = se_scaled * stats_.scale
     if alternative == "greater":
         p = stats.t.sf(t, df)
     elif alternative == "less":
@@ -68,9 +81,10 @@ def corrected_ttest(x, y=None, *, rho=None, n_test=None, n_train=None, folds=Non
     >>> res.statistic > 0
     np.True_
     """
+    check_alternative(alternative)
     x = as_differences(x, y)
-    return t_from_stats(SufficientStats.from_samples(x, resolve_rho(rho, n_test=n_test, n_train=n_train,
-                                                                     folds=folds)), alternative)
+    rho = rho_for(x.shape, rho=rho, n_test=n_test, n_train=n_train, folds=folds)
+    return t_from_stats(SufficientStats.from_samples(x, rho), alternative)
 
 
 def paired_ttest(x, y=None, *, alternative="two-sided"):
@@ -83,12 +97,17 @@ def paired_ttest(x, y=None, *, alternative="two-sided"):
 
 
 def as_differences(x, y=None) -> np.ndarray:
-    """B - A from differences ``x`` or from scores ``x`` (A) and ``y`` (B); checks size and finiteness.
+    """B - A from differences ``x`` or from scores ``x`` (A) and ``y`` (B), shape ``(n,)`` (one data set) or
+    ``(q, n)`` (q data sets); checks the shape (at least one data set, at least 2 scores each) and finiteness.
 
     >>> as_differences([0.80, 0.90], [0.82, 0.95]).round(2).tolist()
     [0.02, 0.05]
     """
     x = b_minus_a(x, y)
+    if x.ndim > 2:
+        raise ValueError(f"x must be 1-D (the folds of one data set) or 2-D (data sets x folds), got shape {x.shape}")
+    if x.ndim == 2 and x.shape[0] == 0:
+        raise ValueError(f"x holds no data sets (shape {x.shape})")
     if x.ndim == 0 or x.shape[-1] < 2:
         raise ValueError(f"need at least 2 scores per data set on the last axis, got shape {x.shape}")
     bad = ~np.isfinite(x)

@@ -1,12 +1,12 @@
 """Normal-Gamma prior on (mu, nu = 1/sigma^2) and its exact posterior (DESIGN.md section 3)."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 import numpy as np
 from scipy import stats
 
-from .intraclass import SufficientStats
+from .intraclass import SufficientStats, power_of_two_scale, real_array
 
 
 @dataclass(frozen=True)
@@ -15,6 +15,8 @@ class NormalGamma:
 
     Parameters may be arrays (one distribution per problem). ``NormalGamma.matching()`` is the
     improper prior under which the Bayesian test reproduces the frequentist corrected t-test.
+    The parameters must be finite (``k0 = np.inf`` is the flat prior on mu), with k0 > 0, a >= -1/2
+    and b >= 0. mu0 is in the units of the differences and b in those units squared.
 
     >>> prior = NormalGamma(mu0=0.0, k0=1.0, a=2.0, b=0.01)
     >>> stats = SufficientStats.from_samples([0.02, 0.01, 0.03, 0.02], rho=0.25)
@@ -29,12 +31,27 @@ class NormalGamma:
     b: float | np.ndarray = 1.0
 
     def __post_init__(self):
-        if np.any(np.asarray(self.k0) <= 0):
+        mu0, a, b = (real_array(name, getattr(self, name)) for name in ("mu0", "a", "b"))
+        k0 = real_array("k0", self.k0, finite=False)
+        if np.any(~(k0 > 0)):  # NaN too
             raise ValueError(f"k0 must be > 0 (np.inf for a flat prior on mu), got {self.k0}")
-        if np.any(np.asarray(self.b) < 0):
+        if np.any(b < 0):
             raise ValueError(f"b must be >= 0, got {self.b}")
-        if np.any(np.asarray(self.a) < -0.5):
+        if np.any(a < -0.5):
             raise ValueError(f"a must be >= -1/2, got {self.a}")
+        try:
+            np.broadcast_shapes(mu0.shape, k0.shape, a.shape, b.shape)
+        except ValueError:
+            raise ValueError("mu0, k0, a and b must broadcast together (one value or one per problem), got shapes "
+                             f"{mu0.shape}, {k0.shape}, {a.shape}, {b.shape}") from None
+
+    @classmethod
+    def _unchecked(cls, mu0, k0, a, b) -> "NormalGamma":
+        """A posterior: its parameters come from the arithmetic here and may be out of range (b = inf)."""
+        law = object.__new__(cls)
+        for field, value in zip(fields(cls), (mu0, k0, a, b)):
+            object.__setattr__(law, field.name, value)
+        return law
 
     @classmethod
     def matching(cls) -> "NormalGamma":
@@ -55,16 +72,50 @@ class NormalGamma:
         return bool(np.all(np.isfinite(self.k0)) and np.all(np.asarray(self.a) > 0)
                     and np.all(np.asarray(self.b) > 0))
 
+    def in_units(self, scale) -> "NormalGamma":
+        """The same law for mu / scale: (mu0 / scale, k0, a, b / scale^2).
+
+        >>> NormalGamma(0.5, 2.0, 1.0, 4.0).in_units(2.0)
+        NormalGamma(mu0=0.25, k0=2.0, a=1.0, b=1.0)
+        """
+        with np.errstate(over="ignore", under="ignore"):
+            return NormalGamma._unchecked(self.mu0 / scale, self.k0, self.a, self.b / scale / scale)
+
     def update(self, stats: SufficientStats) -> "NormalGamma":
         """The exact Normal-Gamma posterior given the data's sufficient statistics (Theorem 2,
-        with the erratum of DESIGN.md section 3 corrected)."""
-        A, mu_hat, Q = stats.effective_n, stats.mean, stats.weighted_ss
-        inv_k0 = 1.0 / np.asarray(self.k0, dtype=float)
+        with the erratum of DESIGN.md section 3 corrected), in the units of the data.
+
+        Its ``b`` is in squared units and overflows to inf (or underflows to 0) for differences beyond
+        about 1e154 (below about 1e-154); :meth:`update_scaled` keeps it in range.
+        """
+        post, scale = self.update_scaled(stats)
+        with np.errstate(over="ignore", under="ignore"):
+            return NormalGamma._unchecked(post.mu0 * scale, post.k0, post.a, post.b * scale * scale)
+
+    def update_scaled(self, stats: SufficientStats):
+        """The posterior of mu / scale and ``scale``, a power of two per problem near the larger of the data's
+        magnitude and the prior's (|mu0| when k0 is finite, sqrt(b)); every parameter stays in float range.
+
+        >>> s = SufficientStats.from_samples([3e200, 5e200, 4e200], rho=0.0)
+        >>> post, scale = NormalGamma.matching().update_scaled(s)
+        >>> float(post.mu0 * scale), bool(np.isinf(NormalGamma.matching().update(s).b))
+        (4e+200, True)
+        """
+        mu0, k0, a, b = (np.asarray(v, dtype=float) for v in (self.mu0, self.k0, self.a, self.b))
+        _fits("prior", np.broadcast_shapes(mu0.shape, k0.shape, a.shape, b.shape), np.shape(stats.n))
+        prior_size = np.maximum(np.where(np.isfinite(k0), np.abs(mu0), 0.0), np.sqrt(b))
+        scale = np.maximum(stats.scale, power_of_two_scale(prior_size) * (prior_size > 0))
+        ratio = stats.scale / scale  # a power of two <= 1: exact, or an underflow of what is negligible here
+        with np.errstate(under="ignore"):
+            mu_hat, Q = stats.scaled_mean * ratio, stats.scaled_ss * ratio * ratio
+        prior = self.in_units(scale)
+        A = stats.effective_n
+        inv_k0 = 1.0 / k0
         k_post = 1.0 / (A + inv_k0)
-        mu_post = k_post * (A * mu_hat + self.mu0 * inv_k0)
-        a_post = self.a + stats.n / 2
-        b_post = self.b + Q / 2 + A * inv_k0 * (mu_hat - self.mu0) ** 2 / (2 * (A + inv_k0))
-        return NormalGamma(mu_post, k_post, a_post, b_post)
+        mu_post = k_post * (A * mu_hat + prior.mu0 * inv_k0)
+        a_post = a + stats.n / 2
+        b_post = prior.b + Q / 2 + A * inv_k0 * (mu_hat - prior.mu0) ** 2 / (2 * (A + inv_k0))
+        return NormalGamma._unchecked(mu_post, k_post, a_post, b_post), scale
 
     def mu_marginal(self):
         """Marginal of mu: Student-t(df = 2a, loc = mu0, scale = sqrt(b k0 / a)), a frozen scipy law."""
@@ -79,3 +130,14 @@ class NormalGamma:
         mu, nu = np.asarray(mu, dtype=float), np.asarray(nu, dtype=float)
         return (stats.gamma.logpdf(nu, self.a, scale=1.0 / self.b)
                 + stats.norm.logpdf(mu, self.mu0, np.sqrt(self.k0 / nu)))
+
+
+def _fits(name, shape, batch):
+    try:
+        fits = np.broadcast_shapes(shape, batch) == tuple(batch)
+    except ValueError:
+        fits = False
+    if not fits:
+        count = int(np.prod(batch))
+        raise ValueError(f"{name} parameters have shape {shape} but there {'is' if count == 1 else 'are'} "
+                         f"{count} data set{'s' * (count != 1)}: give one value or one per data set")

@@ -9,9 +9,9 @@ import pandas as pd
 import xarray as xr
 from scipy import special, stats
 
-from ._args import as_rope
+from ._args import as_rope, check_probability_level
 from .frequentist import TTestResult, as_differences, t_from_stats
-from .intraclass import SufficientStats, resolve_rho
+from .intraclass import SufficientStats, rho_for
 from .priors import NormalGamma
 from .scores import differences, pick_algorithms
 
@@ -28,9 +28,16 @@ class CorrelatedTTestResult:
     P(B better) = P(mu > hi); without a rope lo = hi = 0 and ``p_rope`` = 0. ``p_not_left`` and
     ``p_not_right`` are 1 - ``p_left`` and 1 - ``p_right`` computed without cancellation.
     ``degenerate`` flags point-mass posteriors.
+
+    The posterior is stored as ``scaled_posterior``, the Normal-Gamma posterior of mu / ``scale`` (a power of
+    two per data set near the magnitude of its differences), whose parameters stay in float range whatever
+    that magnitude; the probabilities, ``mean``, ``interval`` and ``posterior`` come from it.
+    ``posterior_params`` is the same posterior in the units of the differences: its ``b`` (squared units)
+    overflows to inf beyond about 1e154 (underflows to 0 below about 1e-154).
     """
 
-    posterior_params: NormalGamma
+    scaled_posterior: NormalGamma
+    scale: np.ndarray | float
     stats: SufficientStats
     prior: NormalGamma
     rope: tuple[float, float] | None
@@ -45,14 +52,23 @@ class CorrelatedTTestResult:
     datasets: tuple[str, ...] | None = None
 
     @property
+    def posterior_params(self) -> NormalGamma:
+        """The Normal-Gamma posterior of mu in the units of the differences (``b`` may overflow, see above)."""
+        post = self.scaled_posterior
+        with np.errstate(over="ignore", under="ignore"):
+            return NormalGamma._unchecked(post.mu0 * self.scale, post.k0, post.a, post.b * self.scale * self.scale)
+
+    @property
     def posterior(self):
         """Marginal posterior of mu: a frozen scipy Student-t (vectorised; NaN on degenerate rows)."""
-        return self.posterior_params.mu_marginal()
+        post = self.scaled_posterior
+        with np.errstate(over="ignore", invalid="ignore"):
+            return stats.t(df=2 * np.asarray(post.a), loc=self.mean, scale=_spread(post) * self.scale)
 
     @property
     def mean(self):
         """Posterior mean of mu."""
-        return self.posterior_params.mu0
+        return self.scaled_posterior.mu0 * self.scale
 
     def interval(self, confidence_level=0.95):
         """Central credible interval (lo, hi) of mu; a point on degenerate rows.
@@ -61,11 +77,11 @@ class CorrelatedTTestResult:
         >>> lo, hi = res.interval(0.95); bool(lo < 0.025 < hi)
         True
         """
-        post = self.posterior_params
-        scale = np.sqrt(post.b * post.k0 / post.a)
-        half = stats.t.ppf(0.5 + confidence_level / 2, 2 * post.a) * scale
-        half = np.where(self.degenerate, 0.0, half)
-        return post.mu0 - half, post.mu0 + half
+        check_probability_level("confidence_level", confidence_level)
+        post = self.scaled_posterior
+        half = stats.t.ppf(0.5 + confidence_level / 2, 2 * post.a) * np.where(self.degenerate, 0.0, _spread(post))
+        with np.errstate(over="ignore"):
+            return (post.mu0 - half) * self.scale, (post.mu0 + half) * self.scale
 
     def with_rope(self, rope) -> CorrelatedTTestResult:
         """The same posterior with the probabilities for another rope (a half-width, a pair or None).
@@ -76,16 +92,20 @@ class CorrelatedTTestResult:
         """
         with warnings.catch_warnings():  # already warned when the posterior was computed
             warnings.simplefilter("ignore", DegenerateWarning)
-            return _result(self.posterior_params, self.stats, self.prior, as_rope(rope), self.rho, self.names,
-                           self.datasets)
+            return _result(self.scaled_posterior, self.scale, self.stats, self.prior, as_rope(rope), self.rho,
+                           self.names, self.datasets)
 
     def frequentist(self, alternative="two-sided") -> TTestResult:
         """The frequentist corrected t-test on the same data (its p-values; rho = 0: paired t-test)."""
         return t_from_stats(self.stats, alternative)
 
     def to_frame(self, confidence_level=0.95) -> pd.DataFrame:
-        """One row per data set: mean, interval, the three probabilities and the two-sided p-value."""
-        lo, hi = self.interval(confidence_level)
+        """One row per data set: mean, interval, the three probabilities and the two-sided p-value.
+
+        >>> correlated_ttest([[0.01, 0.03, 0.02], [0.0, -0.01, 0.01]], folds=3).to_frame(0.9).shape
+        (2, 8)
+        """
+        lo, hi = self.interval(confidence_level)  # checks confidence_level
         a, b = self.names
         level = f"{round(100 * confidence_level, 6):g}%"
         columns = {"mean": self.mean, f"{level} lo": lo, f"{level} hi": hi, f"P({a} better)": self.p_left,
@@ -137,9 +157,13 @@ def correlated_ttest(x, y=None, *, rho=None, n_test=None, n_train=None, folds=No
     (0.909, 0.068)
     """
     prior = NormalGamma.matching() if prior is None else prior
+    if not isinstance(prior, NormalGamma):
+        raise TypeError(f"prior must be a NormalGamma (or None for the matching prior), got {type(prior).__name__}")
     rope = as_rope(rope)
     datasets, padded = None, False
     rho_given = any(v is not None for v in (rho, n_test, n_train, folds))
+    if corr is not None and rho_given:
+        raise ValueError("give either corr or rho (n_test/n_train, folds), not both")
     if isinstance(x, xr.Dataset):
         a, b = pick_algorithms(x, algorithms)
         names = names or (a, b)
@@ -148,49 +172,61 @@ def correlated_ttest(x, y=None, *, rho=None, n_test=None, n_train=None, folds=No
         if not rho_given and corr is None:
             rho = x.rho.values
         x, padded = diff.values.reshape(diff.shape[0], -1), True
+        if x.shape[0] == 0:
+            raise ValueError("the scores hold no data sets")
+        if corr is not None and np.isnan(x).any():
+            raise ValueError(f"corr needs every score: {_name_rows(np.isnan(x).any(axis=1), datasets)} have "
+                             "missing runs")
     else:
         x = as_differences(x, y)
     if corr is None:
-        rho = resolve_rho(rho, n_test=n_test, n_train=n_train, folds=folds)
-    elif rho_given:
-        raise ValueError("give either corr or rho (n_test/n_train, folds), not both")
+        rho = rho_for(x.shape, rho=rho, n_test=n_test, n_train=n_train, folds=folds)
     if datasets is None and x.ndim == 2:
         datasets = tuple(f"D{i + 1}" for i in range(x.shape[0]))
     stats_ = SufficientStats.from_samples(x, rho, corr=corr, padded=padded)
     if np.any(stats_.n < 2):
         raise ValueError(f"need at least 2 scores per data set; {_name_rows(stats_.n < 2, datasets)} have fewer")
-    return _result(prior.update(stats_), stats_, prior, rope, rho, tuple(names or ("A", "B")), datasets)
+    post, scale = prior.update_scaled(stats_)
+    return _result(post, scale, stats_, prior, rope, rho, tuple(names or ("A", "B")), datasets)
 
 
-def _result(post, stats_, prior, rope, rho, names, datasets) -> CorrelatedTTestResult:
+def _spread(post):
+    """Scale sqrt(b k0 / a) of the Student-t marginal of mu."""
+    return np.sqrt(post.b * post.k0 / post.a)
+
+
+def _result(post, unit, stats_, prior, rope, rho, names, datasets) -> CorrelatedTTestResult:
+    """The probabilities from the posterior of mu / unit, with the rope in the same units (exact: unit is a
+    power of two; a rope end out of float range in these units is +-inf or 0, its limit)."""
     lo, hi = rope if rope is not None else (0.0, 0.0)
+    with np.errstate(over="ignore", under="ignore"):
+        lo_u, hi_u = lo / unit, hi / unit
     degenerate = np.asarray(post.b == 0)
     if degenerate.any():
         warnings.warn(f"{_name_rows(degenerate, datasets)}: all differences are equal and the prior is improper, "
                       "so the posterior of the mean is a point mass", DegenerateWarning, stacklevel=3)
     df = 2 * post.a
-    scale = np.sqrt(post.b * post.k0 / post.a)
-    scale = np.where(degenerate, 1.0, scale)
-    z_lo, z_hi = (lo - post.mu0) / scale, (hi - post.mu0) / scale
+    spread = np.where(degenerate, 1.0, _spread(post))
+    z_lo, z_hi = (lo_u - post.mu0) / spread, (hi_u - post.mu0) / spread
     # Student-t cdf straight from scipy.special: the frozen-distribution layer costs 3x here
     p_left, p_not_left = special.stdtr(df, z_lo), special.stdtr(df, -z_lo)
     p_right, p_not_right = special.stdtr(df, -z_hi), special.stdtr(df, z_hi)
     if lo == hi:
         p_rope = np.zeros_like(p_left)
     else:  # the rope mass from the side where it does not cancel
-        p_rope = np.where(post.mu0 > hi, p_not_left - p_right,
-                          np.where(post.mu0 < lo, p_not_right - p_left, 1 - p_left - p_right))
+        p_rope = np.where(post.mu0 > hi_u, p_not_left - p_right,
+                          np.where(post.mu0 < lo_u, p_not_right - p_left, 1 - p_left - p_right))
         p_rope = np.clip(p_rope, 0.0, 1.0)
     if degenerate.any():
         point = post.mu0
-        tie = np.where((lo == hi) & (point == lo), 0.5, 0.0)
-        p_left = np.where(degenerate, np.where(point < lo, 1.0, tie), p_left)
-        p_right = np.where(degenerate, np.where(point > hi, 1.0, tie), p_right)
-        p_rope = np.where(degenerate, ((point >= lo) & (point <= hi) & (lo < hi)).astype(float), p_rope)
+        tie = np.where((lo == hi) & (point == lo_u), 0.5, 0.0)
+        p_left = np.where(degenerate, np.where(point < lo_u, 1.0, tie), p_left)
+        p_right = np.where(degenerate, np.where(point > hi_u, 1.0, tie), p_right)
+        p_rope = np.where(degenerate, ((point >= lo_u) & (point <= hi_u) & (lo < hi)).astype(float), p_rope)
         p_not_left = np.where(degenerate, 1.0 - p_left, p_not_left)
         p_not_right = np.where(degenerate, 1.0 - p_right, p_not_right)
-    return CorrelatedTTestResult(post, stats_, prior, rope, rho, p_left, p_rope, p_right, p_not_left, p_not_right,
-                                 degenerate, names, datasets)
+    return CorrelatedTTestResult(post, unit, stats_, prior, rope, rho, p_left, p_rope, p_right, p_not_left,
+                                 p_not_right, degenerate, names, datasets)
 
 
 def _name_rows(mask, datasets):

@@ -102,25 +102,78 @@ def pick_algorithms(scores: xr.Dataset, algorithms=None) -> tuple[str, str]:
 def mean_differences(x, y=None, *, algorithms=None):
     """Per-data-set mean differences B - A, with the names: returns (z, (a, b), datasets).
 
-    ``x`` is a scores Dataset (with ``algorithms``), per-fold differences ``(q, n)``, per-data-set
-    values ``(q,)``, or the scores of A with ``y`` those of B (same shapes).
+    ``x`` is a scores Dataset (with ``algorithms``); the scores of A with ``y`` those of B, ``(q, n)``
+    per fold or ``(q,)`` per data set; per-fold differences B - A ``(q, n)``; or per-data-set
+    differences ``(q,)``. A 1-D array always holds one value per data set, never the folds of one data set.
+
+    A tie stays an exact zero. From scores (a Dataset, or ``x`` and ``y``) each algorithm's mean is taken
+    first, by the same exactly rounded sum (``math.fsum``) for both, and z = mean(B) - mean(A); then a
+    |z| of at most 4 ulps of the scores' magnitude (4 * machine epsilon * the larger mean |score| of the
+    data set) is set to 0. Scores written as decimals (0.7, 0.85) are off by up to half an ulp each once
+    read as binary floats, so two algorithms whose recorded scores have equal sums can differ by ~1e-18:
+    that is a tie, not a win. Per-fold differences given alone are averaged by ``math.fsum`` too (a zero
+    sum stays 0) but without the tolerance (the scores' magnitude is unknown); per-data-set differences
+    are used as given.
 
     >>> z, names, datasets = mean_differences([[0.1, 0.3], [0.0, -0.2]])
     >>> z.round(3).tolist(), names, datasets
     ([0.2, -0.1], ('A', 'B'), ('D1', 'D2'))
+    >>> mean_differences([[0.9, 0.8]], [[0.85, 0.85]])[0].tolist()  # equal recorded sums: a tie
+    [0.0]
     """
+    import math
+
+    def mean(values):
+        try:
+            return math.fsum(values) / len(values)
+        except OverflowError:  # an intermediate sum beyond the float range: sum the values scaled by 2^-e
+            exponent = max(math.frexp(v)[1] for v in values)
+            return math.ldexp(math.fsum(math.ldexp(v, -exponent) for v in values) / len(values), exponent)
+
+    def from_scores(a_scores, b_scores):
+        z = np.empty(len(a_scores))
+        for i, (row_a, row_b) in enumerate(zip(a_scores, b_scores)):
+            keep = ~(np.isnan(row_a) | np.isnan(row_b))  # a Dataset's absent runs are NaN
+            row_a, row_b = row_a[keep].tolist(), row_b[keep].tolist()
+            if not row_a or not np.isfinite(row_a + row_b).all():
+                raise ValueError(f"data set {datasets[i]!r}: no scores, or scores that are inf")
+            scale = max(mean([abs(v) for v in row_a]), mean([abs(v) for v in row_b]))
+            diff = mean(row_b) - mean(row_a)
+            z[i] = 0.0 if abs(diff) <= 4 * np.finfo(float).eps * scale else diff
+        return z
+
+    if algorithms is not None and (isinstance(algorithms, (str, bytes)) or np.ndim(algorithms) != 1
+                                   or len(algorithms) != 2):
+        raise ValueError(f"algorithms must be a pair of names (a, b), got {algorithms!r}")
     if isinstance(x, xr.Dataset):
         a, b = pick_algorithms(x, algorithms)
-        z = differences(x, a, b).mean(["run", "fold"], skipna=True)
-        return z.values, (a, b), tuple(str(d) for d in z.dataset.values)
-    x = b_minus_a(x, y)
-    z = x.mean(axis=-1) if x.ndim == 2 else x
-    if z.ndim != 1 or len(z) < 1:
-        raise ValueError(f"expected (q,) per-data-set values or (q, n) per-fold ones, got shape {x.shape}")
+        present = [str(v) for v in x.algorithm.values]
+        for name, role in ((a, "a"), (b, "b")):
+            if name not in present:
+                raise ValueError(f"algorithm {role}={name!r} is not in the scores (have {present})")
+        datasets = tuple(str(d) for d in x.dataset.values)
+        if not datasets:
+            raise ValueError("the scores hold no data set")
+        z = from_scores(*(x.score.sel(algorithm=name).transpose("dataset", ...).values.reshape(len(datasets), -1)
+                          for name in (a, b)))
+        names = (a, b)
+    else:
+        diff = b_minus_a(x, y)  # checks types, shapes and (with y) finiteness
+        if diff.ndim not in (1, 2) or len(diff) < 1 or diff.shape[-1] < 1:
+            raise ValueError(f"expected (q,) per-data-set values or (q, n) per-fold ones, got shape {diff.shape}")
+        datasets = tuple(f"D{i + 1}" for i in range(len(diff)))
+        if y is None and not np.isfinite(diff).all():  # (b_minus_a has checked the scores x and y)
+            rows = np.flatnonzero(~np.isfinite(diff) if diff.ndim == 1 else ~np.isfinite(diff).all(axis=1))
+            raise ValueError(f"data set(s) {rows.tolist()} (rows of x, from 0) contain NaN or inf")
+        if y is not None:
+            z = from_scores(*(np.asarray(v, dtype=float).reshape(len(diff), -1) for v in (x, y)))
+        else:
+            z = np.array([mean(row) for row in diff.tolist()]) if diff.ndim == 2 else diff
+        names = tuple(str(v) for v in algorithms) if algorithms is not None else ("A", "B")
     if not np.isfinite(z).all():
-        raise ValueError(f"data set(s) {np.flatnonzero(~np.isfinite(z)).tolist()} contain NaN or inf")
-    names = tuple(algorithms) if algorithms is not None else ("A", "B")
-    return z, names, tuple(f"D{i + 1}" for i in range(len(z)))
+        raise ValueError(f"data set(s) {[datasets[i] for i in np.flatnonzero(~np.isfinite(z))]}: the mean "
+                         "difference overflows the float range")
+    return z, names, datasets
 
 
 def _arrays_to_frame(arrays, *, runs, datasets):

@@ -1,13 +1,22 @@
-"""Tests on per-data-set mean differences z_1..z_q (DESIGN.md section 5): Wilcoxon signed-rank and
-sign tests, frequentist and Bayesian (Dirichlet process, imprecise DP, rope variants)."""
+"""Tests on per-data-set mean differences z_1..z_q: Wilcoxon signed-rank and sign tests, frequentist and
+Bayesian (Dirichlet process, imprecise DP, rope variants).
+
+Every test takes a scores Dataset with ``algorithms=(a, b)``, the scores of A (``x``) and of B (``y``), or
+differences B - A: ``(q, n)`` per fold or ``(q,)`` per data set (a 1-D array is one value per data set,
+never the folds of one data set); see :func:`pp_corr.scores.mean_differences`, which keeps exact ties at
+exactly 0. These tests compare algorithms across data sets: scores of a single data set are refused (use
+:func:`pp_corr.correlated_ttest` for one data set). ``rope`` is a half-width r (the interval [-r, r]) or a
+pair (lo, hi), as for the correlated t-test."""
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 import numpy as np
+import xarray as xr
 from scipy import stats
+from scipy.stats._morestats import WilcoxonResult  # the type stats.wilcoxon returns
 
-from ._args import as_generator, check_alternative
+from ._args import as_generator, as_rope, b_minus_a, check_alternative, check_count, check_real
 from .scores import mean_differences
 
 IDP_STRENGTH = (np.sqrt(17) - 3) / 2
@@ -34,28 +43,81 @@ def dirichlet(rng, alpha, size):
     return g / g.sum(axis=1, keepdims=True)
 
 
+def _differences(x, y, algorithms):
+    """(z, names) for a rank test: the per-data-set mean differences, refusing scores of one data set."""
+    advice = "to compare two algorithms on one data set use correlated_ttest"
+    if isinstance(x, xr.Dataset):
+        if x.sizes.get("dataset", 0) == 1:
+            raise ValueError(f"the rank tests compare data sets: the scores hold only one data set "
+                             f"({str(x.dataset.values[0])!r}); {advice}")
+    elif (shape := b_minus_a(x, y).shape) and len(shape) == 2 and shape[0] == 1:
+        raise ValueError(f"the rank tests compare data sets: x has the {shape[1]} per-fold values of only one "
+                         f"data set (shape {shape}); {advice} (a 1-D x is one value per data set)")
+    z, names, _ = mean_differences(x, y, algorithms=algorithms)
+    return z, names
+
+
+def _rope_bounds(rope) -> tuple[float, float]:
+    """(lo, hi) of a rope given as None (no rope), a half-width or a pair."""
+    bounds = as_rope(rope)
+    return (0.0, 0.0) if bounds is None else bounds
+
+
+def _rope_record(rope):
+    """The rope as a result records it: the half-width r for [-r, r], else the pair (lo, hi)."""
+    if np.ndim(rope) == 0:
+        return float(rope)
+    lo, hi = (float(v) for v in np.ravel(rope))
+    return hi if lo == -hi else (lo, hi)
+
+
+def _step(a, b):
+    """H(a - b) by comparison (1 above, 1/2 at equality, 0 below): no rounding, no overflow."""
+    return np.where(a > b, 1.0, np.where(a == b, 0.5, 0.0))
+
+
+def _pair_sums(points, lo, hi):
+    """(z_i + z_j, 2 lo, 2 hi), or all halved when a sum would overflow (halving is exact for normal floats)."""
+    with np.errstate(over="ignore"):
+        pair, low, high = points[:, None] + points[None, :], 2 * lo, 2 * hi
+    if np.isfinite(pair).all() and np.isfinite([low, high]).all():
+        return pair, low, high
+    half = points / 2
+    return half[:, None] + half[None, :], lo, hi
+
+
+def _quadratic(w, matrix):
+    """w_n^T M w_n for every draw n; exactly 0 when M is (so a region that cannot occur gets 0, not rounding)."""
+    if not matrix.any():
+        return np.zeros(len(w))
+    return np.einsum("ni,ij,nj->n", w, matrix, w, optimize=True)
+
+
 @dataclass(frozen=True, repr=False)
 class RegionProbabilities:
     """Posterior of (P(A better), P(rope), P(B better)) from a Bayesian signed-rank or sign test.
 
     ``p_left``, ``p_rope``, ``p_right`` are the posterior means; ``win_left``, ``win_rope``, ``win_right``
     the share of draws in which each region has the largest probability (ties shared equally);
-    ``samples`` the draws (n_samples, 3) in the order left, rope, right.
+    ``samples`` the draws (n_samples, 3) in the order left, rope, right. ``rope`` is the half-width r of
+    the rope [-r, r], or the pair (lo, hi) when the rope is not symmetric.
     """
 
     @classmethod
     def from_tails(cls, left, right, method, rope, names) -> RegionProbabilities:
         """Draws of P(A better) and P(B better); P(rope) is the rest (clipped at 0 against rounding).
+        ``rope`` is a half-width or a pair (lo, hi).
 
         >>> RegionProbabilities.from_tails([0.25], [0.5], "example", 0.01, ("A", "B")).samples.tolist()
         [[0.25, 0.25, 0.5]]
         """
         left, right = np.asarray(left, dtype=float), np.asarray(right, dtype=float)
-        return cls(np.column_stack([left, np.clip(1 - left - right, 0, 1), right]), method, float(rope), names)
+        return cls(np.column_stack([left, np.clip(1 - left - right, 0, 1), right]), method, _rope_record(rope),
+                   names)
 
     samples: np.ndarray
     method: str
-    rope: float
+    rope: float | tuple[float, float]
     names: tuple[str, str]
 
     @property
@@ -104,46 +166,67 @@ def bayesian_signed_rank(x, y=None, *, rope=0.0, prior_strength=0.5, z0=0.0, n_s
                          algorithms=None) -> RegionProbabilities:
     """Bayesian signed-rank test on a Dirichlet process (Benavoli et al. 2014, 2017).
 
-    Weights (w0, w) ~ Dir(s, 1, ..., 1) on the pseudo-observation ``z0`` and the data;
-    P(B better) = sum w_i w_j H(z_i + z_j - 2r), P(A better) = sum w_i w_j H(-z_i - z_j - 2r), rope the rest.
-    ``prior_strength=0`` is the DP with s -> 0 (Bayesian bootstrap): with ``rope=0`` its P(B better) is
-    theta = P(Z + Z' > 0) + P(Z + Z' = 0)/2 and ``win_right`` is P(theta > 1/2). Inputs as :func:`mean_differences`.
+    Weights (w0, w) ~ Dir(s, 1, ..., 1) on the pseudo-observation ``z0`` and the data; with the rope
+    (lo, hi) (a half-width r is (-r, r)), P(B better) = sum w_i w_j H(z_i + z_j - 2 hi),
+    P(A better) = sum w_i w_j H(2 lo - z_i - z_j), rope the rest; H(0) = 1/2, so a pair sum exactly on
+    a boundary counts half on each side. ``prior_strength=0`` is the DP with s -> 0 (Bayesian bootstrap):
+    with ``rope=0`` its P(B better) is theta = P(Z + Z' > 0) + P(Z + Z' = 0)/2 and ``win_right`` is
+    P(theta > 1/2). Inputs as in the module docstring.
+
+    Edge cases: when every z (and z0) is 0 and the rope is 0, every draw is (1/2, 0, 1/2) (theta = 1/2
+    exactly, decision "none"); with a rope containing 0, every draw is (0, 1, 0). One data set (q = 1, a
+    1-D x of length 1) is allowed: with s > 0 the weight on z0 keeps the posterior spread, with s = 0 the
+    posterior is a point mass on the single observation.
 
     >>> z = [0.02, 0.01, 0.03, -0.01, 0.02, 0.04]
     >>> res = bayesian_signed_rank(z, rope=0.01, random_seed=0)
     >>> bool(res.p_right > res.p_left)
     True
+    >>> bayesian_signed_rank([0.0, 0.0], random_seed=0).samples[0].tolist()
+    [0.5, 0.0, 0.5]
     """
-    z, names, _ = mean_differences(x, y, algorithms=algorithms)
-    if rope < 0 or prior_strength < 0:
-        raise ValueError("rope and prior_strength must be >= 0")
+    lo, hi = _rope_bounds(rope)
+    prior_strength = check_real("prior_strength", prior_strength, low=0)
+    z0 = check_real("z0", z0)
+    n_samples = check_count("n_samples", n_samples)
     rng = as_generator(random_seed)
+    z, names = _differences(x, y, algorithms)
     points = np.concatenate([[z0], z]) if prior_strength > 0 else z
     alpha = np.concatenate([[prior_strength], np.ones(len(z))]) if prior_strength > 0 else np.ones(len(z))
     w = dirichlet(rng, alpha, n_samples)
-    pair = points[:, None] + points[None, :]
-    right = np.einsum("ni,ij,nj->n", w, heaviside(pair - 2 * rope), w, optimize=True)
-    left = np.einsum("ni,ij,nj->n", w, heaviside(-pair - 2 * rope), w, optimize=True)
+    pair, low, high = _pair_sums(points, lo, hi)
+    right, left = _step(pair, high), _step(low, pair)
+    samples = np.column_stack([_quadratic(w, m) for m in (left, 1 - left - right, right)])
+    samples /= samples.sum(axis=1, keepdims=True)
     method = "Bayesian signed-rank test" + (" (DP, s -> 0)" if prior_strength == 0
                                             else f" (s = {prior_strength}, z0 = {z0})")
-    return RegionProbabilities.from_tails(left, right, method, rope, names)
+    return RegionProbabilities(samples, method, _rope_record((lo, hi)), names)
 
 
 def bayesian_sign_test(x, y=None, *, rope=0.0, prior_strength=1.0, z0=0.0, n_samples=50_000, random_seed=None,
                        algorithms=None) -> RegionProbabilities:
     """Bayesian sign test: (P(left), P(rope), P(right)) ~ Dirichlet(counts + prior pseudo-count in z0's region).
 
+    With the rope (lo, hi) (a half-width r is (-r, r)) the counts are #{z < lo}, #{lo <= z <= hi} and
+    #{z > hi}: a zero difference with ``rope=0`` counts in the rope. Inputs as in the module docstring;
+    one data set (q = 1) is allowed (its count and the prior make the posterior). All z equal to 0 (and
+    z0 in the rope): every draw is (0, 1, 0).
+
     >>> res = bayesian_sign_test([0.02, 0.01, 0.03, -0.02, 0.02], rope=0.005, random_seed=0)
     >>> round(res.p_right, 2)  # (4 right) / (5 data + 1 prior in the rope)
     0.67
     """
-    z, names, _ = mean_differences(x, y, algorithms=algorithms)
-    if rope < 0 or prior_strength < 0:
-        raise ValueError("rope and prior_strength must be >= 0")
-    counts = np.array([np.sum(z < -rope), np.sum(np.abs(z) <= rope), np.sum(z > rope)], dtype=float)
-    counts[0 if z0 < -rope else 2 if z0 > rope else 1] += prior_strength
-    samples = dirichlet(as_generator(random_seed), counts, n_samples)
-    return RegionProbabilities(samples, f"Bayesian sign test (prior {prior_strength} at z0 = {z0})", float(rope), names)
+    lo, hi = _rope_bounds(rope)
+    prior_strength = check_real("prior_strength", prior_strength, low=0)
+    z0 = check_real("z0", z0)
+    n_samples = check_count("n_samples", n_samples)
+    rng = as_generator(random_seed)
+    z, names = _differences(x, y, algorithms)
+    counts = np.array([np.sum(z < lo), np.sum((z >= lo) & (z <= hi)), np.sum(z > hi)], dtype=float)
+    counts[0 if z0 < lo else 2 if z0 > hi else 1] += prior_strength
+    samples = dirichlet(rng, counts, n_samples)
+    return RegionProbabilities(samples, f"Bayesian sign test (prior {prior_strength} at z0 = {z0})",
+                               _rope_record((lo, hi)), names)
 
 
 @dataclass(frozen=True, repr=False)
@@ -189,21 +272,25 @@ def imprecise_signed_rank(x, y=None, *, loss_ratio=19.0, n_samples=50_000, rando
     as s -> 0), upper = lower + (s^2 + 2qs + s) / ((s+q)(s+q+1)).
 
     ``loss_ratio`` = l1/l0 gives the threshold t = l1/(l0 + l1) (19 <-> 0.95 <-> alpha = 0.05).
+    All z equal to 0: in every draw the lower g is (1 - w0)^2 / 2 < 1/2 and the upper g is
+    1/2 + w0 - w0^2 / 2 > 1/2, so the probabilities are 0 and 1 and the decision is indeterminate.
 
     >>> res = imprecise_signed_rank([0.02, 0.01, 0.03, 0.01, 0.02, 0.04, 0.01, 0.02], random_seed=0)
     >>> res.decision
     'B'
     """
-    z, names, _ = mean_differences(x, y, algorithms=algorithms)
-    if loss_ratio <= 0:
-        raise ValueError(f"loss_ratio must be > 0, got {loss_ratio}")
+    loss_ratio = check_real("loss_ratio", loss_ratio, low=0, low_open=True)
+    n_samples = check_count("n_samples", n_samples)
+    rng = as_generator(random_seed)
+    z, names = _differences(x, y, algorithms)
     q, s = len(z), IDP_STRENGTH
-    w = dirichlet(as_generator(random_seed), np.concatenate([[s], np.ones(q)]), n_samples)
+    w = dirichlet(rng, np.concatenate([[s], np.ones(q)]), n_samples)
     w0, w = w[:, 0], w[:, 1:]
-    h = heaviside(z[:, None] + z[None, :])
+    pair, _, _ = _pair_sums(z, 0.0, 0.0)
+    h = _step(pair, 0.0)
     low = np.einsum("ni,ij,nj->n", w, h, w, optimize=True)
     high = w0 * (2 - w0) + low
-    # E[w_i w_j] = (1 + [i = j]) / ((s+q)(s+q+1)): the diagonal counts twice (DESIGN.md's formula omits it)
+    # E[w_i w_j] = (1 + [i = j]) / ((s+q)(s+q+1)): the diagonal counts twice
     low_mean = (h.sum() + np.trace(h)) / ((s + q) * (s + q + 1))
     return ImpreciseSignedRankResult(float(np.mean(low > 0.5)), float(np.mean(high > 0.5)), float(low_mean),
                                      float(low_mean + (s**2 + 2 * q * s + s) / ((s + q) * (s + q + 1))),
@@ -213,19 +300,59 @@ def imprecise_signed_rank(x, y=None, *, loss_ratio=19.0, n_samples=50_000, rando
 def wilcoxon_test(x, y=None, *, alternative="two-sided", algorithms=None):
     """Frequentist Wilcoxon signed-rank test on the per-data-set mean differences (``scipy.stats.wilcoxon``).
 
+    Zeros (data sets where the two algorithms tie) are kept and their ranks split half to each side
+    (``zero_method="zsplit"``), as Demsar (2006) recommends: a tie is evidence for neither algorithm, and
+    dropping it would make the test more eager to reject. This is also how the Bayesian signed-rank test
+    counts a tie (H(0) = 1/2): its mean with s -> 0 is 2 T+ / (q (q + 1)) for this T+. scipy's default
+    choice of method applies: exact without ties or zeros for q <= 50, an exact enumeration of the sign
+    patterns with ties or zeros for q <= 13, the normal approximation otherwise. If every difference is 0
+    there is no evidence either way: the p-value is 1 (the statistic is then q (q + 1) / 4, every rank
+    split in half).
+
     >>> round(float(wilcoxon_test([0.02, 0.01, 0.03, -0.01, 0.02, 0.04], alternative="greater").pvalue), 4)
     0.0469
+    >>> float(wilcoxon_test([0.0, 0.0, 0.0]).pvalue)
+    1.0
     """
-    z, _, _ = mean_differences(x, y, algorithms=algorithms)
-    return stats.wilcoxon(z, alternative=check_alternative(alternative))
+    alternative = check_alternative(alternative)
+    z, _ = _differences(x, y, algorithms)
+    if not z.any():  # scipy: about 1/2 one-sided by the normal approximation (q > 13), an error for q = 1
+        q = len(z)
+        return WilcoxonResult(statistic=np.float64(q * (q + 1) / 4), pvalue=np.float64(1.0))
+    return stats.wilcoxon(z, zero_method="zsplit", alternative=alternative)
 
 
-def sign_test(x, y=None, *, alternative="two-sided", algorithms=None):
+@dataclass(frozen=True)
+class SignTestResult:
+    """A sign test: ``k`` positive differences among the ``n`` non-zero ones, ``statistic`` = k / n, the
+    ``pvalue`` of the binomial test and its ``alternative`` (the attributes of scipy's BinomTestResult).
+
+    >>> SignTestResult(3, 4, "two-sided", 0.75, 0.625).pvalue
+    0.625
+    """
+
+    k: int
+    n: int
+    alternative: str
+    statistic: float
+    pvalue: float
+
+
+def sign_test(x, y=None, *, alternative="two-sided", algorithms=None) -> SignTestResult:
     """Frequentist sign test: binomial test of #{z > 0} among the non-zero z (``scipy.stats.binomtest``).
+
+    Zeros are left out (the test conditions on the data sets where the algorithms differ). If no
+    difference is non-zero there is no evidence either way: k = n = 0, statistic 1/2 and p-value 1.
 
     >>> round(float(sign_test([0.02, 0.01, 0.03, -0.01, 0.02, 0.04]).pvalue), 4)
     0.2188
+    >>> sign_test([0.0, 0.0]).pvalue
+    1.0
     """
-    z, _, _ = mean_differences(x, y, algorithms=algorithms)
-    nonzero = z[z != 0]
-    return stats.binomtest(int(np.sum(nonzero > 0)), len(nonzero), 0.5, alternative=check_alternative(alternative))
+    alternative = check_alternative(alternative)
+    z, _ = _differences(x, y, algorithms)
+    k, n = int(np.sum(z > 0)), int(np.sum(z != 0))
+    if n == 0:
+        return SignTestResult(0, 0, alternative, 0.5, 1.0)
+    result = stats.binomtest(k, n, 0.5, alternative=alternative)
+    return SignTestResult(k, n, alternative, float(result.statistic), float(result.pvalue))

@@ -39,14 +39,14 @@ def test_imprecise_means_equal_closed_forms(uci54):
     lower = (h.sum() + np.trace(h)) / ((s + q) * (s + q + 1))
     assert res.lower_mean == pytest.approx(lower, rel=1e-12)
     assert res.upper_mean == pytest.approx(lower + (s**2 + 2 * q * s + s) / ((s + q) * (s + q + 1)), rel=1e-12)
-    # the same means by simulation, from the DESIGN definitions
+    # the same means by simulation, from the definitions of the lower and upper g
     rng = np.random.default_rng(3)
     w = rng.dirichlet(np.concatenate([[s], np.ones(q)]), size=N)
     g = np.einsum("ni,ij,nj->n", w[:, 1:], heaviside(z[:, None] + z[None, :]), w[:, 1:])
     assert within_mc_error(g, res.lower_mean)
     assert within_mc_error(w[:, 0] * (2 - w[:, 0]) + g, res.upper_mean)
     assert 0 <= res.lower <= res.upper <= 1
-    # DESIGN.md section 5 prints the lower mean without the diagonal's second moment: that misses the
+    # the lower mean without the diagonal's second moment (a formula in circulation) misses the
     # simulation above by far more than its error, and would not tend to R+ as s -> 0
     assert not within_mc_error(g, h.sum() / ((s + q) * (s + q + 1)), k=20)
 

@@ -1,6 +1,7 @@
 """Per-fold scores as an xarray Dataset with dims (dataset, algorithm, run, fold)."""
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping
 from importlib import resources
 from os import PathLike
@@ -10,54 +11,107 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from ._args import b_minus_a
+from ._args import b_minus_a, check_count, check_real
 from .intraclass import resolve_rho
 
 EXAMPLE = "sklearn_cv.csv"
 DEFAULT_COLUMNS = {"dataset": "dataset", "algorithm": "algorithm", "run": "run", "fold": "fold", "score": "score"}
+LABELS = ("dataset", "algorithm", "run", "fold")  # read from a CSV as text, exactly as written
+MAX_GRID_CELLS, MAX_GRID_RATIO = 100_000_000, 50  # refuse a (dataset, algorithm, run, fold) grid above both
 
 
-def load_scores(source, *, columns=None, runs=1, datasets=None, rho=None, n_test=None, n_train=None,
-                folds=None) -> xr.Dataset:
+class AssumptionWarning(UserWarning):
+    """``load_scores`` assumed something it was not told; the message says what, and how to say otherwise."""
+
+
+def load_scores(source, *, columns=None, runs=None, datasets=None, rho=None, n_test=None, n_train=None,
+                folds=None, higher_is_better=True, encoding=None) -> xr.Dataset:
     """Read per-fold scores and validate them.
 
     ``source`` is a tidy CSV path or DataFrame (one row per data set, algorithm, run and fold;
-    ``columns`` maps the roles dataset/algorithm/run/fold/score to other column names), or a
-    mapping ``{algorithm: array}`` with one ``(q, n)`` array per algorithm as baycomp takes them
-    (``n = runs * folds``; ``datasets`` names the q rows).
+    ``columns`` maps the roles dataset/algorithm/run/fold/score to other column names; ``encoding``
+    is the file's text encoding, UTF-8 by default), or a mapping ``{algorithm: array}`` with one
+    ``(q, n)`` array per algorithm as baycomp takes them (``n = runs * folds``: give ``runs`` or
+    ``folds``, else one run of n folds is assumed; ``datasets`` names the q rows).
+
+    Data set and algorithm names are text exactly as written: "001" stays "001", and "NA" and "None"
+    are names; an empty name is an error. Runs and folds may be numbers or labels; within a data set
+    they are matched between algorithms by label, then numbered 1, 2, ... in label order (numeric order
+    when every label is a number), so labels numbered across data sets cost no memory. Folds whose labels
+    never repeat between the runs of a data set (numbered across runs) are matched within each run.
+    Data sets may have different numbers of runs: absent runs are NaN in ``score``.
 
     rho is fixed per data set by ``rho``, ``n_test`` with ``n_train``, or ``folds`` (each a scalar or a
     ``{dataset: value}`` mapping; a tidy file may also carry ``n_test`` and ``n_train`` columns); by
-    default rho = 1 / (number of folds). Data sets may have different numbers of runs: absent
-    runs are NaN in ``score``. Bad input raises ``ValueError`` naming the data set and algorithm.
+    default rho = 1 / (number of folds in a run). ``folds`` and ``runs`` count the folds of one run and
+    the runs of a data set: values that contradict the data are errors.
+
+    Scores are higher-is-better. For errors or losses give ``higher_is_better=False``: the scores are
+    negated once, here, so every test reads "B better" as B having the lower loss, and differences,
+    ropes and intervals are in units of the negated loss; ``attrs["higher_is_better"]`` keeps the sense
+    of the source and ``attrs["score_sense"]`` says what ``score`` holds. Every rope is in the scores'
+    units: on percentages rope=0.01 is 0.01 percentage points (an :class:`AssumptionWarning` says so
+    when the scores look like percentages: all in [0, 100], some above 1).
+
+    Bad input raises ``ValueError`` (``TypeError`` for the wrong type) naming the data set and
+    algorithm, the row, or the argument.
 
     >>> ds = load_scores({"A": [[0.8, 0.9, 0.85, 0.7]], "B": [[0.82, 0.93, 0.9, 0.75]]}, runs=2)
     >>> ds.score.dims, float(ds.rho[0])
     (('dataset', 'algorithm', 'run', 'fold'), 0.5)
+    >>> errors = load_scores({"A": [[0.2, 0.3]], "B": [[0.1, 0.1]]}, higher_is_better=False)
+    >>> round(float(differences(errors, "A", "B").mean()), 3), errors.attrs["higher_is_better"]
+    (0.15, False)
     """
+    if not isinstance(higher_is_better, (bool, np.bool_)):
+        raise TypeError(f"higher_is_better must be True or False, got {higher_is_better!r}")
+    runs = None if runs is None else check_count("runs", runs)
+    default_rho = rho is None and n_test is None and n_train is None and folds is None
     if isinstance(source, Mapping):
-        frame = _arrays_to_frame(source, runs=runs, datasets=datasets)
-        columns = None
-    elif isinstance(source, pd.DataFrame):
-        frame = source
-    elif isinstance(source, (str, PathLike)):
-        frame = pd.read_csv(source)
+        if columns is not None:
+            raise ValueError("columns= renames the columns of a tidy CSV or DataFrame; a mapping of arrays has none")
+        roles, where = DEFAULT_COLUMNS, "row {}".format
+        frame = _arrays_to_frame(source, runs=runs, datasets=datasets, folds=folds, warn=default_rho)
     else:
-        raise ValueError("source must be a CSV path, a pandas DataFrame or a mapping {algorithm: (q, n) array}")
-    frame = _standardise(frame, columns)
-    scores = _to_array(frame)
-    n_folds = (scores.notnull().any(["algorithm", "run"])).sum("fold")
+        if datasets is not None:
+            raise ValueError("datasets= names the rows of arrays; a tidy source names its data sets in a column")
+        roles = _roles(columns)
+        if isinstance(source, pd.DataFrame):
+            frame, where = source, "row {}".format
+        elif isinstance(source, (str, PathLike)):
+            frame, where = _read_csv(source, roles, encoding), f"line {{}} of {source}".format
+        else:
+            raise TypeError("source must be a CSV path, a pandas DataFrame or a mapping {algorithm: (q, n) array}, "
+                            f"got {type(source).__name__}")
+    frame = _standardise(frame, roles, where)
+    score = frame["score"].to_numpy()
+    if score.min() >= 0 and score.max() <= 100 and score.max() > 1:
+        warnings.warn(f"the scores look like percentages (all in [0, 100], the largest {score.max():g}): every "
+                      "rope is in the scores' units, so rope=0.01 means 0.01 percentage points; give ropes in "
+                      "points (rope=1 is one point) or divide the scores by 100", AssumptionWarning, stacklevel=2)
+    if not higher_is_better:
+        frame["score"] = -score
+    scores, n_runs, n_folds = _to_array(frame, where)
     names = scores.dataset.values
-    if n_test is None and "n_test" in frame and "n_train" in frame and rho is None and folds is None:
+    for what, given, held in (("runs", runs, n_runs), ("folds", folds, n_folds)):
+        if given is not None:
+            _check_design(what, _per_dataset(given, names, what), n_runs, n_folds, names)
+    if default_rho and "n_test" in frame and "n_train" in frame:
         # stratified folds differ in size by one: the mean sizes give the heuristic's ratio
-        n_test, n_train = (frame.groupby("dataset", observed=True)[c].mean().to_dict() for c in ("n_test", "n_train"))
-    if rho is None and n_test is None and n_train is None and folds is None:
-        folds = n_folds.values
+        n_test, n_train = (_column_means(frame, column, names, where) for column in ("n_test", "n_train"))
+    elif default_rho:
+        if (n_folds < 2).any():
+            raise ValueError(f"data set {names[np.argmax(n_folds < 2)]!r} has one fold per run, so rho = 1/folds "
+                             "does not apply: give rho=, or n_test= with n_train=")
+        folds = n_folds
     values = resolve_rho(rho=_per_dataset(rho, names, "rho"), n_test=_per_dataset(n_test, names, "n_test"),
                          n_train=_per_dataset(n_train, names, "n_train"), folds=_per_dataset(folds, names, "folds"))
     rho_da = xr.DataArray(np.broadcast_to(values, names.shape).copy(), dims="dataset")
+    sense = "the scores as given (higher is better)" if higher_is_better else \
+        "the negated scores: the source is lower-is-better (an error or a loss), so higher is better here"
     return xr.Dataset({"score": scores, "rho": rho_da},
-                      attrs={"description": "per-fold scores; rho fixed by the Nadeau-Bengio heuristic"})
+                      attrs={"description": "per-fold scores; rho fixed by the Nadeau-Bengio heuristic",
+                             "higher_is_better": bool(higher_is_better), "score_sense": sense})
 
 
 def example_path() -> Path:
@@ -76,10 +130,8 @@ def differences(scores: xr.Dataset, a: str, b: str) -> xr.DataArray:
     >>> differences(ds, "A", "B").values.round(2).tolist()
     [[[0.05, 0.05]]]
     """
-    algos = list(scores.algorithm.values)
-    for name, role in ((a, "a"), (b, "b")):
-        if name not in algos:
-            raise ValueError(f"algorithm {role}={name!r} is not in the scores (have {algos})")
+    a, b = str(a), str(b)
+    _check_pair(scores, a, b)
     diff = scores.score.sel(algorithm=b) - scores.score.sel(algorithm=a)
     return diff.assign_attrs(a=a, b=b)
 
@@ -90,13 +142,29 @@ def pick_algorithms(scores: xr.Dataset, algorithms=None) -> tuple[str, str]:
     >>> pick_algorithms(load_scores(example_path()), ("tree", "knn"))
     ('tree', 'knn')
     """
-    if algorithms is not None:
-        a, b = algorithms
-        return str(a), str(b)
     present = [str(v) for v in scores.algorithm.values]
-    if len(present) != 2:
-        raise ValueError(f"the scores hold {len(present)} algorithms {present}: choose two with algorithms=(a, b)")
-    return present[0], present[1]
+    if algorithms is None:
+        if len(present) > 2:
+            raise ValueError(f"the scores hold {len(present)} algorithms {present}: choose two with algorithms=(a, b)")
+        a, b = present + [None] * (2 - len(present))
+    else:
+        if isinstance(algorithms, (str, bytes)) or np.ndim(algorithms) != 1 or len(algorithms) != 2:
+            raise ValueError(f"algorithms must be a pair of names (a, b), got {algorithms!r}")
+        a, b = (str(v) for v in algorithms)
+    _check_pair(scores, a, b)
+    return a, b
+
+
+def _check_pair(scores, a, b):
+    present = [str(v) for v in scores.algorithm.values]
+    if len(present) < 2:
+        raise ValueError(f"the scores hold {len(present)} algorithm(s) {present}: nothing to compare "
+                         "(load the scores of at least two)")
+    for name, role in ((a, "a"), (b, "b")):
+        if name not in present:
+            raise ValueError(f"algorithm {role}={name!r} is not in the scores (have {present})")
+    if a == b:
+        raise ValueError(f"a and b are both algorithm {a!r}: compare two different algorithms (have {present})")
 
 
 def mean_differences(x, y=None, *, algorithms=None):
@@ -176,82 +244,245 @@ def mean_differences(x, y=None, *, algorithms=None):
     return z, names, datasets
 
 
-def _arrays_to_frame(arrays, *, runs, datasets):
-    frames = []
+def _arrays_to_frame(arrays, *, runs, datasets, folds, warn):
+    if not arrays:
+        raise ValueError("no algorithms given: the mapping {algorithm: (q, n) array} is empty")
+    blocks = {}
     for algorithm, values in arrays.items():
-        values = np.asarray(values)
+        try:
+            values = np.asarray(values)
+        except ValueError as err:
+            raise ValueError(f"scores of algorithm {algorithm!r} must be a (q, n) array: {err}") from None
         values = values[None] if values.ndim == 1 else values
         if values.ndim != 2:
             raise ValueError(f"scores of algorithm {algorithm!r} must be (q, n), got shape {values.shape}")
-        q, n = values.shape
+        if str(algorithm) in blocks:
+            raise ValueError(f"two algorithms are named {str(algorithm)!r}")
+        blocks[str(algorithm)] = values
+    shapes = {name: values.shape for name, values in blocks.items()}
+    if len(set(shapes.values())) > 1:
+        raise ValueError(f"the algorithms' score arrays differ in shape: {shapes}")
+    q, n = next(iter(shapes.values()))
+    if q == 0 or n == 0:
+        raise ValueError(f"no scores: the arrays have shape {(q, n)} (zero data sets or zero scores per data set)")
+    if isinstance(datasets, (str, bytes)):
+        raise TypeError(f"datasets must be a list of names, got the text {datasets!r}")
+    names = [str(d) for d in datasets] if datasets is not None else [f"D{i + 1}" for i in range(q)]
+    if len(names) != q:
+        raise ValueError(f"datasets has {len(names)} names but the arrays have {q} rows")
+    if runs is not None:
         if n % runs:
-            raise ValueError(f"algorithm {algorithm!r}: {n} scores per data set do not split into runs={runs}")
-        names = list(datasets) if datasets is not None else [f"D{i + 1}" for i in range(q)]
-        if len(names) != q:
-            raise ValueError(f"datasets has {len(names)} names but algorithm {algorithm!r} has {q} rows")
-        run, fold = np.divmod(np.arange(n), n // runs)
-        frames.append(pd.DataFrame({"dataset": np.repeat(names, n), "algorithm": algorithm,
-                                    "run": np.tile(run + 1, q), "fold": np.tile(fold + 1, q),
-                                    "score": values.ravel()}))
-    if not frames:
-        raise ValueError("no algorithms given")
-    return pd.concat(frames, ignore_index=True)
+            raise ValueError(f"{n} scores per data set do not split into runs={runs}")
+        per_run = np.full(q, n // runs)
+    elif folds is not None:
+        per_run = np.broadcast_to(_per_dataset(folds, names, "folds"), (q,))
+        bad = (per_run < 2) | (per_run != np.round(per_run)) | (n % np.maximum(per_run, 1) != 0)
+        if bad.any():
+            i = int(np.argmax(bad))
+            raise ValueError(f"folds = {per_run[i]:g} (data set {names[i]!r}) does not split its {n} scores into "
+                             "whole runs: folds is the number of folds of one run, a whole number >= 2 dividing n")
+        per_run = per_run.astype(int)
+    else:
+        per_run = np.full(q, n)
+        if warn and n > 10:
+            warnings.warn(f"runs= not given: assumed the {n} scores of each data set are one run of {n}-fold "
+                          f"cross-validation, so rho = 1/{n}; for r runs of k folds give runs=r (or folds=k, or rho=)",
+                          AssumptionWarning, stacklevel=3)
+    column = np.arange(n)
+    run, fold = (column // per_run[:, None] + 1).ravel(), (column % per_run[:, None] + 1).ravel()
+    return pd.concat([pd.DataFrame({"dataset": np.repeat(names, n), "algorithm": algorithm, "run": run, "fold": fold,
+                                    "score": values.ravel()}) for algorithm, values in blocks.items()],
+                     ignore_index=True)
 
 
-def _standardise(frame, columns):
-    roles = {**DEFAULT_COLUMNS, **(columns or {})}
-    unknown = set(columns or {}) - set(DEFAULT_COLUMNS)
+def _roles(columns):
+    if columns is None:
+        columns = {}
+    if not isinstance(columns, Mapping):
+        raise TypeError(f"columns must be a mapping {{role: column name}}, got {type(columns).__name__}")
+    unknown = set(columns) - set(DEFAULT_COLUMNS)
     if unknown:
-        raise ValueError(f"columns maps unknown roles {sorted(unknown)}; roles are {list(DEFAULT_COLUMNS)}")
-    missing = [col for col in roles.values() if col not in frame.columns]
+        raise ValueError(f"columns maps unknown roles {sorted(map(str, unknown))}; roles are {list(DEFAULT_COLUMNS)}")
+    roles = {**DEFAULT_COLUMNS, **columns}
+    targets = list(roles.values())
+    shared = sorted({str(c) for c in targets if targets.count(c) > 1})
+    if shared:
+        raise ValueError(f"columns gives column(s) {shared} more than one role: {roles}")
+    return roles
+
+
+def _check_columns(present, roles):
+    missing = [col for col in roles.values() if col not in present]
     if missing:
-        raise ValueError(f"missing column(s) {missing}; have {list(frame.columns)} (rename them with columns=...)")
-    extra = [c for c in ("n_test", "n_train") if c in frame.columns and c not in roles.values()]
-    frame = frame[list(roles.values()) + extra].rename(columns={v: k for k, v in roles.items()})
-    for role in ("dataset", "algorithm"):
-        frame[role] = pd.Categorical(frame[role].astype(str), categories=pd.unique(frame[role].astype(str)))
-    score = pd.to_numeric(frame["score"], errors="coerce")
-    bad = score.isna() & frame["score"].notna()
-    _raise_on(frame, bad, lambda row: f"non-numeric score {row['score']!r}")
-    _raise_on(frame, ~np.isfinite(score), lambda row: f"score is {row['score']} (NaN or inf)")
-    frame["score"] = score.astype(float)
-    _raise_on(frame, frame.duplicated(["dataset", "algorithm", "run", "fold"], keep=False),
-              lambda row: f"duplicate cell run {row['run']}, fold {row['fold']}")
+        hint = ""
+        if len(present) == 1 and any(sep in str(present[0]) for sep in ";\t|"):
+            hint = "; the file seems to use another separator than ',' (save it as comma-separated)"
+        raise ValueError(f"missing column(s) {missing}; have {list(present)} (rename them with columns=...){hint}")
+
+
+def _read_csv(path, roles, encoding):
+    if not Path(path).exists():
+        raise FileNotFoundError(f"no such scores file: {str(path)!r}")
+    if Path(path).is_dir():
+        raise IsADirectoryError(f"{str(path)!r} is a directory, not a scores CSV file")
+    encoding = "utf-8" if encoding is None else encoding
+    try:
+        header = pd.read_csv(path, nrows=0, encoding=encoding).columns
+        _check_columns(header, roles)
+        extra = [c for c in ("n_test", "n_train") if c in header and c not in roles.values()]
+        frame = pd.read_csv(path, usecols=list(roles.values()) + extra, dtype={roles[r]: str for r in LABELS},
+                            keep_default_na=False, encoding=encoding)
+    except UnicodeDecodeError as err:
+        raise ValueError(f"{str(path)!r} is not {encoding} text (byte {err.object[err.start:err.start + 1]!r} at "
+                         f"position {err.start}): give its encoding, e.g. encoding='cp1252' or 'latin-1', "
+                         "or save the file as UTF-8") from None
+    except LookupError as err:
+        raise ValueError(f"encoding={encoding!r}: {err}") from None
+    except pd.errors.EmptyDataError:
+        raise ValueError(f"{str(path)!r} is empty: expected a CSV header with columns {list(roles.values())}") from None
+    except pd.errors.ParserError as err:
+        raise ValueError(f"{str(path)!r} is not a readable CSV file: {err}") from None
+    frame.index = pd.RangeIndex(2, len(frame) + 2)  # the file's line numbers, for the error messages
     return frame
 
 
-def _raise_on(frame, mask, describe):
+def _standardise(frame, roles, where):
+    if len(frame) == 0:
+        raise ValueError("no scores: the source has no rows (zero data sets)")
+    _check_columns(frame.columns, roles)
+    extra = [c for c in ("n_test", "n_train") if c in frame.columns and c not in roles.values()]
+    frame = frame[list(roles.values()) + extra].rename(columns={v: k for k, v in roles.items()})
+    for role in LABELS:
+        empty = frame[role].isna() | (frame[role].astype(str).str.strip() == "")
+        if empty.any():
+            kind = "name" if role in ("dataset", "algorithm") else "label"
+            hint = "; pandas reads 'NA', 'None' and '' as missing unless keep_default_na=False"
+            raise ValueError(f"empty or missing {role} {kind} at {where(frame.index[np.argmax(empty)])} (column "
+                             f"{roles[role]!r}; {int(empty.sum())} in all{hint if frame[role].isna().any() else ''})")
+        if role in ("dataset", "algorithm"):
+            frame[role] = frame[role].astype(str)
+    score = pd.to_numeric(frame["score"], errors="coerce")
+    _raise_on(frame, score.isna() & frame["score"].notna(), lambda row: f"non-numeric score {row['score']!r}", where)
+    _raise_on(frame, ~np.isfinite(score), lambda row: f"score is {row['score']} (NaN or inf)", where)
+    frame["score"] = score.astype(float)
+    return frame
+
+
+def _raise_on(frame, mask, describe, where):
+    mask = np.asarray(mask)
     if mask.any():
-        row = frame[mask].iloc[0]
-        raise ValueError(f"data set {row['dataset']!r}, algorithm {row['algorithm']!r}: {describe(row)}"
-                         f" ({int(mask.sum())} bad row(s) in all)")
+        row = frame.iloc[int(np.argmax(mask))]
+        raise ValueError(f"data set {row['dataset']!r}, algorithm {row['algorithm']!r}: {describe(row)} at "
+                         f"{where(row.name)} ({int(mask.sum())} bad row(s) in all)")
 
 
-def _to_array(frame) -> xr.DataArray:
-    scores = frame.set_index(["dataset", "algorithm", "run", "fold"])["score"].to_xarray()
-    present = scores.notnull()
-    for dataset in scores.dataset.values:
-        cells = present.sel(dataset=dataset)
-        for algorithm in scores.algorithm.values:
-            if not cells.sel(algorithm=algorithm).any():
-                raise ValueError(f"data set {dataset!r}, algorithm {algorithm!r}: no scores (algorithm missing)")
-        used = cells.any("algorithm")
-        grid = used.any("fold") & used.any("run")
-        holes = grid & ~cells
-        if holes.any():
-            algo, run, fold = (v[0] for v in np.nonzero(holes.transpose("algorithm", "run", "fold").values))
-            raise ValueError(f"data set {dataset!r}, algorithm {scores.algorithm.values[algo]!r}: missing cell "
-                             f"run {scores.run.values[run]}, fold {scores.fold.values[fold]}")
-        if int(grid.sum()) < 2:
-            raise ValueError(f"data set {dataset!r}: fewer than 2 scores per algorithm")
-    return scores.astype(float).assign_coords(dataset=scores.dataset.values.astype(str).astype(object),
-                                              algorithm=scores.algorithm.values.astype(str).astype(object))
+def _label_order(labels):
+    """Each row's label as its rank among the distinct labels: numeric order if all are numbers, else first seen."""
+    codes, uniques = pd.factorize(labels)
+    numbers = pd.to_numeric(pd.Series(np.asarray(uniques, dtype=object)), errors="coerce").to_numpy(dtype=float)
+    key = numbers if np.isfinite(numbers).all() else np.arange(len(uniques))
+    rank = np.empty(len(uniques), dtype=np.int64)
+    rank[np.argsort(key, kind="stable")] = np.arange(len(uniques))
+    return rank[codes]
+
+
+def _dense_within(groups, ranks):
+    """Positions 0, 1, ... of the ranks within each group (the same label gets the same position)."""
+    return pd.Series(ranks).groupby(groups).rank(method="dense").to_numpy().astype(np.int64) - 1
+
+
+def _to_array(frame, where):
+    """The dense (dataset, algorithm, run, fold) grid with runs and folds numbered within each data set,
+    validated (every algorithm present, no duplicate or missing cell); with the runs and folds per data set."""
+    d, datasets = pd.factorize(frame["dataset"])
+    a, algorithms = pd.factorize(frame["algorithm"])
+    q, n_algorithms = len(datasets), len(algorithms)
+    fold_rank = _label_order(frame["fold"])
+    r = _dense_within(d, _label_order(frame["run"]))
+    n_runs = np.zeros(q, dtype=np.int64)
+    np.maximum.at(n_runs, d, r + 1)
+    # folds numbered across runs (each fold label in one run only) are matched within their run
+    runs_per_fold = pd.Series(r).groupby([d, fold_rank]).nunique()
+    across = (n_runs > 1) & (runs_per_fold.groupby(level=0).max().reindex(range(q)).to_numpy() == 1)
+    f = _dense_within(np.where(across[d], d * n_runs.max() + r, d * n_runs.max()), fold_rank)
+    n_folds = np.zeros(q, dtype=np.int64)
+    np.maximum.at(n_folds, d, f + 1)
+    n_run, n_fold = int(n_runs.max()), int(n_folds.max())
+    cells = q * n_algorithms * n_run * n_fold
+    if cells > MAX_GRID_CELLS and cells > MAX_GRID_RATIO * len(frame):
+        raise ValueError(f"the (dataset, algorithm, run, fold) grid would hold {cells:,} cells for {len(frame):,} "
+                         f"scores: data set {datasets[np.argmax(n_runs)]!r} has {n_run} runs and "
+                         f"{datasets[np.argmax(n_folds)]!r} has {n_fold} folds per run; load such data sets "
+                         "separately")
+    flat = ((d * n_algorithms + a) * n_run + r) * n_fold + f
+    _raise_on(frame, pd.Series(flat).duplicated(keep=False),
+              lambda row: f"duplicate cell run {row['run']}, fold {row['fold']}", where)
+    values = np.full(cells, np.nan)
+    values[flat] = frame["score"].to_numpy()
+    values = values.reshape(q, n_algorithms, n_run, n_fold)
+    present = ~np.isnan(values)
+    has_any = present.any(axis=(2, 3))
+    if not has_any.all():
+        i, j = np.argwhere(~has_any)[0]
+        raise ValueError(f"data set {datasets[i]!r}, algorithm {algorithms[j]!r}: no scores (algorithm missing)")
+    grid = (np.arange(n_run) < n_runs[:, None])[:, :, None] & (np.arange(n_fold) < n_folds[:, None])[:, None, :]
+    holes = grid[:, None] & ~present
+    if holes.any():
+        i, j, run, fold = np.argwhere(holes)[0]
+        in_run = (d == i) & (r == run)
+        run_label = frame["run"].to_numpy()[in_run][0]
+        at = (in_run if across[i] else d == i) & (f == fold)
+        if not at.any():
+            raise ValueError(f"data set {datasets[i]!r}: run {run_label} has {len(np.unique(f[in_run]))} folds "
+                             f"where another run has {n_folds[i]} (missing for every algorithm)")
+        raise ValueError(f"data set {datasets[i]!r}, algorithm {algorithms[j]!r}: missing cell run {run_label}, "
+                         f"fold {frame['fold'].to_numpy()[at][0]}")
+    if (n_runs * n_folds < 2).any():
+        raise ValueError(f"data set {datasets[np.argmax(n_runs * n_folds < 2)]!r}: fewer than 2 scores per algorithm")
+    coords = {"dataset": np.array([str(v) for v in datasets], dtype=object),
+              "algorithm": np.array([str(v) for v in algorithms], dtype=object),
+              "run": np.arange(1, n_run + 1), "fold": np.arange(1, n_fold + 1)}
+    return xr.DataArray(values, dims=("dataset", "algorithm", "run", "fold"), coords=coords), n_runs, n_folds
+
+
+def _check_design(what, given, n_runs, n_folds, names):
+    held = n_runs if what == "runs" else n_folds
+    bad = np.broadcast_to(given, held.shape) != held
+    if bad.any():
+        i = int(np.argmax(bad))
+        raise ValueError(f"{what} = {np.broadcast_to(given, held.shape)[i]:g} contradicts the data: data set "
+                         f"{names[i]!r} holds {n_runs[i]} run(s) x {n_folds[i]} folds ({what} counts the "
+                         f"{'runs of a data set' if what == 'runs' else 'folds of one run'}; give rho= to set "
+                         "the correlation directly)")
+
+
+def _column_means(frame, column, names, where):
+    """Per-data-set mean of a numeric column (n_test, n_train), checked row by row."""
+    values = pd.to_numeric(frame[column], errors="coerce")
+    _raise_on(frame, ~(values > 0) | ~np.isfinite(values),
+              lambda row: f"{column} is {row[column]!r}, not a positive number", where)
+    return values.groupby(frame["dataset"]).mean().reindex(names).to_numpy()
 
 
 def _per_dataset(value, names, what):
-    if value is None or not isinstance(value, Mapping):
-        return value
-    missing = [d for d in names if d not in value]
-    if missing:
-        raise ValueError(f"{what} has no value for data set(s) {missing}")
-    return np.array([value[d] for d in names], dtype=float)
+    """A scalar, one value per data set (in order), or a {dataset: value} mapping as floats."""
+    if value is None:
+        return None
+    if isinstance(value, Mapping):
+        by_name = {}
+        for key, v in value.items():
+            if str(key) in by_name:
+                raise ValueError(f"{what} gives data set {str(key)!r} twice")
+            by_name[str(key)] = v
+        missing = [d for d in names if d not in by_name]
+        if missing:
+            raise ValueError(f"{what} has no value for data set(s) {missing}")
+        return np.array([check_real(f"{what}[{d!r}]", by_name[d]) for d in names])
+    if np.ndim(value) == 0:
+        return check_real(what, value)
+    if np.shape(value) != (len(names),):
+        raise ValueError(f"{what} must be one number, a {{dataset: value}} mapping or {len(names)} values (one per "
+                         f"data set), got shape {np.shape(value)}")
+    if isinstance(value, np.ndarray) and value.dtype.kind in "iuf":
+        return value.astype(float)
+    return np.array([check_real(what, v) for v in value])

@@ -72,3 +72,287 @@ def test_bad_arguments():
         load_scores(tidy(), rho={"d1": 0.1})
     with pytest.raises(ValueError, match="unknown roles"):
         load_scores(tidy(), columns={"accuracy": "score"})
+
+
+# --- issue #10: loading scores at the edges ---------------------------------------------------------------
+
+import csv  # noqa: E402
+import warnings  # noqa: E402
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from pp_corr import scores as scores_module  # noqa: E402
+from pp_corr.scores import AssumptionWarning, differences, pick_algorithms  # noqa: E402
+
+HEADER = "dataset,algorithm,run,fold,score"
+
+
+def write(path, lines, encoding="utf-8"):
+    path.write_bytes(("\n".join(lines) + "\n").encode(encoding))
+    return path
+
+
+def no_warnings(fn):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        return fn()
+
+
+@pytest.mark.parametrize("runs,error,message", [(0, ValueError, "runs must be >= 1"),
+                                                (-2, ValueError, "runs must be >= 1"),
+                                                (2.5, TypeError, "runs must be a whole number")])
+def test_runs_must_be_a_whole_number_at_least_one(runs, error, message):
+    with pytest.raises(error, match=message):  # runs=0 used to divide by zero
+        load_scores({"A": np.zeros((2, 10)), "B": np.ones((2, 10))}, runs=runs)
+
+
+def test_names_are_read_as_text_exactly_as_written(tmp_path):
+    names = ["NA", "None", "001", "1", "1.0", "null"]
+    rng = np.random.default_rng(2)
+    lines = [HEADER] + [f"{d},{a},1,{f},{rng.uniform(0.5, 1):.6f}" for d in names for a in ("NA", "nan")
+                        for f in (1, 2, 3)]
+    path = write(tmp_path / "names.csv", lines)
+    ds = no_warnings(lambda: load_scores(path))
+    assert list(ds.dataset.values) == names and list(ds.algorithm.values) == ["NA", "nan"]
+    with open(path, newline="") as handle:  # oracle: the csv module, every field as text
+        rows = list(csv.DictReader(handle))
+    for d in names:
+        for a in ("NA", "nan"):
+            expected = sorted(float(r["score"]) for r in rows if r["dataset"] == d and r["algorithm"] == a)
+            got = ds.score.sel(dataset=d, algorithm=a).values
+            np.testing.assert_array_equal(np.sort(got[~np.isnan(got)]), expected)
+
+
+def test_empty_name_is_an_error_naming_line_and_column(tmp_path):
+    path = write(tmp_path / "s.csv", [HEADER, "d1,A,1,1,0.5", "d1,B,1,1,0.6", "d1,,1,2,0.7", "d1,B,1,2,0.8"])
+    with pytest.raises(ValueError, match="empty or missing algorithm name at line 4 of .*s.csv.*'algorithm'"):
+        load_scores(path)
+    frame = tidy()
+    frame.loc[4, "dataset"] = None
+    with pytest.raises(ValueError, match="empty or missing dataset name at row 4.*keep_default_na"):
+        load_scores(frame)
+
+
+def test_run_and_fold_labels_are_not_merged(tmp_path):
+    # "1" and "1.0" are two fold labels (and two runs): six cells per algorithm, none merged as duplicates
+    cells = [(r, f) for r in ("1", "1.0") for f in ("1", "1.0", "x")]
+    lines = [HEADER] + [f"d,{a},{r},{f},{0.1 * i + (a == 'B') * 0.01:.2f}"
+                        for a in "AB" for i, (r, f) in enumerate(cells)]
+    ds = load_scores(write(tmp_path / "labels.csv", lines))
+    assert ds.score.shape == (1, 2, 2, 3)
+    np.testing.assert_allclose(np.sort(differences(ds, "A", "B").values.ravel()), np.full(6, 0.01))
+
+
+def test_text_n_test_names_column_and_dataset(tmp_path):
+    frame = tidy()
+    frame["n_test"], frame["n_train"] = 10, 40
+    frame["n_test"] = frame["n_test"].astype(object)
+    frame.loc[frame.dataset == "d2", "n_test"] = "ten"
+    with pytest.raises(ValueError, match="data set 'd2', algorithm 'A': n_test is 'ten', not a positive number"):
+        load_scores(frame)
+    frame.to_csv(tmp_path / "s.csv", index=False)
+    with pytest.raises(ValueError, match="'d2'.*n_test is 'ten'.*line 14 of"):
+        load_scores(tmp_path / "s.csv")
+
+
+def test_non_utf8_file_names_the_file_and_the_encoding(tmp_path):
+    lines = [HEADER] + [f"caf\u00e9,{a},1,{f},0.{f}{i}" for i, a in enumerate("AB") for f in (1, 2)]
+    path = write(tmp_path / "latin.csv", lines, encoding="latin-1")
+    with pytest.raises(ValueError, match="latin.csv.*not utf-8.*encoding="):
+        load_scores(path)
+    assert list(load_scores(path, encoding="latin-1").dataset.values) == ["caf\u00e9"]
+
+
+def test_missing_file_and_directory_name_the_path(tmp_path):
+    with pytest.raises(FileNotFoundError, match="nope.csv"):
+        load_scores(tmp_path / "nope.csv")
+    with pytest.raises(IsADirectoryError, match=str(tmp_path.name)):
+        load_scores(tmp_path)
+    with pytest.raises(ValueError, match="empty.csv.*is empty"):
+        load_scores(write(tmp_path / "empty.csv", []))
+
+
+@pytest.mark.parametrize("make", [
+    lambda tmp: {},
+    lambda tmp: {"A": np.zeros((0, 10)), "B": np.zeros((0, 10))},
+    lambda tmp: {"A": np.zeros((3, 0)), "B": np.zeros((3, 0))},
+    lambda tmp: write(tmp / "header_only.csv", [HEADER]),
+    lambda tmp: pd.DataFrame(),
+    lambda tmp: tidy().iloc[:0],
+])
+def test_zero_data_sets_is_an_error(make, tmp_path):
+    with pytest.raises(ValueError, match="no algorithms|no scores"):
+        load_scores(make(tmp_path))
+
+
+def test_one_algorithm_cannot_be_compared():
+    ds = load_scores(tidy(algorithms=("A",)))
+    for fn in (lambda: pick_algorithms(ds), lambda: pick_algorithms(ds, ("A", "B")),
+               lambda: differences(ds, "A", "A"), lambda: correlated_ttest(ds)):
+        with pytest.raises(ValueError, match=r"1 algorithm\(s\) \['A'\]: nothing to compare"):
+            fn()
+
+
+def test_same_algorithm_twice_is_an_error():
+    ds = load_scores(tidy())
+    for fn in (lambda: pick_algorithms(ds, ("B", "B")), lambda: differences(ds, "B", "B"),
+               lambda: correlated_ttest(ds, algorithms=("B", "B"))):
+        with pytest.raises(ValueError, match="both algorithm 'B'"):
+            fn()
+    with pytest.raises(ValueError, match="pair of names"):
+        pick_algorithms(ds, "AB")  # a string is not a pair of names
+    with pytest.raises(ValueError, match="b='C' is not in the scores"):
+        pick_algorithms(ds, ("A", "C"))
+
+
+def test_percentages_warn_that_ropes_are_in_points():
+    frame = tidy()
+    with pytest.warns(AssumptionWarning, match="percentages.*rope=0.01 means 0.01 percentage points"):
+        load_scores(frame.assign(score=100 * frame.score))
+    no_warnings(lambda: load_scores(frame))  # proportions
+    no_warnings(lambda: load_scores(frame.assign(score=frame.score - 0.5)))  # signed scores are no percentages
+    no_warnings(lambda: load_scores(frame.assign(score=frame.score + 100)))  # above 100
+
+
+def test_arrays_without_runs_warn_that_one_run_was_assumed():
+    rng = np.random.default_rng(3)
+    a, b = rng.uniform(0.7, 0.9, size=(2, 2, 100))
+    with pytest.warns(AssumptionWarning, match="one run of 100-fold.*rho = 1/100.*runs="):
+        ds = load_scores({"A": a, "B": b})
+    np.testing.assert_allclose(ds.rho, 1 / 100)
+    for kwargs in ({"runs": 10}, {"rho": 0.1}, {"folds": 10}, {"n_test": 10, "n_train": 90}):
+        no_warnings(lambda: load_scores({"A": a, "B": b}, **kwargs))
+    no_warnings(lambda: load_scores({"A": a[:, :10], "B": b[:, :10]}))  # one run of 10 folds: the usual reading
+
+
+def test_folds_split_arrays_into_runs():
+    rng = np.random.default_rng(4)
+    a, b = rng.uniform(0.7, 0.9, size=(2, 3, 100))
+    by_folds, by_runs = load_scores({"A": a, "B": b}, folds=10), load_scores({"A": a, "B": b}, runs=10)
+    assert by_folds.score.shape == (3, 2, 10, 10)
+    xr_equal = by_folds.score.equals(by_runs.score) and by_folds.rho.equals(by_runs.rho)
+    assert xr_equal and np.allclose(by_folds.rho, 0.1)
+    np.testing.assert_array_equal(by_folds.score.sel(algorithm="B").values.reshape(3, 100), b)
+    with pytest.raises(ValueError, match="folds = 7.*does not split its 100 scores"):
+        load_scores({"A": a, "B": b}, folds=7)
+
+
+@pytest.mark.parametrize("source,kwargs,message", [
+    (lambda: tidy(runs=2, folds=3), {"folds": 6},
+     r"folds = 6 contradicts the data: data set 'd1' holds 2 run\(s\) x 3 folds"),
+    (lambda: tidy(runs=2, folds=3), {"folds": {"d1": 3, "d2": 2}}, "folds = 2 contradicts.*'d2'"),
+    (lambda: tidy(runs=2, folds=3), {"runs": 3}, r"runs = 3 contradicts the data: data set 'd1' holds 2 run\(s\)"),
+    (lambda: {"A": np.zeros((1, 100)), "B": np.ones((1, 100))}, {"runs": 10, "folds": 100},
+     r"folds = 100 contradicts the data: data set 'D1' holds 10 run\(s\) x 10 folds"),
+])
+def test_design_arguments_that_contradict_the_data_are_errors(source, kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        load_scores(source(), **kwargs)
+
+
+def test_lower_is_better_scores_are_negated_once():
+    accuracy = tidy()
+    error = accuracy.assign(score=1 - accuracy.score)
+    kept = error.copy()
+    ds = load_scores(error, higher_is_better=False)
+    pd.testing.assert_frame_equal(error, kept)  # the caller's frame is untouched
+    assert ds.attrs["higher_is_better"] is False and "negated" in ds.attrs["score_sense"]
+    assert load_scores(accuracy).attrs["higher_is_better"] is True
+    # B better = lower error: the same differences as the accuracies 1 - error
+    np.testing.assert_allclose(differences(ds, "A", "B"), differences(load_scores(accuracy), "A", "B"), atol=1e-12)
+    np.testing.assert_allclose(correlated_ttest(ds).p_right, correlated_ttest(load_scores(accuracy)).p_right)
+    with pytest.raises(TypeError, match="higher_is_better"):
+        load_scores(error, higher_is_better="lower")
+
+
+def canonical(q, runs, folds, seed, algorithms=("A", "B", "C")):
+    """Rows of a design with data set d holding runs[d] runs of folds[d] folds, labels 1..k."""
+    rng = np.random.default_rng(seed)
+    rows = [(d, a, r, f) for d in range(q) for a in algorithms for r in range(1, runs[d] + 1)
+            for f in range(1, folds[d] + 1)]
+    frame = pd.DataFrame(rows, columns=["d", "algorithm", "r", "f"])
+    return frame.assign(score=rng.uniform(0, 1, len(frame)).round(6))
+
+
+RUN_LABELS = {"plain": lambda d, r, f: r, "across_datasets": lambda d, r, f: 100 * d + r,
+              "text": lambda d, r, f: f"run-{r}"}
+FOLD_LABELS = {"plain": lambda d, r, f: f, "across_datasets": lambda d, r, f: 1000 * d + f,
+               "across_runs": lambda d, r, f: 100 * r + f, "text": lambda d, r, f: f"fold-{f}"}
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(1, 3).flatmap(lambda q: st.tuples(st.lists(st.integers(1, 3), min_size=q, max_size=q),
+                                                     st.lists(st.integers(2, 4), min_size=q, max_size=q))),
+       st.sampled_from(sorted(RUN_LABELS)), st.sampled_from(sorted(FOLD_LABELS)), st.integers(0, 2**16))
+def test_runs_and_folds_are_matched_by_label_within_each_data_set(design, run_scheme, fold_scheme, seed):
+    runs, folds = design
+    base = canonical(len(runs), runs, folds, seed)
+    frame = pd.DataFrame({
+        "dataset": "set" + base.d.astype(str), "algorithm": base.algorithm,
+        "run": [RUN_LABELS[run_scheme](d, r, f) for d, r, f in zip(base.d, base.r, base.f)],
+        "fold": [FOLD_LABELS[fold_scheme](d, r, f) for d, r, f in zip(base.d, base.r, base.f)],
+        "score": base.score}).sample(frac=1, random_state=seed)  # rows in any order
+    ds = load_scores(frame)
+    assert ds.score.sizes == {"dataset": len(runs), "algorithm": 3, "run": max(runs), "fold": max(folds)}
+    np.testing.assert_allclose(ds.rho.sel(dataset=[f"set{d}" for d in range(len(runs))]), 1 / np.array(folds))
+    # oracle: pandas pivot of the canonical rows, B - A per (data set, run, fold)
+    pivot = base.pivot_table(index=["d", "r", "f"], columns="algorithm", values="score")
+    for d in range(len(runs)):
+        expected = (pivot.B - pivot.A).loc[d].to_numpy()
+        got = differences(ds, "A", "B").sel(dataset=f"set{d}").values
+        assert np.isnan(got).sum() == got.size - runs[d] * folds[d]
+        if "text" in (run_scheme, fold_scheme):  # labels in order of first appearance: compare as sets
+            got, expected = np.sort(got[~np.isnan(got)]), np.sort(expected)
+        else:  # numeric labels keep their order: cell by cell
+            got = got[:runs[d], :folds[d]].ravel()
+        np.testing.assert_array_equal(got, expected)
+
+
+def test_folds_numbered_across_runs_with_a_short_run_name_it():
+    base = canonical(1, [3], [4], 0)
+    frame = pd.DataFrame({"dataset": "x", "algorithm": base.algorithm, "run": base.r, "fold": 10 * base.r + base.f,
+                          "score": base.score})
+    with pytest.raises(ValueError, match="data set 'x': run 2 has 3 folds where another run has 4"):
+        load_scores(frame[frame.fold != 24])
+    with pytest.raises(ValueError, match="data set 'x', algorithm 'B': missing cell run 2, fold 24"):
+        load_scores(frame[(frame.fold != 24) | (frame.algorithm != "B")])
+
+
+def test_fold_labels_across_data_sets_do_not_grow_the_grid(tmp_path):
+    q, folds = 300, 20  # labels 1..6000: a grid over every label would hold 300 x 2 x 6000 cells
+    base = canonical(q, [1] * q, [folds] * q, 5, algorithms=("A", "B"))
+    frame = pd.DataFrame({"dataset": base.d, "algorithm": base.algorithm, "run": 1,
+                          "fold": base.d * folds + base.f, "score": base.score})
+    frame.to_csv(tmp_path / "s.csv", index=False)
+    ds = load_scores(tmp_path / "s.csv")
+    assert ds.score.shape == (q, 2, 1, folds) and int(ds.score.notnull().sum()) == len(frame)
+
+
+def test_absurd_grid_is_refused(monkeypatch):
+    monkeypatch.setattr(scores_module, "MAX_GRID_CELLS", 1000)
+    # one data set with 1 run of 200 folds, one with 200 runs of 2 folds: 2 x 2 x 200 x 200 cells for 1,200 rows
+    frame = pd.concat([tidy(datasets=("wide",), runs=1, folds=200), tidy(datasets=("tall",), runs=200, folds=2)])
+    with pytest.raises(ValueError, match="grid would hold 160,000 cells for 1,200 scores.*'tall' has 200 runs"):
+        load_scores(frame)
+    monkeypatch.setattr(scores_module, "MAX_GRID_CELLS", 10**8)
+    assert load_scores(frame).score.shape == (2, 2, 200, 200)
+
+
+def test_runs_numbered_across_data_sets_keep_ragged_designs():
+    frame = pd.concat([tidy(datasets=("d1",), runs=3), tidy(datasets=("d2",), runs=1, seed=1).assign(run=7)])
+    ds = load_scores(frame)
+    assert ds.score.sizes["run"] == 3
+    assert ds.score.sel(dataset="d2").notnull().sum("fold").values.tolist() == [[3, 0, 0], [3, 0, 0]]
+    np.testing.assert_array_equal(ds.score.sel(dataset="d2", run=1).values,
+                                  frame[frame.dataset == "d2"].pivot(index="algorithm", columns="fold",
+                                                                     values="score").loc[["A", "B"]].values)
+
+
+def test_uci54_matches_a_pivot_of_the_file(uci54):
+    raw = pd.read_csv(scores_module.Path(__file__).resolve().parents[2] / "shared" / "data" / "uci54" /
+                      "uci54_tidy.csv")
+    pivot = raw.set_index(["dataset", "algorithm", "run", "fold"]).accuracy.to_xarray()
+    assert sorted(uci54.dataset.values) == sorted(pivot.dataset.values)
+    np.testing.assert_array_equal(uci54.score.values, pivot.sel(dataset=uci54.dataset, algorithm=uci54.algorithm,
+                                                                run=uci54.run, fold=uci54.fold).values)

@@ -13,11 +13,11 @@ from .rank_tests import (ImpreciseSignedRankResult, RegionProbabilities, bayesia
 from .frequentist import TTestResult, corrected_ttest, paired_ttest
 from .intraclass import SufficientStats, intraclass_logp, resolve_rho
 from .priors import NormalGamma
-from .scores import differences, example_path, load_scores, mean_differences
+from .scores import AssumptionWarning, differences, example_path, load_scores, mean_differences
 from .ttest import CorrelatedTTestResult, DegenerateWarning, correlated_ttest
 
 __all__ = [
-    "CorrelatedTTestResult", "DegenerateWarning", "ImpreciseSignedRankResult", "NormalGamma", "PoissonBinomial",
+    "AssumptionWarning", "CorrelatedTTestResult", "DegenerateWarning", "ImpreciseSignedRankResult", "NormalGamma", "PoissonBinomial",
     "PoissonTestResult", "RegionProbabilities", "SufficientStats", "TTestResult", "bayesian_sign_test",
     "bayesian_signed_rank", "compare_all_pairs", "corrected_ttest", "correlated_ttest", "differences", "example_path",
     "format_pairs", "HierarchicalResult", "hierarchical_model", "hierarchical_test", "imprecise_signed_rank",

@@ -134,8 +134,8 @@ def _compare(args):
     source = _input_file(args.file)
     output = check_output_file(args.output) if args.output else None
     prior = _parse_prior(args.prior)
-    scores = load_scores(source, columns=_parse_columns(args.column),
-                         **({"higher_is_better": False} if args.lower_is_better else {}))  # TODO simplify
+    scores = load_scores(source, columns=_parse_columns(args.column), higher_is_better=not args.lower_is_better,
+                         encoding=args.encoding)
     pairs = _pairs(scores, args, source)
     if args.hierarchical:
         _compare_hierarchical(scores, pairs, args, output)
@@ -182,7 +182,7 @@ def _compare_hierarchical(scores, pairs, args, output):
 def _demo(args):
     args.file, args.column, args.prior, args.output, args.seed = str(example_path()), None, None, None, 0
     args.a, args.b, args.all_pairs, args.hierarchical, args.lower_is_better = "logistic", "knn", False, False, False
-    args.alpha = 0.05
+    args.alpha, args.encoding = 0.05, "utf-8"
     print(f"Embedded example: {example_path().name} (scikit-learn classifiers, 10 runs of 10-fold CV)\n")
     _compare(args)
     args.all_pairs = True
@@ -269,6 +269,7 @@ def _build_parser() -> argparse.ArgumentParser:
     cmp_.add_argument("--prior", help="'matching' (default) or a Normal-Gamma 'mu0,k0,a,b'")
     cmp_.add_argument("--column", action="append", metavar="ROLE=NAME",
                       help="column of a role (dataset, algorithm, run, fold, score), e.g. score=accuracy")
+    cmp_.add_argument("--encoding", default="utf-8", help="text encoding of FILE (default utf-8), e.g. cp1252")
     cmp_.add_argument("--lower-is-better", action="store_true",
                       help="the scores are errors or losses (lower is better): compare their negatives")
     cmp_.add_argument("--all-pairs", action="store_true",

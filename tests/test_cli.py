@@ -201,3 +201,18 @@ def test_simulate_without_output_writes_nothing_and_progress_goes_to_stderr(tmp_
     captured = capsys.readouterr()
     assert "cauchy deltas" in captured.err and "cauchy deltas" not in captured.out
     assert list(tmp_path.iterdir()) == []
+
+
+def test_lower_is_better_flips_the_verdict_and_encoding_is_passed(scores_csv, tmp_path, capsys):
+    """Errors instead of accuracies: --lower-is-better must give the verdict of the accuracies."""
+    frame = pd.read_csv(scores_csv)
+    errors = tmp_path / "errors.csv"
+    frame.assign(score=1 - frame.score).to_csv(errors, index=False, encoding="cp1252")
+    accuracy_json, error_json = tmp_path / "acc.json", tmp_path / "err.json"
+    main(["compare", str(scores_csv), "-a", "A", "-b", "B", "-o", str(accuracy_json)])
+    main(["compare", str(errors), "-a", "A", "-b", "B", "--lower-is-better", "--encoding", "cp1252",
+          "-o", str(error_json)])
+    acc, err = (json.loads(p.read_text())[0] for p in (accuracy_json, error_json))
+    assert err["decision"] == acc["decision"] == "B"
+    for r_acc, r_err in zip(acc["results"], err["results"]):
+        assert r_err["p_right"] == pytest.approx(r_acc["p_right"], abs=1e-9)

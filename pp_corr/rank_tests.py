@@ -14,7 +14,6 @@ from dataclasses import dataclass
 import numpy as np
 import xarray as xr
 from scipy import stats
-from scipy.stats._morestats import WilcoxonResult  # the type stats.wilcoxon returns
 
 from ._args import as_generator, as_rope, b_minus_a, check_alternative, check_count, check_real
 from .scores import mean_differences
@@ -318,8 +317,22 @@ def wilcoxon_test(x, y=None, *, alternative="two-sided", algorithms=None):
     z, _ = _differences(x, y, algorithms)
     if not z.any():  # scipy: about 1/2 one-sided by the normal approximation (q > 13), an error for q = 1
         q = len(z)
-        return WilcoxonResult(statistic=np.float64(q * (q + 1) / 4), pvalue=np.float64(1.0))
-    return stats.wilcoxon(z, zero_method="zsplit", alternative=alternative)
+        return WilcoxonTestResult(q * (q + 1) / 4, 1.0)
+    result = stats.wilcoxon(z, zero_method="zsplit", alternative=alternative)
+    return WilcoxonTestResult(float(result.statistic), float(result.pvalue))
+
+
+@dataclass(frozen=True)
+class WilcoxonTestResult:
+    """The Wilcoxon signed-rank test's ``statistic`` (T+ for a one-sided test, min(T+, T-) two-sided, as scipy
+    reports it) and ``pvalue``.
+
+    >>> WilcoxonTestResult(3.0, 0.25).pvalue
+    0.25
+    """
+
+    statistic: float
+    pvalue: float
 
 
 @dataclass(frozen=True)

@@ -192,3 +192,13 @@ def test_all_pairs_reads_column_minus_row_from_raw_scores(raw):
     assert float(cell.p_b_majority) > 0.95
     for test in ("poisson", "wilcoxon", "signed_rank"):
         assert cell[f"decision_{test}"] == "new" and table[f"decision_{test}"].sel(a="new", b="old") == "new"
+
+
+def test_regions_tied_in_every_draw_share_the_win():
+    """All differences zero, no rope: every draw gives P(left) = P(right) = 1/2 exactly (ties weigh 1/2 each
+    way), so the two regions share each draw's win equally; the hierarchical new-data-set summary uses the
+    same rule."""
+    res = bayesian_signed_rank([0.0, 0.0, 0.0], prior_strength=0.0, n_samples=1000, random_seed=24)
+    np.testing.assert_array_equal(res.samples, np.tile([0.5, 0.0, 0.5], (1000, 1)))
+    assert (res.win_left, res.win_rope, res.win_right) == (0.5, 0.0, 0.5)
+    assert res.decision() == "none"

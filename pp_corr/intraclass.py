@@ -107,7 +107,10 @@ def real_array(name, value, *, finite=True) -> np.ndarray:
         raise TypeError(f"{name} must be numbers, got {array.dtype} values {value!r}")
     array = array.astype(float)
     if finite and not np.all(np.isfinite(array)):
-        raise ValueError(f"{name} must be finite, got {_show(array)}")
+        if array.ndim == 0:
+            raise ValueError(f"{name} must be finite, got {array.item()}")
+        where = tuple(int(i) for i in np.argwhere(~np.isfinite(array))[0])
+        raise ValueError(f"{name} must be finite, got {array[where]} at index {where}")
     return array
 
 
@@ -230,10 +233,10 @@ _TIE_CANDIDATE = 1024 * np.finfo(float).eps  # far above the rounding of a mean 
 
 def _fast_rows(x):
     """Mean, sum of squared deviations (both in units of scale), scale and ties of the rows of a 2-D x."""
-    mean = x.mean(axis=-1)
-    dev = x - mean[:, None]
-    ss = np.einsum("ij,ij->i", dev, dev)
-    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):  # such rows are recomputed below
+        mean = x.mean(axis=-1)
+        dev = x - mean[:, None]
+        ss = np.einsum("ij,ij->i", dev, dev)
         fast = (ss >= _SAFE_SS[0]) & (ss <= _SAFE_SS[1]) & (ss > x.shape[-1] * (_TIE_CANDIDATE * mean) ** 2)
     scale, zero = np.ones(len(x)), np.zeros(len(x), dtype=bool)
     if not fast.all():
@@ -265,6 +268,7 @@ def _scaled_rows(x, present=None):
         dev = np.where(present, xs - mean[:, None], 0.0)
     ss = np.einsum("ij,ij->i", dev, dev)
     zero = (high == low) | (ss <= n * (2 * TIE_TOLERANCE) ** 2)
+    mean = np.where(high == low, high / scale, mean)  # exact ties: the value itself, not a rounded mean of it
     return mean, np.where(zero, 0.0, ss), scale, zero
 
 
@@ -275,7 +279,7 @@ def _fits_batch(name, shape, batch):
     except ValueError:
         fits = False
     if not fits:
-        raise ValueError(f"{name} has shape {shape} but there are {int(np.prod(batch))} problem(s) of shape "
+        raise ValueError(f"{name} has shape {shape} but x holds {int(np.prod(batch))} problem(s) of shape "
                          f"{tuple(batch)}: give one value or one per problem")
 
 

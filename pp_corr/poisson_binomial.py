@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._args import as_generator
+from ._args import as_generator, check_count
 
 
 class PoissonBinomial:
@@ -11,7 +11,8 @@ class PoissonBinomial:
 
     The pmf comes from the recursion pmf_j[c] = pmf_{j-1}[c] (1 - p_j) + pmf_{j-1}[c-1] p_j, which has
     no cancellation; ``cdf`` sums the lower tail and ``sf`` the upper tail, each from its own end, so
-    tiny tails keep their relative precision. Pass ``complement`` = 1 - p when p is close to 1.
+    tiny tails keep their relative precision. Pass ``complement`` = 1 - p when p is close to 1. Every
+    probability returned is in [0, 1] (rounding of a sum of the pmf never exceeds 1).
 
     >>> X = PoissonBinomial([0.5, 0.5, 0.9])
     >>> X.pmf(3), X.sf(1), X.mean
@@ -19,12 +20,10 @@ class PoissonBinomial:
     """
 
     def __init__(self, p, complement=None):
-        p = np.asarray(p, dtype=float)
-        q = np.asarray(1.0 - p if complement is None else complement, dtype=float)
+        p = _probabilities("p", p)
+        q = 1.0 - p if complement is None else _probabilities("complement", complement)
         if p.ndim == 0 or p.shape != q.shape:
             raise ValueError(f"p must have a trial axis and complement its shape; got {p.shape} and {q.shape}")
-        if np.any(~((p >= 0) & (p <= 1))) or np.any(~((q >= 0) & (q <= 1))):
-            raise ValueError("p (and complement) must lie in [0, 1]")
         if np.any(np.abs(p + q - 1) > 1e-9):
             raise ValueError("complement must equal 1 - p")
         self.p, self.complement = p, q
@@ -41,7 +40,7 @@ class PoissonBinomial:
             np.multiply(pmf[..., : j + 1], p[..., j, None], out=moved[..., : j + 1])
             pmf[..., : j + 1] *= q[..., j, None]
             pmf[..., 1 : j + 2] += moved[..., : j + 1]
-        return pmf
+        return np.clip(pmf, 0.0, 1.0, out=pmf)
 
     def pmf(self, k=None):
         """P(X = k); the whole pmf (last axis 0..n) when ``k`` is None."""
@@ -49,11 +48,11 @@ class PoissonBinomial:
 
     def cdf(self, k):
         """P(X <= k), summed from the lower end."""
-        return self._take(np.cumsum(self._pmf, axis=-1), k, 0.0, 1.0)
+        return self._take(np.minimum(np.cumsum(self._pmf, axis=-1), 1.0), k, 0.0, 1.0)
 
     def sf(self, k):
         """P(X > k), summed from the upper end (never 1 - cdf)."""
-        at_least = np.cumsum(self._pmf[..., ::-1], axis=-1)[..., ::-1]  # at_least[c] = P(X >= c)
+        at_least = np.minimum(np.cumsum(self._pmf[..., ::-1], axis=-1)[..., ::-1], 1.0)  # P(X >= c)
         more_than = np.concatenate([at_least[..., 1:], np.zeros_like(at_least[..., :1])], axis=-1)
         return self._take(more_than, k, 1.0, 0.0)
 
@@ -67,10 +66,12 @@ class PoissonBinomial:
 
     def _take(self, table, k, below, above):
         """table[..., k] for k in 0..n, ``below`` / ``above`` outside; shape batch + k's shape."""
-        k = np.asarray(k)
-        if np.any(k != np.floor(k)):
+        if isinstance(k, (str, bytes)):
+            raise TypeError(f"k must be whole numbers, got the text {k!r}")
+        k = np.asarray(k, dtype=float)
+        if np.any(k != np.floor(k)):  # NaN too
             raise ValueError(f"k must be whole numbers, got {k}")
-        value = table[..., np.clip(k.astype(int), 0, self.n_trials)]
+        value = table[..., np.clip(np.nan_to_num(k), 0, self.n_trials).astype(int)]
         return np.where(k < 0, below, np.where(k > self.n_trials, above, value))[()]
 
     def __repr__(self):
@@ -80,17 +81,38 @@ class PoissonBinomial:
 def poisson_binomial_monte_carlo(p, n_draws=100_000, random_seed=None, chunk=10_000):
     """The paper's estimate of the pmf: ``n_draws`` simulated rounds of coin flips. Returns (pmf, standard error).
 
+    ``p`` is one problem (1-D, each in [0, 1]); the flips are drawn ``chunk`` rounds at a time.
+
     >>> pmf, se = poisson_binomial_monte_carlo([0.5, 0.9], n_draws=20_000, random_seed=1)
     >>> bool(abs(pmf[2] - 0.45) < 4 * se[2])
     True
     """
-    rng = as_generator(random_seed)
-    p = np.asarray(p, dtype=float)
+    p = _probabilities("p", p)
     if p.ndim != 1:
         raise ValueError(f"p must be one problem (1-D), got shape {p.shape}")
+    n_draws, chunk = check_count("n_draws", n_draws), check_count("chunk", chunk)
+    rng = as_generator(random_seed)
     counts = np.zeros(len(p) + 1)
     for start in range(0, n_draws, chunk):
         size = min(chunk, n_draws - start)
         counts += np.bincount((rng.random((size, len(p))) < p).sum(axis=1), minlength=len(p) + 1)
     pmf = counts / n_draws
     return pmf, np.sqrt(pmf * (1 - pmf) / n_draws)
+
+
+def _probabilities(name, values) -> np.ndarray:
+    """``values`` as floats in [0, 1]; errors name the argument (TypeError for text, ValueError for NaN)."""
+    if isinstance(values, (str, bytes)):
+        raise TypeError(f"{name} must be probabilities, got the text {values!r}")
+    try:
+        values = np.asarray(values, dtype=float)
+    except (TypeError, ValueError):
+        raise TypeError(f"{name} must be probabilities (numbers in [0, 1]), got {values!r}") from None
+    nan = np.isnan(values)
+    if nan.any():
+        raise ValueError(f"{name} contains NaN (first at index {tuple(int(i) for i in np.argwhere(nan)[0])})")
+    outside = (values < 0) | (values > 1)
+    if outside.any():
+        where = tuple(int(i) for i in np.argwhere(outside)[0])
+        raise ValueError(f"{name} must lie in [0, 1], got {float(values[where])} at index {where}")
+    return values

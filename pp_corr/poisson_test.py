@@ -6,6 +6,8 @@ from dataclasses import dataclass
 import numpy as np
 import xarray as xr
 
+from ._args import check_probability_level
+from .frequentist import as_differences
 from .poisson_binomial import PoissonBinomial
 from .ttest import CorrelatedTTestResult, correlated_ttest
 
@@ -16,7 +18,8 @@ class PoissonTestResult:
     Y, the same for A with P(A better). Without a rope Y = q - X.
 
     ``p_b_majority`` = P(X > q/2), ``p_a_majority`` = P(Y > q/2); ``decision`` names the algorithm
-    declared better at ``alpha`` (P(majority) > 1 - alpha) or is ``"none"``.
+    declared better at ``alpha`` (P(majority) > 1 - alpha) or is ``"none"``. On a single data set
+    (``n_datasets`` = 1) the majority is that data set: the test is its correlated t-test, and says so.
     """
 
     per_dataset: CorrelatedTTestResult
@@ -29,6 +32,11 @@ class PoissonTestResult:
     @property
     def names(self):
         return self.per_dataset.names
+
+    @property
+    def n_datasets(self) -> int:
+        """q, the number of data sets counted."""
+        return self.distribution.n_trials
 
     @property
     def decision(self) -> str:
@@ -59,7 +67,10 @@ class PoissonTestResult:
     def __repr__(self):
         a, b = self.names
         q = self.distribution.n_trials
-        return (f"Poisson test, {b} vs {a} on {q} data sets (rope {self.per_dataset.rope}):\n"
+        single = (f"  (one data set: the majority is that data set, so this is its correlated t-test, "
+                  f"P({b} better) = {self.p_b_majority:.4g})\n" if q == 1 else "")
+        return (f"Poisson test, {b} vs {a} on {q} data set{'s' * (q != 1)} (rope {self.per_dataset.rope}):\n"
+                f"{single}"
                 f"  expected number of data sets where {b} is better: {float(self.distribution.mean):.2f}\n"
                 f"  P({b} better on a majority) = {self.p_b_majority:.4g}\n"
                 f"  P({a} better on a majority) = {self.p_a_majority:.4g}\n"
@@ -68,6 +79,8 @@ class PoissonTestResult:
 
 def poisson_test(x, y=None, *, alpha=0.05, **ttest_options) -> PoissonTestResult:
     """The Poisson test on ``(q, n)`` per-fold differences (or scores of A and B) or a scores Dataset.
+
+    A 1-D ``x`` is one data set (q = 1): the majority is then that data set and the result says so.
 
     Each data set's P(B better) comes from :func:`correlated_ttest` (``ttest_options``: rho, n_test,
     n_train, folds, prior, rope, algorithms, names); the count of data sets where B is better is
@@ -80,13 +93,12 @@ def poisson_test(x, y=None, *, alpha=0.05, **ttest_options) -> PoissonTestResult
     >>> res.decision, bool(res.p_b_majority > 0.95)
     ('B', True)
     """
-    if not 0 < alpha < 1:
-        raise ValueError(f"alpha must be in (0, 1), got {alpha}")
+    alpha = check_probability_level("alpha", alpha)
+    if not isinstance(x, xr.Dataset):  # one data set (n,) is a problem of q = 1 row named D1
+        x, y = np.atleast_2d(as_differences(x, y)), None
     per_dataset = correlated_ttest(x, y, **ttest_options)
-    p = np.atleast_1d(per_dataset.p_right)
-    if p.ndim != 1:
-        raise ValueError(f"the Poisson test needs one row per data set, got per-data-set results of shape {p.shape}")
-    dist_b = PoissonBinomial(p, complement=np.atleast_1d(per_dataset.p_not_right))
-    dist_a = PoissonBinomial(np.atleast_1d(per_dataset.p_left), complement=np.atleast_1d(per_dataset.p_not_left))
+    p = per_dataset.p_right
+    dist_b = PoissonBinomial(p, complement=per_dataset.p_not_right)
+    dist_a = PoissonBinomial(per_dataset.p_left, complement=per_dataset.p_not_left)
     half = len(p) // 2
     return PoissonTestResult(per_dataset, dist_b, dist_a, float(dist_b.sf(half)), float(dist_a.sf(half)), alpha)

@@ -35,6 +35,8 @@ class NormalGamma:
         k0 = real_array("k0", self.k0, finite=False)
         if np.any(~(k0 > 0)):  # NaN too
             raise ValueError(f"k0 must be > 0 (np.inf for a flat prior on mu), got {self.k0}")
+        if np.any(k0 < 1 / np.finfo(float).max):
+            raise ValueError(f"k0 must be at least 1 / {np.finfo(float).max:.4g} (its reciprocal is used), got {self.k0}")
         if np.any(b < 0):
             raise ValueError(f"b must be >= 0, got {self.b}")
         if np.any(a < -0.5):
@@ -112,7 +114,7 @@ class NormalGamma:
         A = stats.effective_n
         inv_k0 = 1.0 / k0
         k_post = 1.0 / (A + inv_k0)
-        mu_post = k_post * (A * mu_hat + prior.mu0 * inv_k0)
+        mu_post = mu_hat + k_post * inv_k0 * (prior.mu0 - mu_hat)  # = k~ (A mu_hat + mu0 / k0); exact when flat
         a_post = a + stats.n / 2
         b_post = prior.b + Q / 2 + A * inv_k0 * (mu_hat - prior.mu0) ** 2 / (2 * (A + inv_k0))
         return NormalGamma._unchecked(mu_post, k_post, a_post, b_post), scale

@@ -59,3 +59,64 @@ def test_resolve_rho():
     for kwargs in ({}, {"rho": 0.1, "folds": 10}, {"rho": 1.0}, {"rho": -0.1}, {"folds": 1}, {"n_test": 3}):
         with pytest.raises(ValueError):
             resolve_rho(**kwargs)
+
+
+@pytest.mark.parametrize("c", [2.0**-900, 1e-200, 1e-160, 1e160, 1e200, 2.0**900])
+def test_logp_does_not_overflow_needlessly(c):
+    """x, mu, sigma in other units: the log density shifts by -n log c (the Jacobian) and stays finite."""
+    rng = np.random.default_rng(3)
+    n, rho = 12, 0.2
+    x = rng.normal(0.3, 2.0, size=n)
+    expected = stats.multivariate_normal(np.full(n, -0.2), 1.7**2 * intraclass_matrix(n, rho)).logpdf(x)
+    got = intraclass_logp(x * c, -0.2 * c, 1.7 * c, rho)
+    assert np.isfinite(got)
+    np.testing.assert_allclose(got, expected - n * np.log(c), rtol=1e-10)
+
+
+def test_logp_with_sigma_far_below_the_spread_is_finite():
+    """sigma^2 underflows here, the density's log does not: -0.5 (x - mu)^2 / sigma^2 is about -1e288."""
+    x = np.array([1.0, 1.0 + 2.0**-52])
+    got = intraclass_logp(x, 1.0, 1e-160, 0.0)
+    quad = (2.0**-52 / 1e-160) ** 2  # one deviation of 2^-52, the other 0
+    assert np.isfinite(got)
+    np.testing.assert_allclose(got, -0.5 * quad, rtol=1e-12)
+
+
+@pytest.mark.parametrize("scale", [2.0**-1000, 1e-300, 1e-170, 1e150, 1e300, 2.0**1000])
+def test_stats_scale_invariant_over_float_range(scale):
+    x = np.random.default_rng(4).uniform(0.01, 3, size=(3, 20))
+    base = SufficientStats.from_samples(x, [0.1, 0.2, 0.3])
+    s = SufficientStats.from_samples(x * scale, [0.1, 0.2, 0.3])
+    assert np.all(np.isfinite(s.scaled_mean)) and np.all(np.isfinite(s.scaled_ss)) and np.all(s.scaled_ss > 0)
+    np.testing.assert_allclose(s.scaled_mean * (s.scale / scale), base.mean, rtol=1e-13)
+    np.testing.assert_allclose(s.scaled_ss * (s.scale / scale) ** 2, base.weighted_ss, rtol=1e-12)
+    assert not s.zero_variance.any()
+    np.testing.assert_array_equal(np.log2(s.scale) % 1, 0)  # powers of two: an exact rescaling
+
+
+@pytest.mark.parametrize("scale", [1e-300, 1e-170, 1.0, 1e170, 1e300])
+def test_zero_variance_relative_to_magnitude(scale):
+    ties = np.array([[0.1] * 8, [0.9 - 0.8, 0.8 - 0.7] * 4, [0.0] * 8, [0.1] * 7 + [0.1 + 1e-9]]) * scale
+    s = SufficientStats.from_samples(ties, 0.1)
+    np.testing.assert_array_equal(s.zero_variance, [True, True, True, False])
+    assert (s.weighted_ss[:3] == 0).all() and s.scaled_ss[3] > 0
+    padded = np.where(np.arange(8) < 6, ties, np.nan)
+    np.testing.assert_array_equal(SufficientStats.from_samples(padded, 0.1, padded=True).zero_variance,
+                                  [True, True, True, True])  # the 1e-9 was in a padded cell
+
+
+def test_rho_per_problem_must_match_problems():
+    with pytest.raises(ValueError, match="^rho has shape"):
+        SufficientStats.from_samples(np.zeros(10) + np.arange(10), [0.1, 0.2])
+    with pytest.raises(ValueError, match="^rho must be finite"):
+        SufficientStats.from_samples(np.arange(10.0), np.nan)
+
+
+@pytest.mark.parametrize("kwargs,name", [({"folds": np.inf}, "folds"), ({"folds": np.nan}, "folds"),
+                                         ({"folds": "10"}, "folds"), ({"n_test": 3, "n_train": np.inf}, "n_train"),
+                                         ({"n_test": np.inf, "n_train": 3}, "n_test"), ({"rho": np.inf}, "rho"),
+                                         ({"n_test": [1, 2], "n_train": [1, 2, 3]}, "n_test"),
+                                         ({"folds": 2.5}, "folds"), ({"rho": True}, "rho")])
+def test_resolve_rho_rejects_non_finite_and_text(kwargs, name):
+    with pytest.raises((ValueError, TypeError), match=f"^{name} "):
+        resolve_rho(**kwargs)

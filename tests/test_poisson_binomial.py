@@ -2,6 +2,8 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy import stats
 
 from pp_corr import PoissonBinomial, poisson_binomial_monte_carlo
@@ -32,7 +34,7 @@ def test_equals_rational_arithmetic(q):
 @pytest.mark.parametrize("q", [10, 200, 2000])
 def test_cdf_equals_scipy(q):
     p = np.random.default_rng(q).uniform(size=q)
-    k = np.arange(q + 1)
+    k = np.unique(np.r_[np.arange(0, q + 1, max(1, q // 100)), q - 2:q + 1])  # scipy costs ~15 ms per k at q = 2000
     np.testing.assert_allclose(PoissonBinomial(p).cdf(k), stats.poisson_binom(p).cdf(k), rtol=1e-9, atol=1e-14)
 
 
@@ -87,3 +89,52 @@ def test_bad_input():
         PoissonBinomial(0.5)
     with pytest.raises(ValueError, match="whole"):
         PoissonBinomial([0.5]).cdf(0.5)
+
+
+probability_vectors = st.lists(st.one_of(st.floats(0, 1), st.floats(0, 1e-12), st.floats(1 - 1e-12, 1),
+                                         st.sampled_from([0.0, 1.0, 0.5, 1 - 2**-53, 2**-1074])),
+                               min_size=1, max_size=40)
+
+
+@settings(max_examples=300, deadline=None)
+@given(probability_vectors)
+def test_probabilities_never_exceed_one(p):
+    X = PoissonBinomial(p)
+    k = np.arange(-1, len(p) + 2)
+    for values in (X.pmf(), X.pmf(k), X.cdf(k), X.sf(k)):
+        assert np.all((values >= 0) & (values <= 1))
+    np.testing.assert_allclose(X.cdf(k) + X.sf(k), 1.0, atol=1e-12)
+    np.testing.assert_allclose(X.pmf().sum(), 1.0, atol=1e-12)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.one_of(st.floats(0, 1), st.floats(1 - 1e-9, 1)), min_size=1, max_size=8))
+def test_cdf_and_sf_equal_rational_arithmetic_near_one(p):
+    exact = exact_pmf(p)
+    X = PoissonBinomial(p)
+    for k in range(len(p) + 1):
+        lower, upper = float(sum(exact[: k + 1])), float(sum(exact[k + 1:]))
+        assert X.cdf(k) == pytest.approx(lower, rel=1e-12, abs=1e-300)
+        assert X.sf(k) == pytest.approx(upper, rel=1e-12, abs=1e-300)
+
+
+def test_nan_p_is_named():
+    with pytest.raises(ValueError, match=r"^p contains NaN"):
+        PoissonBinomial([0.5, np.nan])
+    with pytest.raises(ValueError, match=r"^complement contains NaN"):
+        PoissonBinomial([0.5, 0.5], complement=[0.5, np.nan])
+    with pytest.raises(ValueError, match=r"^p must lie in \[0, 1\]"):
+        PoissonBinomial([0.5, -0.1])
+    with pytest.raises(TypeError, match="^p must be probabilities"):
+        PoissonBinomial("0.5")
+
+
+@pytest.mark.parametrize("kwargs,error,message", [
+    ({"p": [0.5, 1.5]}, ValueError, r"^p must lie in \[0, 1\]"), ({"p": [-0.1]}, ValueError, r"^p must lie"),
+    ({"p": [0.5, np.nan]}, ValueError, "^p contains NaN"), ({"p": [[0.5]]}, ValueError, "^p must be one problem"),
+    ({"n_draws": 0}, ValueError, "^n_draws must be >= 1"), ({"n_draws": -5}, ValueError, "^n_draws must"),
+    ({"n_draws": 10.5}, TypeError, "^n_draws must be a whole number"), ({"chunk": 0}, ValueError, "^chunk must"),
+    ({"n_draws": np.inf}, TypeError, "^n_draws must")])
+def test_monte_carlo_checks_its_arguments(kwargs, error, message):
+    with pytest.raises(error, match=message):
+        poisson_binomial_monte_carlo(**{"p": [0.5, 0.9], "n_draws": 100, "random_seed": 0, **kwargs})

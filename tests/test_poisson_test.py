@@ -1,6 +1,7 @@
 import numpy as np
 import pytest
 
+import pp_corr
 from pp_corr import correlated_ttest, poisson_test
 
 
@@ -39,3 +40,44 @@ def test_uci54_names_and_exports(uci54):
     assert "hnb better on a majority" in repr(res) and res.decision == "hnb"
     assert res.to_xarray().pmf_b.sum() == pytest.approx(1)
     assert res.to_dict()["p_right"]["anneal"] == correlated_ttest(uci54, algorithms=("nbc", "hnb")).p_right[0]
+
+
+def test_one_dataset_says_what_it_is():
+    """q = 1 is allowed: the majority is that data set, P(X > 0) = its P(B better); the result says so."""
+    x = np.random.default_rng(3).normal(0.01, 0.02, size=10)
+    single = correlated_ttest(x, folds=10, rope=0.005)
+    for data in (x, x[None, :]):
+        res = poisson_test(data, folds=10, rope=0.005)
+        assert res.n_datasets == 1 and res.per_dataset.datasets == ("D1",)
+        assert res.p_b_majority == pytest.approx(float(single.p_right), rel=1e-14)
+        assert res.p_a_majority == pytest.approx(float(single.p_left), rel=1e-14)
+        assert "one data set" in repr(res) and "1 data set " in repr(res)
+        assert res.to_dict()["p_right"] == {"D1": float(single.p_right)}
+        assert res.to_xarray().pmf_b.values.tolist() == pytest.approx([float(single.p_not_right),
+                                                                       float(single.p_right)])
+    assert "one data set" not in repr(poisson_test(np.stack([x, x]), folds=10))
+
+
+def test_rho_vector_length_must_match_datasets_in_poisson_test():
+    """One data set with three rhos used to give three results, counted as three data sets."""
+    x = np.random.default_rng(4).normal(0.01, 0.02, size=10)
+    with pytest.raises(ValueError, match="^rho has 3 values but x holds 1 data set"):
+        poisson_test(x, rho=[0.1, 0.2, 0.3])
+    with pytest.raises(ValueError, match="^folds has 2 values but x holds 3 data sets"):
+        poisson_test(np.stack([x, x, x]), folds=[10, 5])
+
+
+@pytest.mark.parametrize("alpha,error", [(0, ValueError), (1, ValueError), (np.nan, ValueError),
+                                         (-0.5, ValueError), ("0.05", TypeError), (None, TypeError)])
+def test_alpha_checked_by_name(alpha, error):
+    with pytest.raises(error, match="^alpha must"):
+        poisson_test(np.random.default_rng(5).normal(size=(3, 10)), folds=10, alpha=alpha)
+
+
+def test_empty_problem_is_an_error():
+    with pytest.raises(ValueError, match="no data sets"):
+        poisson_test(np.zeros((0, 10)), folds=10)
+    with pytest.raises(ValueError, match="at least 2"):
+        poisson_test(np.zeros((3, 1)), folds=10)
+    with pytest.raises(ValueError, match="^mu0 must be finite"):
+        poisson_test(np.ones((3, 10)), folds=10, prior=pp_corr.NormalGamma(np.nan, 1.0, 1.0, 1.0))

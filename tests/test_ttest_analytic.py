@@ -197,3 +197,226 @@ def test_block_correlation_matrix():
     np.testing.assert_allclose(res.p_right, stats.t.cdf(mu_hat / scale, k * m - 1), atol=1e-12)
     with pytest.raises(ValueError, match="corr"):
         correlated_ttest(x, corr=corr[:3, :3])
+
+
+# --- magnitudes (issue #10 item 1): the answer must not depend on the units of the differences ---------------
+
+def sweep_data():
+    """Four data sets with |x| in [0.01, 3] (so x * scale is never subnormal): an ordinary one, a shifted one,
+    an exact tie and a rounding tie (equal differences computed from different scores)."""
+    rng = np.random.default_rng(11)
+    x = np.empty((4, 12))
+    x[0] = rng.uniform(0.01, 3, 12) * rng.choice([-1, 1], 12)
+    x[1] = 1.0 + rng.uniform(0.01, 0.5, 12)
+    x[2] = 0.7
+    scores_b = np.array([0.9, 0.8, 0.7, 0.6, 0.95, 0.85, 0.75, 0.65, 0.9, 0.8, 0.7, 0.6])
+    x[3] = scores_b - (scores_b - 0.1).round(2)  # 0.1 up to rounding: a spread of a few ulps
+    assert 0 < np.ptp(x[3]) < 1e-15
+    return x
+
+
+SCALES = [10.0**k for k in range(-300, 301, 25)] + [2.0**k for k in range(-990, 1001, 90)]
+
+
+@pytest.mark.parametrize("scale", SCALES, ids=lambda s: f"{s:.3g}")
+def test_magnitude_sweep_equals_unit_scale(scale):
+    x = sweep_data()
+    rho = np.array([0.1, 0.2, 0.0, 0.5])
+    with pytest.warns(DegenerateWarning):
+        unit = correlated_ttest(x, rho=rho, rope=(-0.05, 0.5))
+    with pytest.warns(DegenerateWarning) as caught:
+        scaled = correlated_ttest(x * scale, rho=rho, rope=(-0.05 * scale, 0.5 * scale))
+    assert all("D3" in str(w.message) and "D4" in str(w.message) for w in caught)
+    np.testing.assert_array_equal(scaled.degenerate, [False, False, True, True])
+    for field in ("p_left", "p_rope", "p_right", "p_not_left", "p_not_right"):
+        np.testing.assert_allclose(getattr(scaled, field), getattr(unit, field), rtol=1e-12, atol=0, err_msg=field)
+    np.testing.assert_allclose(scaled.mean / scale, unit.mean, rtol=1e-12, atol=0)
+    np.testing.assert_allclose(np.array(scaled.interval(0.9)) / scale, unit.interval(0.9), rtol=1e-12, atol=1e-14)
+    for alternative in ("two-sided", "greater", "less"):
+        one, other = (corrected_ttest(v, rho=rho, alternative=alternative) for v in (x, x * scale))
+        np.testing.assert_allclose(other.statistic[:2], one.statistic[:2], rtol=1e-12)
+        np.testing.assert_array_equal(other.statistic[2:], one.statistic[2:])  # ties: +-inf
+        np.testing.assert_allclose(other.pvalue, one.pvalue, rtol=1e-12, atol=0)
+        np.testing.assert_allclose(other.standard_error[:2] / scale, one.standard_error[:2], rtol=1e-12)
+
+
+def test_magnitude_sweep_tiny_values_are_not_a_tie():
+    """[1e-170, 2e-170, 3e-170] squared underflows: it used to read as 'all equal' with P = 1."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        tiny = correlated_ttest([1e-170, 2e-170, 3e-170], rho=0)
+        t_tiny = paired_ttest([1e-170, 2e-170, 3e-170])
+    unit = correlated_ttest([1.0, 2.0, 3.0], rho=0)
+    assert not tiny.degenerate
+    assert float(tiny.p_right) == pytest.approx(float(unit.p_right), rel=1e-12)
+    ref = stats.ttest_1samp([1.0, 2.0, 3.0], 0.0)
+    assert float(t_tiny.statistic) == pytest.approx(ref.statistic, rel=1e-12)
+    assert float(t_tiny.pvalue) == pytest.approx(ref.pvalue, rel=1e-12)
+
+
+def test_magnitude_sweep_huge_values_keep_probabilities_when_b_overflows():
+    """x * 1e160: the posterior b (squared units) is out of float range; the probabilities are not."""
+    x = np.random.default_rng(12).normal(0.3, 1.0, 15)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        huge = correlated_ttest(x * 1e160, folds=5, rope=1e159)
+        t_huge = corrected_ttest(x * 1e160, folds=5)
+    unit = correlated_ttest(x, folds=5, rope=0.1)
+    assert np.isinf(huge.posterior_params.b) and np.isfinite(huge.scaled_posterior.b)
+    np.testing.assert_allclose([huge.p_left, huge.p_rope, huge.p_right], [unit.p_left, unit.p_rope, unit.p_right],
+                               rtol=1e-12)
+    np.testing.assert_allclose(t_huge.pvalue, corrected_ttest(x, folds=5).pvalue, rtol=1e-12)
+    assert huge.posterior.cdf(huge.mean) == pytest.approx(0.5)
+    np.testing.assert_allclose(huge.posterior.ppf(0.9) / 1e160, unit.posterior.ppf(0.9), rtol=1e-12)
+
+
+@pytest.mark.parametrize("value", [0.0, 1e-300, 3e-170, 0.7, 2.5e150, 1e300, -1.7e308])
+def test_magnitude_sweep_ties_are_caught_at_every_magnitude(value):
+    with pytest.warns(DegenerateWarning, match="point mass"):
+        res = correlated_ttest(np.full(10, value), folds=10)
+    expected = (0.5, 0.0, 0.5) if value == 0 else ((0.0, 0.0, 1.0) if value > 0 else (1.0, 0.0, 0.0))
+    assert (float(res.p_left), float(res.p_rope), float(res.p_right)) == expected
+    assert float(res.mean) == value
+    t = corrected_ttest(np.full(10, value), folds=10, alternative="greater")
+    assert float(t.pvalue) == 1 - expected[2]  # the point-mass answer: P(B better) = 1 - p
+
+
+@pytest.mark.parametrize("c", [1e-150, 2.0**-400, 1e-20, 3.0, 2.0**300, 1e150])
+def test_magnitude_sweep_proper_prior_in_other_units(c):
+    """A proper prior has units: x, mu0 scaled by c and b by c^2 give the same probabilities."""
+    x = np.random.default_rng(13).normal(0.02, 0.05, (3, 10))
+    prior = NormalGamma(0.01, 0.5, 2.0, 0.003)
+    moved_prior = NormalGamma(0.01 * c, 0.5, 2.0, 0.003 * c * c)
+    unit = correlated_ttest(x, folds=10, prior=prior, rope=0.01)
+    moved = correlated_ttest(x * c, folds=10, prior=moved_prior, rope=0.01 * c)
+    for field in ("p_left", "p_rope", "p_right"):
+        np.testing.assert_allclose(getattr(moved, field), getattr(unit, field), rtol=1e-12, err_msg=field)
+    np.testing.assert_allclose(moved.mean / c, unit.mean, rtol=1e-12)
+
+
+def test_magnitude_sweep_prior_much_wider_than_data():
+    """Data at 1e-170 and a prior with b = 1: the data's sum of squares is negligible, nothing is NaN."""
+    x = np.array([1.0, 2.0, 4.0, 3.0]) * 1e-170
+    prior = NormalGamma(0.0, 1.0, 1.0, 1.0)
+    res = correlated_ttest(x, rho=0.0, prior=prior)
+    post = res.posterior_params
+    # by hand: A = 4, k = 1/5, mu = 4 xbar / 5, a = 3, b = 1 + (negligible)
+    assert float(post.mu0) == pytest.approx(0.8 * 2.5e-170, rel=1e-12)
+    assert float(post.b) == pytest.approx(1.0, rel=1e-12)
+    assert float(res.p_right) == pytest.approx(stats.t(6, 2e-170, np.sqrt(1 / 15)).sf(0), rel=1e-12)
+    lo, hi = res.interval(0.9)
+    assert float(hi) == pytest.approx(stats.t(6, 0, np.sqrt(1 / 15)).ppf(0.95), rel=1e-12)
+
+
+# --- unchecked parameters (issue #10 item 2) -------------------------------------------------------------------
+
+@pytest.mark.parametrize("kwargs,name", [
+    ({"rho": [0.1, 0.2, 0.3]}, "rho"), ({"folds": [5, 10]}, "folds"), ({"n_test": [1, 2], "n_train": 9}, "n_test"),
+    ({"n_test": 1, "n_train": [9, 9, 9]}, "n_train"), ({"rho": [[0.1]]}, "rho")])
+def test_rho_vector_length_must_match_datasets(kwargs, name):
+    x = np.random.default_rng(14).normal(size=10)
+    for data in (x, x[None, :], np.stack([x, x, x, x])):
+        with pytest.raises(ValueError, match=rf"^{name} has .* data set"):
+            correlated_ttest(data, **kwargs)
+        with pytest.raises(ValueError, match=rf"^{name} has"):
+            corrected_ttest(data, **kwargs)
+    # one value per data set is fine, and a single value in a list is the one data set's
+    three = np.stack([x, x, x])
+    np.testing.assert_allclose(correlated_ttest(three, rho=[0.1, 0.2, 0.3]).p_right,
+                               [float(correlated_ttest(x, rho=r).p_right) for r in (0.1, 0.2, 0.3)], rtol=1e-14)
+    assert np.ndim(correlated_ttest(x, rho=[0.1]).p_right) == 0
+
+
+def test_prior_arrays_must_match_datasets():
+    x = np.random.default_rng(15).normal(size=(2, 10))
+    with pytest.raises(ValueError, match="prior parameters have shape"):
+        correlated_ttest(x[0], rho=0.1, prior=NormalGamma([0.0, 0.1, 0.2], 1.0, 1.0, 1.0))
+    with pytest.raises(ValueError, match="prior parameters have shape"):
+        correlated_ttest(x, rho=0.1, prior=NormalGamma([0.0, 0.1, 0.2], 1.0, 1.0, 1.0))
+    with pytest.raises(TypeError, match="prior must be a NormalGamma"):
+        correlated_ttest(x, rho=0.1, prior=(0.0, 1.0, 1.0, 1.0))
+
+
+@pytest.mark.parametrize("name,value", [("mu0", np.nan), ("mu0", np.inf), ("k0", np.nan), ("k0", -np.inf),
+                                        ("k0", 0.0), ("k0", 1e-320), ("a", np.nan), ("a", np.inf), ("a", -1.0),
+                                        ("b", np.nan), ("b", np.inf), ("b", -1.0), ("mu0", [0.0, np.nan])])
+def test_bad_prior_hyperparameters_are_named(name, value):
+    params = {"mu0": 0.0, "k0": 1.0, "a": 1.0, "b": 1.0, name: value}
+    with pytest.raises(ValueError, match=f"^{name} must"):
+        NormalGamma(**params)
+    with pytest.raises(TypeError, match=f"^{name} must"):
+        NormalGamma(**{**params, name: "1.0"})
+    assert NormalGamma(0.0, np.inf, 1.0, 1.0).update  # k0 = inf is the flat prior
+
+
+def test_nan_prior_is_not_reported_as_a_probability_error():
+    with pytest.raises(ValueError, match="^mu0 must be finite"):
+        correlated_ttest([0.1, 0.2, 0.3], rho=0.1, prior=NormalGamma(np.nan, 1.0, 1.0, 1.0))
+
+
+@pytest.mark.parametrize("kwargs,name", [({"folds": np.inf}, "folds"), ({"folds": np.nan}, "folds"),
+                                         ({"folds": "10"}, "folds"), ({"n_test": 3, "n_train": np.inf}, "n_train"),
+                                         ({"n_test": np.inf, "n_train": 30}, "n_test"),
+                                         ({"n_test": np.nan, "n_train": 30}, "n_test"), ({"rho": np.nan}, "rho"),
+                                         ({"rho": "0.1"}, "rho"), ({"folds": [10, np.inf]}, "folds")])
+def test_non_finite_design_parameters_are_named(kwargs, name):
+    x = np.random.default_rng(16).normal(size=(2, 10))
+    with pytest.raises((ValueError, TypeError), match=f"^{name} must"):
+        correlated_ttest(x, **kwargs)
+    with pytest.raises((ValueError, TypeError), match=f"^{name} must"):
+        corrected_ttest(x, **kwargs)
+
+
+@pytest.mark.parametrize("corr,message", [
+    (np.full((6, 6), np.nan), "corr must be finite"),
+    (np.triu(np.full((6, 6), 0.3)) + 0.7 * np.eye(6), "corr must be symmetric"),
+    (np.ones((6, 6)), "corr must be positive definite"),
+    (np.eye(6) - 0.5 * (np.ones((6, 6)) - np.eye(6)), "corr must be positive definite"),
+    (np.eye(5), r"corr must be \(6, 6\)"),
+    (np.eye(6)[0], r"corr must be \(6, 6\)"),
+    (np.stack([np.eye(6)] * 3), "corr has shape"),
+])
+def test_corr_must_be_finite_symmetric_positive_definite(corr, message):
+    x = np.random.default_rng(17).normal(size=(2, 6))
+    with pytest.raises(ValueError, match=message):
+        correlated_ttest(x, corr=corr)
+
+
+def test_x_shape_must_hold_data_sets():
+    with pytest.raises(ValueError, match="x must be 1-D .* or 2-D"):
+        correlated_ttest(np.zeros((2, 3, 4)), rho=0.1)
+    with pytest.raises(ValueError, match="x must be 1-D"):
+        corrected_ttest(np.zeros((2, 3, 4)), rho=0.1)
+    for empty in (np.zeros((0, 5)), np.zeros((0, 0))):
+        with pytest.raises(ValueError, match="no data sets"):
+            correlated_ttest(empty, rho=0.1)
+        with pytest.raises(ValueError, match="no data sets"):
+            paired_ttest(empty)
+    with pytest.raises(ValueError, match="at least 2"):
+        correlated_ttest(np.zeros((3, 1)), rho=0.1)
+
+
+def test_nan_in_y_is_reported_as_y():
+    for fn in (lambda a, b: correlated_ttest(a, b, rho=0.1), lambda a, b: corrected_ttest(a, b, rho=0.1)):
+        with pytest.raises(ValueError, match=r"^y contains NaN"):
+            fn([0.8, 0.9, 0.7], [0.8, np.nan, 0.7])
+        with pytest.raises(ValueError, match=r"^x contains NaN"):
+            fn([0.8, np.inf, 0.7], [0.8, 0.9, 0.7])
+
+
+@pytest.mark.parametrize("level", [0.0, 1.0, 1.5, -0.1, np.nan, np.inf])
+def test_confidence_level_outside_unit_interval_is_named(level):
+    res = correlated_ttest([0.01, 0.03, 0.02, 0.05], folds=4)
+    for fn in (res.interval, res.to_frame, paired_ttest([0.01, 0.03, 0.02]).confidence_interval):
+        with pytest.raises(ValueError, match="^confidence_level must"):
+            fn(level)
+    with pytest.raises(TypeError, match="^confidence_level must"):
+        res.interval("0.95")
+
+
+def test_unknown_alternative_is_named():
+    for fn in (lambda: corrected_ttest([0.1, 0.2], rho=0.1, alternative="bigger"),
+               lambda: paired_ttest([0.1, 0.2], alternative="two_sided"),
+               lambda: correlated_ttest([0.1, 0.2], rho=0.1).frequentist("larger")):
+        with pytest.raises(ValueError, match="^alternative must be"):
+            fn()

@@ -112,13 +112,45 @@ def test_rejection_rates_and_power():
 
 
 def test_toy_example():
-    res = toy_example(repetitions=2000, random_seed=9)
-    # the Wilcoxon p-value sees only the signs and ranks of the means: the same distribution in both cases
-    assert stats.ks_2samp(*res.wilcoxon_pvalue.values).pvalue > 0.001
-    # the Poisson test sees the noise of D6..D10: P(X > q/2) is larger in case 2
-    case1, case2 = res.p_b_majority.values
-    assert np.median(case2) > 10 * np.median(case1)
-    assert (rejection_rates(res).rate.sel(test="wilcoxon") == 0).all()
+    """Case 1: the ten |means| are exchangeable and the five of D1..D5 are the positive ones, so T+ is the rank
+    sum of a uniformly random half of 1..10 (exact, by enumeration); T+ <= 40, so the Wilcoxon p-value never
+    falls below p(40) = 0.116. Case 2 is not the same distribution: the noisier D6..D10 spread to both ends of
+    the ranking and now and then change sign, so T+ spreads more - yet Wilcoxon still does not declare B better."""
+    reps = 20_000
+    res = toy_example(repetitions=reps, random_seed=9)
+    # T+ from the p-value: scipy's exact one-sided p-value (10 non-zero means) falls strictly as T+ grows
+    signs = np.array(list(itertools.product([-1, 1], repeat=10)))
+    t_plus = (signs > 0) @ np.arange(1, 11)
+    p_of = {int(t): stats.wilcoxon(s * np.arange(1, 11), alternative="greater").pvalue for t, s in zip(t_plus, signs)}
+    p_table = np.array([p_of[t] for t in range(56)])
+    assert (np.diff(p_table) < 0).all()
+    half_sums = np.array([sum(c) for c in itertools.combinations(range(1, 11), 5)])
+    exact = np.bincount(half_sums, minlength=56) / len(half_sums)
+    exact_sd = np.sqrt(5 * 5 * 11 / 12)   # sd of the sum of a random half of 1..10
+    observed = []
+    for case in range(2):
+        p = res.wilcoxon_pvalue.values[case]
+        t = np.abs(p[:, None] - p_table[None, :]).argmin(axis=1)
+        np.testing.assert_allclose(p, p_table[t], rtol=1e-12)
+        observed.append(t)
+    case1, case2 = observed
+    counts1, counts2 = (np.bincount(t, minlength=56) for t in observed)
+    support = exact > 0
+    assert counts1[~support].sum() == 0
+    assert stats.chisquare(counts1[support], exact[support] * reps).pvalue > 0.001
+    assert abs(case1.std() - exact_sd) < 4 * exact_sd / np.sqrt(2 * reps)
+    assert (res.wilcoxon_pvalue.values[0] >= p_table[40]).all() and p_table[40] > 0.1
+    # case 2: the same goodness-of-fit test rejects, T+ has a larger sd and sometimes leaves the case-1 support
+    in_support = counts2[support]
+    assert stats.chisquare(in_support, exact[support] * in_support.sum()).pvalue < 1e-6
+    assert case2.std() > exact_sd + 4 * case2.std() / np.sqrt(2 * reps)
+    assert counts2[~support].sum() > 0
+    rates = rejection_rates(res).rate
+    assert float(rates.sel(test="wilcoxon").isel(case=0)) == 0 and float(rates.sel(test="wilcoxon").isel(case=1)) < 1e-3
+    # the Poisson test sees the noise of D6..D10: P(X > q/2) is far larger in case 2, rarely above 0.95
+    maj1, maj2 = res.p_b_majority.values
+    assert np.median(maj2) > 10 * np.median(maj1)
+    assert float(rates.sel(test="poisson").isel(case=0)) < 1e-3 and float(rates.sel(test="poisson").isel(case=1)) < 0.01
 
 
 def test_bad_input():

@@ -3,6 +3,7 @@ posterior draws with scipy, and the conditional posterior of one sigma_i (the ch
 sigma prior) against its analytic form."""
 import warnings
 
+import arviz as az
 import numpy as np
 import pymc as pm
 import pytest
@@ -125,8 +126,6 @@ def test_sampled_sigma_follows_its_conditional():
     with pm.do(model, FIXED):
         idata = pm.sample(draws=1000, tune=500, chains=2, random_seed=3, quiet=True, progressbar=False,
                           compute_convergence_checks=False)
-    import arviz as az
-
     lo, hi = BOUNDS["sigma"]
     for i in range(4):
         draws = idata.posterior["sigma_scaled"].values[..., i]

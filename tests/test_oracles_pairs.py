@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from pp_corr import compare_all_pairs
+from pp_corr import bayesian_signed_rank, compare_all_pairs
 
 N_LIB = 20_000      # the library's draws per pair
 N_OWN = 20_000      # ours
@@ -144,8 +144,6 @@ def test_signed_rank_means_and_decisions(case):
                    "miss it in floating point, so H gets 0 or 1 instead of 1/2")
 def test_pair_sums_on_the_rope_edge_weigh_one_half(uci54):
     """nbc - aode on uci54 has pair sums z_i + z_j exactly 0.02 (mean differences are ratios of counts)."""
-    from pp_corr import bayesian_signed_rank
-
     scores = uci54.score.transpose("dataset", "algorithm", "run", "fold")
     d = (scores.sel(algorithm="nbc") - scores.sel(algorithm="aode")).values.reshape(len(scores.dataset), -1)
     concentration, to_right, _ = signed_rank_terms(mean_differences(d), 0.01)

@@ -20,6 +20,7 @@ from .scores import mean_differences
 
 IDP_STRENGTH = (np.sqrt(17) - 3) / 2
 REGIONS = ("left", "rope", "right")
+TIE_TOLERANCE = 1e-12  # relative: values this close are equal (see _step)
 
 
 def heaviside(v):
@@ -70,19 +71,28 @@ def _rope_record(rope):
     return hi if lo == -hi else (lo, hi)
 
 
-def _step(a, b):
-    """H(a - b) by comparison (1 above, 1/2 at equality, 0 below): no rounding, no overflow."""
-    return np.where(a > b, 1.0, np.where(a == b, 0.5, 0.0))
+def _step(a, b, magnitude):
+    """H(a - b) by comparison: 1 above, 1/2 on, 0 below. a and b count as equal when they differ by at most
+    TIE_TOLERANCE x ``magnitude`` (the size of the numbers they were summed from): mean differences of scores
+    carry rounding, so a pair sum equal to a rope boundary in exact arithmetic misses it by a few ulps."""
+    close = np.abs(a - b) <= TIE_TOLERANCE * magnitude
+    return np.where(close, 0.5, np.where(a > b, 1.0, 0.0))
+
+
+def _in_unit(values, *bounds):
+    """``values`` and ``bounds`` divided by a power of two near their largest magnitude (exact for normal floats),
+    so that sums and differences of two of them cannot overflow."""
+    largest = max(np.max(np.abs(values), initial=0.0), *(abs(b) for b in bounds))
+    unit = np.ldexp(1.0, np.frexp(largest)[1] - 1) if largest > 0 else 1.0  # largest / unit in [1, 2)
+    return (np.asarray(values) / unit, *(b / unit for b in bounds))
 
 
 def _pair_sums(points, lo, hi):
-    """(z_i + z_j, 2 lo, 2 hi), or all halved when a sum would overflow (halving is exact for normal floats)."""
-    with np.errstate(over="ignore"):
-        pair, low, high = points[:, None] + points[None, :], 2 * lo, 2 * hi
-    if np.isfinite(pair).all() and np.isfinite([low, high]).all():
-        return pair, low, high
-    half = points / 2
-    return half[:, None] + half[None, :], lo, hi
+    """(z_i + z_j, 2 lo, 2 hi, |z_i| + |z_j| + 2 max(|lo|, |hi|)) in a unit where none of them overflows."""
+    points, lo, hi = _in_unit(points, lo, hi)
+    size = np.abs(points)
+    return (points[:, None] + points[None, :], 2 * lo, 2 * hi,
+            size[:, None] + size[None, :] + 2 * max(abs(lo), abs(hi)))
 
 
 def _quadratic(w, matrix):
@@ -193,8 +203,8 @@ def bayesian_signed_rank(x, y=None, *, rope=0.0, prior_strength=0.5, z0=0.0, n_s
     points = np.concatenate([[z0], z]) if prior_strength > 0 else z
     alpha = np.concatenate([[prior_strength], np.ones(len(z))]) if prior_strength > 0 else np.ones(len(z))
     w = dirichlet(rng, alpha, n_samples)
-    pair, low, high = _pair_sums(points, lo, hi)
-    right, left = _step(pair, high), _step(low, pair)
+    pair, low, high, magnitude = _pair_sums(points, lo, hi)
+    right, left = _step(pair, high, magnitude), _step(low, pair, magnitude)
     samples = np.column_stack([_quadratic(w, m) for m in (left, 1 - left - right, right)])
     samples /= samples.sum(axis=1, keepdims=True)
     method = "Bayesian signed-rank test" + (" (DP, s -> 0)" if prior_strength == 0
@@ -221,7 +231,10 @@ def bayesian_sign_test(x, y=None, *, rope=0.0, prior_strength=1.0, z0=0.0, n_sam
     n_samples = check_count("n_samples", n_samples)
     rng = as_generator(random_seed)
     z, names = _differences(x, y, algorithms)
-    counts = np.array([np.sum(z < lo), np.sum((z >= lo) & (z <= hi)), np.sum(z > hi)], dtype=float)
+    z_unit, lo_unit, hi_unit = _in_unit(z, lo, hi)
+    below = _step(lo_unit, z_unit, np.abs(z_unit) + abs(lo_unit)) == 1
+    above = _step(z_unit, hi_unit, np.abs(z_unit) + abs(hi_unit)) == 1
+    counts = np.array([below.sum(), (~below & ~above).sum(), above.sum()], dtype=float)
     counts[0 if z0 < lo else 2 if z0 > hi else 1] += prior_strength
     samples = dirichlet(rng, counts, n_samples)
     return RegionProbabilities(samples, f"Bayesian sign test (prior {prior_strength} at z0 = {z0})",
@@ -285,8 +298,8 @@ def imprecise_signed_rank(x, y=None, *, loss_ratio=19.0, n_samples=50_000, rando
     q, s = len(z), IDP_STRENGTH
     w = dirichlet(rng, np.concatenate([[s], np.ones(q)]), n_samples)
     w0, w = w[:, 0], w[:, 1:]
-    pair, _, _ = _pair_sums(z, 0.0, 0.0)
-    h = _step(pair, 0.0)
+    pair, _, _, magnitude = _pair_sums(z, 0.0, 0.0)
+    h = _step(pair, 0.0, magnitude)
     low = np.einsum("ni,ij,nj->n", w, h, w, optimize=True)
     high = w0 * (2 - w0) + low
     # E[w_i w_j] = (1 + [i = j]) / ((s+q)(s+q+1)): the diagonal counts twice

@@ -140,8 +140,6 @@ def test_signed_rank_means_and_decisions(case):
     assert checked >= (20 if rope == 0 else 14) and decided >= checked - 4
 
 
-@pytest.mark.xfail(strict=True, reason="issue #19 finding: pair sums that equal 2 * rope in exact arithmetic "
-                   "miss it in floating point, so H gets 0 or 1 instead of 1/2")
 def test_pair_sums_on_the_rope_edge_weigh_one_half(uci54):
     """nbc - aode on uci54 has pair sums z_i + z_j exactly 0.02 (mean differences are ratios of counts)."""
     scores = uci54.score.transpose("dataset", "algorithm", "run", "fold")

@@ -12,7 +12,7 @@ from scipy import stats
 
 from pp_corr import (bayesian_sign_test, bayesian_signed_rank, compare_all_pairs, imprecise_signed_rank,
                      mean_differences, sign_test, wilcoxon_test)
-from pp_corr.rank_tests import IDP_STRENGTH, RegionProbabilities, heaviside
+from pp_corr.rank_tests import RegionProbabilities
 from tests.conftest import UCI54
 
 N = 50_000
@@ -31,29 +31,27 @@ def test_dp_mean_equals_r_plus():
     assert res.win_right == pytest.approx(np.mean(res.samples[:, 2] > 0.5))
 
 
-def test_imprecise_means_equal_closed_forms(uci54):
+def test_imprecise_means_by_simulation(uci54):
+    """The lower and upper posterior means against draws from their definitions (the closed forms are checked
+    independently, from Dirichlet moments, in test_oracles_rank.py)."""
     z, _, _ = mean_differences(uci54, algorithms=("nbc", "aode"))
-    q, s = len(z), IDP_STRENGTH
+    q, s = len(z), (np.sqrt(17) - 3) / 2
     res = imprecise_signed_rank(z, n_samples=N, random_seed=2)
-    h = heaviside(z[:, None] + z[None, :])
-    lower = (h.sum() + np.trace(h)) / ((s + q) * (s + q + 1))
-    assert res.lower_mean == pytest.approx(lower, rel=1e-12)
-    assert res.upper_mean == pytest.approx(lower + (s**2 + 2 * q * s + s) / ((s + q) * (s + q + 1)), rel=1e-12)
-    # the same means by simulation, from the definitions of the lower and upper g
     rng = np.random.default_rng(3)
     w = rng.dirichlet(np.concatenate([[s], np.ones(q)]), size=N)
-    g = np.einsum("ni,ij,nj->n", w[:, 1:], heaviside(z[:, None] + z[None, :]), w[:, 1:])
+    g = np.einsum("ni,ij,nj->n", w[:, 1:], step(z[:, None] + z[None, :]), w[:, 1:])
     assert within_mc_error(g, res.lower_mean)
     assert within_mc_error(w[:, 0] * (2 - w[:, 0]) + g, res.upper_mean)
     assert 0 <= res.lower <= res.upper <= 1
     # the lower mean without the diagonal's second moment (a formula in circulation) misses the
     # simulation above by far more than its error, and would not tend to R+ as s -> 0
+    h = step(z[:, None] + z[None, :])
     assert not within_mc_error(g, h.sum() / ((s + q) * (s + q + 1)), k=20)
 
 
 def test_imprecise_lower_mean_tends_to_r_plus():
     z = np.random.default_rng(10).normal(0.01, 0.02, size=25)
-    h = heaviside(z[:, None] + z[None, :])
+    h = step(z[:, None] + z[None, :])
     t_plus = stats.wilcoxon(z, alternative="greater").statistic
     assert (h.sum() + np.trace(h)) / (25 * 26) == pytest.approx(2 * t_plus / (25 * 26), rel=1e-12)
 
@@ -84,8 +82,8 @@ def test_rope_variant_means_by_definition():
     # E[w_i w_j] of a Dirichlet: alpha_i (alpha_j + [i = j]) / (S (S + 1))
     S = alpha.sum()
     moments = (np.outer(alpha, alpha) + np.diag(alpha)) / (S * (S + 1))
-    assert within_mc_error(res.samples[:, 2], (moments * heaviside(pair - 0.02)).sum())
-    assert within_mc_error(res.samples[:, 0], (moments * heaviside(-pair - 0.02)).sum())
+    assert within_mc_error(res.samples[:, 2], (moments * step(pair - 0.02)).sum())
+    assert within_mc_error(res.samples[:, 0], (moments * step(-pair - 0.02)).sum())
 
 
 def test_sign_test_means():
@@ -262,7 +260,7 @@ def test_sums_near_the_float_limit_keep_their_sign():
     assert within_mc_error(res.samples[:, 2], (moments * right_h).sum())
     assert within_mc_error(res.samples[:, 0], (moments * left_h).sum())
     # and the imprecise test's H(z_i + z_j): 1.5e308 + 1.0e308 overflows but is positive
-    q, s = 3, IDP_STRENGTH
+    q, s = 3, (np.sqrt(17) - 3) / 2
     h = exact_step(np.array([[Fraction(a) + Fraction(b) for b in z] for a in z], dtype=object))
     assert imprecise_signed_rank(z, n_samples=100, random_seed=0).lower_mean == pytest.approx(
         (h.sum() + np.trace(h)) / ((s + q) * (s + q + 1)), rel=1e-12)
@@ -391,7 +389,7 @@ def test_bayesian_tests_on_one_and_two_data_sets(z):
     counts = np.array([np.sum(np.less(z, -rope)), np.sum(np.abs(z) <= rope) + 1, np.sum(np.greater(z, rope))])
     for i in range(3):
         assert within_mc_error(sign.samples[:, i], counts[i] / counts.sum())
-    q, s = len(z), IDP_STRENGTH
+    q, s = len(z), (np.sqrt(17) - 3) / 2
     moments = dirichlet_moments(np.concatenate([[s], np.ones(q)]))
     lower = (moments[1:, 1:] * step(np.add.outer(z, z))).sum()
     imprecise = imprecise_signed_rank(z, n_samples=2000, random_seed=41)
@@ -513,3 +511,15 @@ def test_scaling_by_a_power_of_two_gives_the_same_draws(data, power, rope, prior
     assert (one.lower, one.upper, one.lower_mean) == (other.lower, other.upper, other.lower_mean)
     for test in (wilcoxon_test, sign_test):
         assert test(z).pvalue == test([v * scale for v in z]).pvalue
+
+
+def test_regression_differences_on_the_rope_edge_count_as_on_it():
+    """B - A is exactly 0.01 on every data set in decimal arithmetic but 0.010000000000000009 in floating point:
+    the sign test must count it in the (closed) rope, and the signed-rank pair sums 0.02 = 2 x rope half right."""
+    a = np.array([[0.80, 0.70], [0.61, 0.93], [0.47, 0.52]])
+    b = a + np.array([[0.01, 0.01], [0.01, 0.01], [0.01, 0.01]])
+    assert (b - a != 0.01).any()  # the premise: rounding moves some differences off the edge
+    sign = bayesian_sign_test(a, b, rope=0.01, random_seed=0, n_samples=100)
+    np.testing.assert_array_equal(sign.samples, np.tile([0.0, 1.0, 0.0], (100, 1)))
+    rank = bayesian_signed_rank(a, b, rope=0.01, prior_strength=0, random_seed=0, n_samples=100)
+    np.testing.assert_allclose(rank.samples, np.tile([0.0, 0.5, 0.5], (100, 1)), atol=1e-12)

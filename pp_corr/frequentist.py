@@ -109,7 +109,7 @@ def as_differences(x, y=None) -> np.ndarray:
     if x.ndim == 2 and x.shape[0] == 0:
         raise ValueError(f"x holds no data sets (shape {x.shape})")
     if x.ndim == 0 or x.shape[-1] < 2:
-        raise ValueError(f"need at least 2 scores per data set on the last axis, got shape {x.shape}")
+        raise ValueError(f"x needs at least 2 scores per data set on the last axis, got shape {x.shape}")
     bad = ~np.isfinite(x)
     if bad.any():
         where = np.argwhere(bad)[0]

@@ -105,18 +105,25 @@ class NormalGamma:
         """
         mu0, k0, a, b = (np.asarray(v, dtype=float) for v in (self.mu0, self.k0, self.a, self.b))
         _fits("prior", np.broadcast_shapes(mu0.shape, k0.shape, a.shape, b.shape), np.shape(stats.n))
-        prior_size = np.maximum(np.where(np.isfinite(k0), np.abs(mu0), 0.0), np.sqrt(b))
-        scale = np.maximum(stats.scale, power_of_two_scale(prior_size) * (prior_size > 0))
-        ratio = stats.scale / scale  # a power of two <= 1: exact, or an underflow of what is negligible here
-        with np.errstate(under="ignore"):
+        mu0 = np.where(np.isinf(k0), 0.0, mu0)  # a flat prior on mu has no centre
+        prior_size = np.maximum(np.abs(mu0), np.sqrt(b))
+        all_zero = stats.zero_variance & (stats.scaled_mean == 0)  # data of no magnitude: the prior's units
+        data_scale = np.where(all_zero, 0.0, stats.scale)
+        scale = np.maximum(data_scale, power_of_two_scale(prior_size) * (prior_size > 0))
+        scale = np.where(scale > 0, scale, 1.0)
+        with np.errstate(under="ignore", over="ignore"):
+            # a power of two <= 1: exact, or an underflow of what is negligible next to the prior
+            ratio = np.where(all_zero, 0.0, stats.scale / scale)
             mu_hat, Q = stats.scaled_mean * ratio, stats.scaled_ss * ratio * ratio
-        prior = self.in_units(scale)
+            prior = NormalGamma._unchecked(mu0, k0, a, b).in_units(scale)
         A = stats.effective_n
         inv_k0 = 1.0 / k0
         k_post = 1.0 / (A + inv_k0)
-        mu_post = mu_hat + k_post * inv_k0 * (prior.mu0 - mu_hat)  # = k~ (A mu_hat + mu0 / k0); exact when flat
+        shrink = k_post * inv_k0  # weight of the prior's centre, 0 when flat
+        mu_post = mu_hat + shrink * (prior.mu0 - mu_hat)  # = k~ (A mu_hat + mu0 / k0), exact when flat
         a_post = a + stats.n / 2
-        b_post = prior.b + Q / 2 + A * inv_k0 * (mu_hat - prior.mu0) ** 2 / (2 * (A + inv_k0))
+        with np.errstate(under="ignore"):
+            b_post = prior.b + Q / 2 + A * shrink * (mu_hat - prior.mu0) ** 2 / 2
         return NormalGamma._unchecked(mu_post, k_post, a_post, b_post), scale
 
     def mu_marginal(self):

@@ -191,8 +191,8 @@ def correlated_ttest(x, y=None, *, rho=None, n_test=None, n_train=None, folds=No
 
 
 def _spread(post):
-    """Scale sqrt(b k0 / a) of the Student-t marginal of mu."""
-    return np.sqrt(post.b * post.k0 / post.a)
+    """Scale sqrt(b k0 / a) of the Student-t marginal of mu (a product of square roots: no underflow)."""
+    return np.sqrt(post.b) * np.sqrt(post.k0 / post.a)
 
 
 def _result(post, unit, stats_, prior, rope, rho, names, datasets) -> CorrelatedTTestResult:
@@ -201,7 +201,7 @@ def _result(post, unit, stats_, prior, rope, rho, names, datasets) -> Correlated
     lo, hi = rope if rope is not None else (0.0, 0.0)
     with np.errstate(over="ignore", under="ignore"):
         lo_u, hi_u = lo / unit, hi / unit
-    degenerate = np.asarray(post.b == 0)
+    degenerate = np.asarray(_spread(post) == 0)  # b = 0: only with an improper prior
     if degenerate.any():
         warnings.warn(f"{_name_rows(degenerate, datasets)}: all differences are equal and the prior is improper, "
                       "so the posterior of the mean is a point mass", DegenerateWarning, stacklevel=3)

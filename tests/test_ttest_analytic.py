@@ -420,3 +420,19 @@ def test_unknown_alternative_is_named():
                lambda: correlated_ttest([0.1, 0.2], rho=0.1).frequentist("larger")):
         with pytest.raises(ValueError, match="^alternative must be"):
             fn()
+
+
+@pytest.mark.parametrize("mu0", [0.0, 1e-300, 3.0, 1e300, -1.7e308])
+def test_flat_prior_ignores_its_centre(mu0):
+    """k0 = inf: mu0 has no weight, however large (it used to meet 0 * inf = NaN in b)."""
+    x = np.random.default_rng(18).normal(0.01, 0.02, (3, 10))
+    ref = correlated_ttest(x, folds=10, prior=NormalGamma(0.0, np.inf, 1.0, 1e-4), rope=0.01)
+    res = correlated_ttest(x, folds=10, prior=NormalGamma(mu0, np.inf, 1.0, 1e-4), rope=0.01)
+    for field in ("p_left", "p_rope", "p_right"):
+        np.testing.assert_array_equal(getattr(res, field), getattr(ref, field))
+    # by hand: flat prior, a = 1 + n/2, b = 1e-4 + Q/2, loc = xbar, scale^2 = b / (a A)
+    n, rho = 10, 0.1
+    A = n / (1 + (n - 1) * rho)
+    b = 1e-4 + x.var(axis=1) * n / (1 - rho) / 2
+    law = stats.t(2 * (1 + n / 2), x.mean(axis=1), np.sqrt(b / ((1 + n / 2) * A)))
+    np.testing.assert_allclose(res.p_right, law.sf(0.01), rtol=1e-10)

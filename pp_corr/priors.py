@@ -36,7 +36,8 @@ class NormalGamma:
         if np.any(~(k0 > 0)):  # NaN too
             raise ValueError(f"k0 must be > 0 (np.inf for a flat prior on mu), got {self.k0}")
         if np.any(k0 < 1 / np.finfo(float).max):
-            raise ValueError(f"k0 must be at least 1 / {np.finfo(float).max:.4g} (its reciprocal is used), got {self.k0}")
+            raise ValueError(f"k0 must be at least 1 / {np.finfo(float).max:.4g} (its reciprocal is used), "
+                             f"got {self.k0}")
         if np.any(b < 0):
             raise ValueError(f"b must be >= 0, got {self.b}")
         if np.any(a < -0.5):

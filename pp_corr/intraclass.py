@@ -178,9 +178,13 @@ class SufficientStats:
         correlation matrix ``(n, n)`` or ``(..., n, n)`` instead (finite, symmetric, positive definite).
         With ``padded=True`` NaN marks absent cells (ragged problems) rather than bad data.
         """
-        x = np.asarray(x, dtype=float)
+        x = real_array("x", x, finite=False)
         if x.ndim == 0:
             raise ValueError("x must have at least one axis (the folds)")
+        bad = np.isinf(x) if padded else ~np.isfinite(x)
+        if bad.any():
+            where = tuple(int(i) for i in np.argwhere(bad)[0])
+            raise ValueError(f"x contains {'inf' if padded else 'NaN or inf'} (first at index {where})")
         if corr is not None:
             return cls._from_corr(x, corr)
         rho = real_array("rho", rho)
@@ -286,6 +290,9 @@ def _fits_batch(name, shape, batch):
 def intraclass_logp(x, mu, sigma, rho):
     """Log density of x ~ MVN(mu 1, sigma^2 M) over the last axis, in O(n).
 
+    x, mu must be finite, sigma > 0 and -1/(n-1) < rho < 1 (where M is positive definite); a ValueError
+    names the argument that is not.
+
     Computed on x, mu and sigma divided by a power of two near the largest of them, so it is finite
     wherever the log density is (no squares of raw values).
 
@@ -295,9 +302,15 @@ def intraclass_logp(x, mu, sigma, rho):
     ...                 stats.multivariate_normal(np.full(3, 0.1), 0.25 * M).logpdf(x)))
     True
     """
-    x = np.asarray(x, dtype=float)
+    x, mu, sigma, rho = (real_array(name, v) for name, v in (("x", x), ("mu", mu), ("sigma", sigma), ("rho", rho)))
+    if x.ndim == 0:
+        raise ValueError("x must have at least one axis (the folds)")
+    if np.any(sigma <= 0):
+        raise ValueError(f"sigma must be > 0, got {_show(sigma)}")
     n = x.shape[-1]
-    mu, sigma, rho = (np.asarray(v, dtype=float) for v in (mu, sigma, rho))
+    low = -1 / (n - 1) if n > 1 else -1.0  # M is positive definite for -1/(n-1) < rho < 1
+    if np.any(rho <= low) or np.any(rho >= 1):
+        raise ValueError(f"rho must be in ({low:.4g}, 1) for {n} values, got {_show(rho)}")
     scale = power_of_two_scale(np.maximum(np.abs(x).max(axis=-1), np.maximum(np.abs(mu), sigma)))
     xs, mus, sigmas = x / scale[..., None], mu / scale, sigma / scale
     xbar = xs.mean(axis=-1)

@@ -104,7 +104,10 @@ def _probabilities(name, values) -> np.ndarray:
     """``values`` as floats in [0, 1]; errors name the argument (TypeError for text, ValueError for NaN)."""
     if isinstance(values, (str, bytes)):
         raise TypeError(f"{name} must be probabilities, got the text {values!r}")
+    kind = np.asarray(values).dtype.kind
     try:
+        if kind not in "iufbO":  # text
+            raise TypeError
         values = np.asarray(values, dtype=float)
     except (TypeError, ValueError):
         raise TypeError(f"{name} must be probabilities (numbers in [0, 1]), got {values!r}") from None

@@ -171,6 +171,10 @@ def correlated_ttest(x, y=None, *, rho=None, n_test=None, n_train=None, folds=No
         datasets = tuple(str(d) for d in diff.dataset.values)
         if not rho_given and corr is None:
             rho = x.rho.values
+        if folds is not None and np.any(np.asarray(folds) != x.sizes["fold"]):
+            warnings.warn(f"folds={folds} but the scores have {x.sizes['fold']} folds per run: rho is fixed by "
+                          "folds as 1/folds; give the number of folds of one cross-validation run",
+                          UserWarning, stacklevel=2)
         x, padded = diff.values.reshape(diff.shape[0], -1), True
         if x.shape[0] == 0:
             raise ValueError("the scores hold no data sets")

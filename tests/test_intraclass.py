@@ -120,3 +120,28 @@ def test_rho_per_problem_must_match_problems():
 def test_resolve_rho_rejects_non_finite_and_text(kwargs, name):
     with pytest.raises((ValueError, TypeError), match=f"^{name} "):
         resolve_rho(**kwargs)
+
+
+@pytest.mark.parametrize("name,value", [("sigma", 0.0), ("sigma", -1.0), ("sigma", np.nan), ("sigma", np.inf),
+                                        ("rho", np.nan), ("rho", 1.0), ("rho", -0.5), ("mu", np.nan),
+                                        ("mu", np.inf), ("x", np.nan), ("sigma", "0.5")])
+def test_logp_refuses_bad_arguments_by_name(name, value):
+    args = {"x": np.array([0.1, -0.2, 0.4]), "mu": 0.0, "sigma": 0.5, "rho": 0.3}
+    args[name] = np.array([0.1, value, 0.4]) if name == "x" else value
+    with pytest.raises((ValueError, TypeError), match=f"^{name} "):
+        intraclass_logp(**args)
+
+
+def test_logp_negative_rho_down_to_positive_definite_limit():
+    x = np.array([0.1, -0.2, 0.4])
+    expected = stats.multivariate_normal(np.zeros(3), 0.25 * intraclass_matrix(3, -0.4)).logpdf(x)
+    np.testing.assert_allclose(intraclass_logp(x, 0.0, 0.5, -0.4), expected, rtol=1e-12)
+
+
+def test_stats_refuse_nan_and_inf_by_name():
+    with pytest.raises(ValueError, match=r"^x contains NaN or inf \(first at index \(1,\)\)"):
+        SufficientStats.from_samples([0.1, np.nan, 0.3], 0.1)
+    with pytest.raises(ValueError, match=r"^x contains inf"):
+        SufficientStats.from_samples([[0.1, np.inf, np.nan]], 0.1, padded=True)
+    with pytest.raises(TypeError, match="^x must be numbers"):
+        SufficientStats.from_samples(["0.1", "0.2"], 0.1)

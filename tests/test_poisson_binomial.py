@@ -138,3 +138,12 @@ def test_nan_p_is_named():
 def test_monte_carlo_checks_its_arguments(kwargs, error, message):
     with pytest.raises(error, match=message):
         poisson_binomial_monte_carlo(**{"p": [0.5, 0.9], "n_draws": 100, "random_seed": 0, **kwargs})
+
+
+def test_text_is_not_a_probability():
+    with pytest.raises(TypeError, match="^p must be probabilities"):
+        PoissonBinomial([0.2, "0.5", 0.7])
+    with pytest.raises(TypeError, match="^complement must be probabilities"):
+        PoissonBinomial([0.2, 0.5], complement=[0.8, "0.5"])
+    with pytest.raises(ValueError, match=r"^complement must lie in \[0, 1\]"):
+        PoissonBinomial([0.2, 0.5], complement=[0.8, np.inf])

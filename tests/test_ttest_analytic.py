@@ -436,3 +436,12 @@ def test_flat_prior_ignores_its_centre(mu0):
     b = 1e-4 + x.var(axis=1) * n / (1 - rho) / 2
     law = stats.t(2 * (1 + n / 2), x.mean(axis=1), np.sqrt(b / ((1 + n / 2) * A)))
     np.testing.assert_allclose(res.p_right, law.sf(0.01), rtol=1e-10)
+
+
+def test_folds_that_disagree_with_the_scores_are_named(uci54):
+    """10 runs x 10 folds given folds=100 (the number of scores): rho would be 0.01 instead of 0.1."""
+    with pytest.warns(UserWarning, match="folds=100 but the scores have 10 folds per run"):
+        correlated_ttest(uci54, algorithms=("nbc", "hnb"), folds=100)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        correlated_ttest(uci54.isel(dataset=slice(0, 3)), algorithms=("nbc", "hnb"), folds=10)

@@ -4,6 +4,7 @@ from __future__ import annotations
 import arviz as az
 import matplotlib.pyplot as plt
 import numpy as np
+from scipy import stats
 
 from ._args import as_generator, check_count
 from .poisson_test import PoissonTestResult
@@ -18,20 +19,20 @@ def _axes(ax, figsize=(6, 4)):
 
 
 def _row(result: CorrelatedTTestResult, dataset):
-    """The index, name and posterior of one data set; ``dataset`` must name one unless there is only one."""
+    """The index, name and marginal posterior of mu (a frozen Student-t) of one data set; ``dataset`` must name
+    one unless there is only one."""
     names = result.datasets
     if names is None:
         if dataset is not None:
             raise ValueError(f"dataset={dataset!r}, but this result is one unnamed data set: leave dataset out")
-        return (), "", result.posterior_params
+        return (), "", result.posterior
     if dataset is None and len(names) > 1:
         raise ValueError(f"the result holds {len(names)} data sets: choose one with dataset= (one of {list(names)})")
     if dataset is not None and dataset not in names:
         raise ValueError(f"dataset={dataset!r} is not in the result (it has {list(names)})")
     i = names.index(dataset) if dataset is not None else 0
-    post = result.posterior_params
-    take = lambda v: np.asarray(v)[i]  # noqa: E731
-    return i, result.datasets[i], type(post)(take(post.mu0), take(post.k0), take(post.a), take(post.b))
+    law = result.posterior
+    return i, names[i], stats.t(**{k: np.asarray(v)[i] for k, v in law.kwds.items()})
 
 
 def plot_posterior(result: CorrelatedTTestResult, dataset=None, *, ax=None):
@@ -43,8 +44,7 @@ def plot_posterior(result: CorrelatedTTestResult, dataset=None, *, ax=None):
     'mean difference B - A'
     """
     ax = _axes(ax)
-    i, name, post = _row(result, dataset)
-    law = post.mu_marginal()
+    i, name, law = _row(result, dataset)
     grid = np.linspace(*law.ppf([0.0005, 0.9995]), 400)
     ax.plot(grid, law.pdf(grid), color="C0", label="posterior (analytic)")
     a, b = result.names
@@ -75,8 +75,7 @@ def plot_analytic_overlay(idata, result: CorrelatedTTestResult, dataset=None, va
     coords = {"dataset": [dataset]} if dataset is not None else None
     pc = az.plot_dist(idata, var_names=[var_name], coords=coords, backend="matplotlib")
     ax = pc.get_viz("plot", var_name, **({"dataset": dataset} if dataset is not None else {}))
-    _, name, post = _row(result, dataset)
-    law = post.mu_marginal()
+    _, name, law = _row(result, dataset)
     grid = np.linspace(*law.ppf([0.001, 0.999]), 300)
     ax.plot(grid, law.pdf(grid), "k--", lw=1.5, label="analytic")
     ax.legend(fontsize=8)

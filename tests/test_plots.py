@@ -33,3 +33,14 @@ def test_plot_simplex_max_points():
     res = pp_corr.bayesian_signed_rank([0.02, 0.01, 0.03, -0.01, 0.02], rope=0.01, n_samples=500, random_seed=0)
     with pytest.raises(ValueError, match="max_points"):
         plots.plot_simplex(res, max_points=0)
+
+
+def test_regression_plot_posterior_at_any_magnitude():
+    """The plotted density is the result's posterior, whatever the units (its b overflows beyond ~1e154)."""
+    x = np.array([[1.0, 2.0, 3.0, 2.5], [1.0, 2.0, 3.0, 2.5]]) * np.array([[1e160], [1.0]])
+    res = pp_corr.correlated_ttest(x, folds=4, rope=(-1e159, 1e159))
+    ax = plots.plot_posterior(res, "D1")
+    grid, density = ax.lines[0].get_data()
+    assert np.isfinite(density).all() and grid.min() < 2.125e160 < grid.max()
+    np.testing.assert_allclose(density * 1e160, plots.plot_posterior(res.with_rope(1.0), "D2").lines[0].get_data()[1],
+                               rtol=1e-9)

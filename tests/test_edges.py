@@ -917,6 +917,16 @@ def test_regression_rank_ties_uci54_j48_j48gr(uci54):
     assert round(expected, 3) == 0.509
     freq = sign_test(uci54, algorithms=("j48", "j48gr"), alternative="greater")
     _close(freq.pvalue, stats.binomtest(wins, q - ties, alternative="greater").pvalue, "sign test", rtol=1e-12)
+    # the 15 exact ties reach Wilcoxon as zeros (and so compare_all_pairs): an answer, that of scipy on exact z
+    counts = np.isfinite(a).reshape(q, -1).sum(axis=1)
+    z_exact = np.array([float(d / int(n)) for d, n in zip(exact, counts)])
+    wil = wilcoxon_test(uci54, algorithms=("j48", "j48gr"), alternative="greater")
+    _close(wil.pvalue, stats.wilcoxon(z_exact, alternative="greater").pvalue, "wilcoxon with ties", rtol=0,
+           atol=0.01)
+    table = quiet(compare_all_pairs, uci54.sel(algorithm=["j48", "j48gr"]), rope=0.0, n_samples=1000, random_seed=0)
+    off = ~np.eye(2, dtype=bool)
+    for var in ("p_b_majority", "wilcoxon_pvalue", "signed_rank_right", "sign_right"):
+        assert_probability(var, table[var].values[off])
 
 
 @campaign(40)

@@ -11,7 +11,7 @@ export OMP_NUM_THREADS := 1
 export MKL_NUM_THREADS := 1
 export MPLBACKEND := Agg
 
-.PHONY: setup demo test test-fast bench clean
+.PHONY: setup demo test test-fast bench clean mutation
 
 setup: $(VENV)/.installed
 
@@ -34,6 +34,33 @@ test-fast: setup
 
 bench: setup
 	for f in benchmarks/*.py; do echo "== $$f"; $(BIN)/python $$f || exit 1; done
+
+# Mutation testing of the statistical core (docs/mutation_testing.md); not part of `make test`.
+# mutmut itself is installed here, not by setup. The scope is a list of mutant-name patterns (module.x_function,
+# module.xǁClassǁmethod): whole modules, the model-building part of hierarchical.py and the CLI's writers.
+MUTMUT_SPEC ?= mutmut>=3.8,<4
+MUTATION_JOBS ?= 2
+MUTATION_SURVIVORS ?= mutation-survivors.txt
+MUTATION_SCOPE := pp_corr.intraclass.* pp_corr.ttest.* pp_corr.frequentist.* pp_corr.poisson_binomial.* \
+	pp_corr.poisson_test.* pp_corr.rank_tests.* pp_corr.pairs.* pp_corr.output.* \
+	pp_corr.hierarchical.xǁ_Dataǁ* pp_corr.hierarchical.x__unit* pp_corr.hierarchical.x__warn_far_out* \
+	pp_corr.hierarchical.x__prepare* pp_corr.hierarchical.x_hierarchical_model* \
+	pp_corr.hierarchical.x__check_priors* pp_corr.hierarchical.x__check_bounds* \
+	pp_corr.hierarchical.x__limits* pp_corr.hierarchical.x__build* \
+	pp_corr.cli.x_format_table* pp_corr.cli.x_pair_frame* pp_corr.cli.x_pair_record* pp_corr.cli.x_format_rates* \
+	pp_corr.cli.x__write* pp_corr.cli.x__compare* pp_corr.cli.x__simulate*
+QUOTED_SCOPE := $(foreach m,$(MUTATION_SCOPE),'$(m)')
+
+# mutmut runs the tests from mutants/, one level below the project, where the tests look for ../shared:
+# a temporary link to the project's ../shared (if there is one) keeps the shared data sets in reach.
+mutation: setup
+	$(BIN)/pip install --quiet "$(MUTMUT_SPEC)"
+	@link=; if [ -d ../shared ] && [ ! -e shared ]; then ln -s ../shared shared && link=shared; fi; \
+	start=$$(date +%s); \
+	$(BIN)/mutmut run --max-children $(MUTATION_JOBS) $(QUOTED_SCOPE); status=$$?; \
+	if [ -n "$$link" ]; then rm -f "$$link"; fi; \
+	echo "mutmut run took $$(( $$(date +%s) - start )) s"; \
+	$(BIN)/python scripts/mutation_report.py --survivors $(MUTATION_SURVIVORS) $(QUOTED_SCOPE) && exit $$status
 
 clean:
 	rm -rf $(VENV)

@@ -336,7 +336,7 @@ TTEST_CASES = _ttest_cases()
 RHO_KEYS = {"rho", "folds", "n_test", "n_train", "corr"}
 
 
-@campaign(150)
+@campaign(300)
 @given(x=matrices(grid(), q=(1, 4), n=(3, 8)), label=st.sampled_from(sorted(TTEST_CASES)),
        test=st.sampled_from(["correlated_ttest", "poisson_test", "corrected_ttest"]))
 def test_t_tests_refuse_bad_arguments(x, label, test):
@@ -355,7 +355,7 @@ def test_poisson_test_refuses_bad_alpha(alpha, x):
     check_error(lambda: poisson_test(x, rho=0.1, alpha=alpha), ("alpha",))
 
 
-@campaign(120)
+@campaign(200)
 @given(x=matrices(WIDE, q=(1, 4), n=(2, 10)), rho=st.sampled_from([0.0, 0.1, 1 / 3, 0.9]),
        rope=st.one_of(st.none(), st.floats(0, 1e300), st.sampled_from([(-1.0, 0.5), (-1e-300, 0.0), (0.0, 0.0)])))
 def test_correlated_ttest_answers_are_probabilities(x, rho, rope):
@@ -603,7 +603,7 @@ def test_resolve_rho_valid(folds, n_test, n_train, rho):
 PROBS = st.one_of(st.floats(0, 1), st.sampled_from([0.0, 1.0, 1e-300, 0.5, 1 - 2**-53, 2**-53]))
 
 
-@campaign(80)
+@campaign(150)
 @given(p=st.lists(PROBS, min_size=0, max_size=7), near_one=st.lists(st.floats(1e-300, 1e-3), max_size=2))
 def test_poisson_binomial_matches_exact_enumeration(p, near_one):
     """pmf, cdf and sf against exact rational enumeration; every value a probability (never above 1)."""
@@ -687,7 +687,7 @@ IMPRECISE_BAD = ([("loss_ratio", v) for v in [NAN, INF, 0.0, -1.0, "19"]] + [("n
                  + [("random_seed", -1)])
 
 
-@campaign(120)
+@campaign(250)
 @given(z=hnp.arrays(np.float64, st.integers(2, 10), elements=SMALL_Z),
        case=st.sampled_from([("bayesian_sign_test", c) for c in RANK_BAD]
                             + [("bayesian_signed_rank", c) for c in RANK_BAD]
@@ -878,7 +878,7 @@ def test_regression_wilcoxon_tie_on_one_dataset():
 
 # --- mean_differences, differences and ties (issue case 2) ----------------------------------------------------------
 
-@campaign(80)
+@campaign(120)
 @given(data=st.data(), q=st.integers(1, 6), n=st.integers(2, 12), resolution=st.sampled_from([30, 100, 1000]))
 def test_a_tie_stays_zero(data, q, n, resolution):
     """Fold scores on a resolution grid; B repeats A's scores in another order on some data sets (an exact tie):
@@ -1808,8 +1808,10 @@ def test_regression_hierarchical_outlier():
     x[6, 4] = 1e6
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        res = hierarchical_test(x, folds=10, random_seed=1)
-    named = [str(w.message) for w in caught if names_any(str(w.message), ("D7",))]
+        res = hierarchical_test(x, folds=10, draws=500, tune=500, chains=2, random_seed=1)
+    # a generic convergence warning may list delta[D7] among others: the warning must say that D7 dominates
+    named = [str(w.message) for w in caught if names_any(str(w.message), ("D7",))
+             and re.search(r"dominat|outlier|unit|scale", str(w.message), re.IGNORECASE)]
     assert res.p_delta0_positive > 0.95 or named, (res.p_delta0_positive, [str(w.message) for w in caught])
 
 

@@ -9,7 +9,6 @@ out here. Hypothesis runs derandomized (the same examples every run) and without
 """
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 import os

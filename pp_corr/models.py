@@ -5,8 +5,13 @@ variables inside ``with model:`` first. :func:`sample` returns an ArviZ DataTree
 """
 from __future__ import annotations
 
+import contextlib
+import sys
+from pathlib import Path
+
 import numpy as np
 import pymc as pm
+import pytensor
 import pytensor.tensor as pt
 import xarray as xr
 
@@ -102,7 +107,9 @@ def sample(model, *, draws=1000, tune=1000, chains=4, random_seed=None, sampler=
            **kwargs):
     """Sample ``model`` with NUTS and return an ArviZ DataTree; quiet and seeded by default.
 
-    ``sampler="nutpie"`` uses nutpie (optional extra) when installed.
+    ``sampler="nutpie"`` uses nutpie (optional extra) when installed. A fixed ``random_seed`` gives the same
+    draws whether or not PyTensor's compilation cache is warm (see :func:`compilation_settings`), and the
+    progress bar (``progressbar=True``) is drawn on stderr, so stdout carries only results.
 
     >>> import numpy as np
     >>> model = correlated_t_model(np.random.default_rng(0).normal(0.01, 0.02, 10), folds=10)
@@ -112,6 +119,31 @@ def sample(model, *, draws=1000, tune=1000, chains=4, random_seed=None, sampler=
     """
     if sampler not in ("pymc", "nutpie"):
         raise ValueError(f"sampler must be 'pymc' or 'nutpie', got {sampler!r}")
-    with model:
+    # PyMC's and nutpie's progress bars write to stdout (a rich Console); send them, and any other chatter of
+    # the sampler, to stderr
+    to_stderr = contextlib.redirect_stdout(sys.stderr) if progressbar else contextlib.nullcontext()
+    with model, compilation_settings(), to_stderr:
         return pm.sample(draws=draws, tune=tune, chains=chains, random_seed=random_seed, nuts_sampler=sampler,
                          progressbar=progressbar, quiet=not progressbar, **kwargs)
+
+
+def compilation_settings():
+    """PyTensor settings under which :func:`sample` compiles a model (a context manager).
+
+    - ``numba__fastmath=False``: with fast-math, Numba's machine code for a model differs between a fresh
+      compilation and one loaded from PyTensor's cache (``<base_compiledir>/numba``) in the last bits of the
+      log density, so the first fit after the cache is emptied drew different (equally valid) chains from a
+      seeded fit than every later one. Without fast-math both are bit-identical (and no slower here).
+    - ``generated_src_dir``: PyTensor writes the Python source it generates for Numba to files it keeps; by
+      default each is a new ``tmp*`` file in the system temporary directory that nothing removes (about 30 per
+      fitted model). Here they go, named by their content and so reused, to ``<compiledir>/generated_src``,
+      where PyTensor prunes the ones long unused - unless the user chose a directory.
+
+    >>> with compilation_settings():
+    ...     bool(pytensor.config.numba__fastmath)
+    False
+    """
+    flags = {"numba__fastmath": False}
+    if not pytensor.config.generated_src_dir:
+        flags["generated_src_dir"] = str(Path(pytensor.config.compiledir) / "generated_src")
+    return pytensor.config.change_flags(**flags)

@@ -90,6 +90,9 @@ def write_files(writers: Mapping[Path, Callable[[Path], None]], *, verbose=True)
     ...     target.read_text()
     'hi'
     """
+    in_the_way = [str(t) for t in writers if Path(t).is_dir()]
+    if in_the_way:
+        raise ValueError(f"cannot write {', '.join(in_the_way)}: a directory is in the way")
     temporary = {}
     try:
         for target, writer in writers.items():

@@ -77,6 +77,9 @@ def format_pairs(table: xr.Dataset) -> str:
     >>> text.splitlines()[0]
     'P(column better than row on a majority of 4 data sets), Poisson test, rope 0.01:'
     """
+    needed = {"p_b_majority", *(f"decision_{t}" for t in TESTS)}
+    if not isinstance(table, xr.Dataset) or not needed <= set(table.data_vars):
+        raise TypeError(f"table must be the xarray Dataset compare_all_pairs returns, got {type(table).__name__}")
     frame = table.p_b_majority.to_pandas()
     parts = [f"P(column better than row on a majority of {table.attrs['n_datasets']} data sets), "
              f"Poisson test, rope {table.attrs['rope']}:",

@@ -15,7 +15,8 @@ import numpy as np
 import xarray as xr
 from scipy import stats
 
-from ._args import as_generator, as_rope, b_minus_a, check_alternative, check_count, check_real
+from ._args import (as_generator, as_rope, b_minus_a, check_alternative, check_count, check_probability_level,
+                    check_real)
 from .scores import mean_differences
 
 IDP_STRENGTH = (np.sqrt(17) - 3) / 2
@@ -120,7 +121,12 @@ class RegionProbabilities:
         >>> RegionProbabilities.from_tails([0.25], [0.5], "example", 0.01, ("A", "B")).samples.tolist()
         [[0.25, 0.25, 0.5]]
         """
-        left, right = np.asarray(left, dtype=float), np.asarray(right, dtype=float)
+        left, right = (np.asarray(v, dtype=float) for v in (left, right))
+        for name, values in (("left", left), ("right", right)):
+            if not ((values >= 0) & (values <= 1)).all():
+                raise ValueError(f"{name} must hold probabilities in [0, 1] (no NaN), got {values[:5]}")
+        if (left + right > 1 + 1e-9).any():
+            raise ValueError("left + right must be at most 1 in every draw")
         return cls(np.column_stack([left, np.clip(1 - left - right, 0, 1), right]), method, _rope_record(rope),
                    names)
 
@@ -153,6 +159,7 @@ class RegionProbabilities:
     def decision(self, alpha=0.05) -> str:
         """The algorithm (or ``"rope"``) whose region is largest in more than 1 - alpha of the draws,
         else ``"none"``."""
+        alpha = check_probability_level("alpha", alpha)
         labels = (self.names[0], "rope", self.names[1])
         best = int(np.argmax(self.wins))
         return labels[best] if self.wins[best] > 1 - alpha else "none"

@@ -227,8 +227,10 @@ def mean_differences(x, y=None, *, algorithms=None):
         names = (a, b)
     else:
         diff = b_minus_a(x, y)  # checks types, shapes and (with y) finiteness
-        if diff.ndim not in (1, 2) or len(diff) < 1 or diff.shape[-1] < 1:
-            raise ValueError(f"expected (q,) per-data-set values or (q, n) per-fold ones, got shape {diff.shape}")
+        if diff.ndim not in (1, 2):
+            raise ValueError(f"x must be (q,) per-data-set values or (q, n) per-fold ones, got shape {diff.shape}")
+        if len(diff) < 1 or diff.shape[-1] < 1:
+            raise ValueError(f"x holds no data sets (shape {diff.shape})")
         datasets = tuple(f"D{i + 1}" for i in range(len(diff)))
         if y is None and not np.isfinite(diff).all():  # (b_minus_a has checked the scores x and y)
             rows = np.flatnonzero(~np.isfinite(diff) if diff.ndim == 1 else ~np.isfinite(diff).all(axis=1))

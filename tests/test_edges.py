@@ -1794,7 +1794,7 @@ def test_regression_magnitude_hierarchical():
         res = quiet(hierarchical_test, x * scale, rope=0.01 * scale, **kwargs)
         assert abs(res.p_delta0_positive - base.p_delta0_positive) < 0.03, (scale, res.p_delta0_positive,
                                                                             base.p_delta0_positive)
-        assert abs(res.new_dataset.p_right - base.new_dataset.p_right) < 0.03
+        assert abs(res.new_dataset().p_right - base.new_dataset().p_right) < 0.03
 
 
 @pytest.mark.slow

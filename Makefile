@@ -11,7 +11,7 @@ export OMP_NUM_THREADS := 1
 export MKL_NUM_THREADS := 1
 export MPLBACKEND := Agg
 
-.PHONY: setup demo test test-fast bench clean mutation
+.PHONY: setup demo test test-fast bench notebooks clean mutation
 
 setup: $(VENV)/.installed
 
@@ -31,6 +31,9 @@ test: setup
 
 test-fast: setup
 	$(BIN)/python -m pytest -q -p no:cacheprovider -m "not slow"
+
+notebooks: setup
+	$(BIN)/python scripts/build_notebooks.py
 
 bench: setup
 	for f in benchmarks/*.py; do echo "== $$f"; $(BIN)/python $$f || exit 1; done

@@ -1,7 +1,11 @@
-"""Hierarchical model over data sets (Corani, Benavoli, Demsar, Mangili, Zaffalon 2017; DESIGN.md section 6)."""
+"""Hierarchical model over data sets (Corani, Benavoli, Demsar, Mangili, Zaffalon 2017): the population of
+data sets' mean differences delta_i ~ t_nu(delta0, sigma0), each data set's folds through the correlated
+likelihood, and the answer for a new data set."""
 from __future__ import annotations
 
+import math
 import warnings
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import arviz as az
@@ -10,9 +14,11 @@ import pandas as pd
 import pymc as pm
 import pytensor.tensor as pt
 import xarray as xr
+from pymc.distributions.transforms import Interval
+from pymc.logprob.transforms import ChainedTransform, ScaleTransform
 from scipy import stats
 
-from ._args import as_generator, as_rope, b_minus_a
+from ._args import as_generator, as_rope, b_minus_a, check_count, check_probability_level, check_real
 from .models import _rows, sample
 from .poisson_binomial import PoissonBinomial
 from .rank_tests import RegionProbabilities
@@ -20,11 +26,19 @@ from .scores import pick_algorithms
 from .ttest import DegenerateWarning, correlated_ttest
 
 PRIORS = {"current": {"alpha": (0.5, 5.0), "beta": (0.05, 0.15)}, "older": {"alpha": (1.0, 2.0), "beta": (0.01, 0.1)}}
-SIGMA_FLOOR = 0.01  # lower bound of sigma_i, in units of the mean within-data-set sd (see hierarchical_model)
+SIGMA_FLOOR = 0.01  # lower bound of sigma_i, in units of s, the median within-data-set sd (see hierarchical_model)
+SIGMA_CEILING = 1000.0  # upper bound of sigma_i: this many times the larger of s and the data set's sd
+FAR_OUT = 100.0  # a data set whose sd, or whose mean's distance from the others', is this many times theirs
+SAMPLERS = ("pymc", "nutpie")
 
 
 class ConvergenceWarning(UserWarning):
     """R-hat, effective sample size or divergences say the MCMC result is not to be trusted."""
+
+
+class OutlierWarning(UserWarning):
+    """A data set lies far outside the others (its sd, or its mean's distance from theirs, is over 100 times
+    theirs): check it for an error in the scores; the model's unit and prior limits are set to cover it."""
 
 
 @dataclass(frozen=True)
@@ -32,81 +46,213 @@ class _Data:
     names: list
     n: np.ndarray
     mean: np.ndarray     # per-data-set mean differences (original units)
-    ss: np.ndarray       # per-data-set sums of squared deviations (original units)
+    sd: np.ndarray       # per-data-set standard deviations (original units)
     rho: np.ndarray
-    scale: float         # s = mean_i sd(x_i): the model runs on x / s
+    scale: float         # s, the median within-data-set sd (see _unit): the model runs on x / s
     max_abs: float       # max |x| over all differences (original units): the range of delta0
+
+    def ss(self, unit=1.0) -> np.ndarray:
+        """Sums of squared deviations in units of ``unit`` (scaled first: squares of 1e-170 underflow)."""
+        return (self.n - 1) * (self.sd / unit) ** 2
+
+
+def _unit(sd, mean) -> float:
+    """The model's unit s: the median of the data sets' sds, so that no single data set sets it (their mean
+    did: one absurd fold made every other data set look constant). When most data sets have zero variance, the
+    median of the non-zero sds; when all have, the median of the non-zero |means|; else 1."""
+    for values in (sd, sd[sd > 0], np.abs(mean)[mean != 0]):
+        if values.size and np.median(values) > 0:
+            return float(np.median(values))
+    return 1.0
+
+
+def _warn_far_out(names, sd, mean, unit):
+    """OutlierWarning naming each data set whose sd is over FAR_OUT times the median sd (``unit``), or whose
+    mean is over FAR_OUT times further from the median mean than is typical (the larger of the median distance
+    and ``unit``)."""
+    centre = np.median(mean)
+    distance = np.abs(mean - centre)
+    typical = max(float(np.median(distance)), unit)
+    notes = []
+    for name, sd_i, d_i, mean_i in zip(names, sd, distance, mean):
+        reasons = []
+        if sd_i > FAR_OUT * unit:
+            reasons.append(f"its sd {sd_i:.3g} is {sd_i / unit:.3g} times the median sd {unit:.3g}")
+        if d_i > FAR_OUT * typical:
+            reasons.append(f"its mean {mean_i:.3g} is {d_i / typical:.3g} times further from the median mean "
+                           f"{centre:.3g} than typical ({typical:.3g})")
+        if reasons:
+            notes.append(f"data set {name!r}: {' and '.join(reasons)}")
+    if notes:
+        warnings.warn("far outside the other data sets, check for an error in the scores: " + "; ".join(notes)
+                      + ". The model's unit (the median sd) ignores it, its prior limits cover it.",
+                      OutlierWarning, stacklevel=4)  # the caller of hierarchical_test or _model
 
 
 def _prepare(x, rho, n_test, n_train, folds, algorithms, scale=None):
+    if scale is not None:
+        scale = check_real("scale", scale, low=0, low_open=True)
     rows, names, rho, _ = _rows(x, algorithms, rho, n_test, n_train, folds)
+    if len(rows) < 2:
+        raise ValueError(f"x holds {len(rows)} data set: the hierarchical model needs at least 2")
     n = np.array([len(r) for r in rows])
-    if np.any(n < 2) or len(rows) < 2:
-        raise ValueError("the hierarchical model needs at least 2 data sets with at least 2 scores each")
+    if np.any(n < 2):
+        short = [f"{names[i]!r} ({n[i]})" for i in np.flatnonzero(n < 2)]
+        raise ValueError(f"the hierarchical model needs at least 2 scores in each data set: {', '.join(short)}")
+    rho = np.asarray(rho, dtype=float)
+    if rho.ndim > 1 or rho.size not in (1, len(rows)):
+        raise ValueError(f"rho must be one value or one per data set ({len(rows)}), got {rho.size} values")
     mean = np.array([r.mean() for r in rows])
-    ss = np.array([0.0 if np.ptp(r) == 0 else ((r - r.mean()) ** 2).sum() for r in rows])
-    sds = np.sqrt(ss / (n - 1))
-    if scale is not None and not scale > 0:
-        raise ValueError(f"scale must be positive, got {scale!r}")
-    scale = scale or float(sds.mean()) or float(np.abs(mean).max()) or 1.0
-    return _Data(names, n, mean, ss, np.broadcast_to(np.asarray(rho, dtype=float), n.shape).copy(), scale,
-                 max(float(np.abs(r).max()) for r in rows))
+    sd = np.array([_sd(r) for r in rows])
+    unit = _unit(sd, mean)
+    _warn_far_out(names, sd, mean, unit)
+    return _Data(names, n, mean, sd, np.broadcast_to(rho.ravel() if rho.ndim else rho, n.shape).copy(),
+                 scale or unit, max(float(np.abs(r).max()) for r in rows))
+
+
+def _sd(row) -> float:
+    """The sample sd, exactly 0 for a constant row, computed on row / max |row| so that neither 1e-170 nor 1e160
+    differences under- or overflow when squared."""
+    if np.ptp(row) == 0:
+        return 0.0
+    big = float(np.abs(row).max())
+    return big * float(np.std(row / big, ddof=1))
 
 
 def hierarchical_model(x, *, rho=None, n_test=None, n_train=None, folds=None, priors="current",
                        centered=True, scale=None, bounds=None, algorithms=None) -> pm.Model:
-    """The hierarchical model of DESIGN.md section 6 on x / s, s = mean_i sd(x_i).
+    """The hierarchical model over data sets on x / s, s the median of the data sets' sds.
 
     delta_i ~ t_nu(delta0, sigma0), or with ``centered=False`` delta_i = delta0 + sigma0 z_i,
     z_i ~ t_nu(0, 1) (better when data sets have few folds and the population dominates); the likelihood is
     exact through the sufficient statistics: xbar_i ~ N(delta_i, sigma_i^2 ((1 - rho_i)/n_i + rho_i)) and the
     chi-square term of SS_i, so zero-variance data sets are fine. ``priors`` is ``"current"``
-    (alpha ~ U(0.5, 5), beta ~ U(0.05, 0.15)) or ``"older"`` ((1, 2), (0.01, 0.1)). sigma_i ~ U(0.01, 1000)
-    in units of s: the lower bound keeps the posterior proper when a data set has zero variance (its
-    likelihood grows without bound as sigma_i -> 0) and is far below the sigma_i of any data set that varies.
+    (alpha ~ U(0.5, 5), beta ~ U(0.05, 0.15)) or ``"older"`` ((1, 2), (0.01, 0.1)).
 
-    The prior's limits depend on the data by default. ``scale`` (the unit s) and ``bounds`` (a dict
-    overriding any of ``"delta0"``: max |delta0|, ``"sigma0"``: max sigma0, ``"sigma"``: (min, max) sigma_i,
-    in units of s) make them fixed, e.g. for simulation-based calibration or to share one prior across
-    analyses. The observed statistics are ``pm.Data`` ("xbar_obs", "ss_obs", in units of s), so a compiled
-    model can be refitted to new data of the same shape.
+    The unit s is the median sd, not the mean: one data set cannot set it, so an absurd outlier (one fold of
+    1e6 among accuracies) no longer makes the others look constant. (When most data sets have zero variance
+    it is the median of the non-zero sds.) A data set whose sd, or whose mean's distance from the others',
+    is over 100 times theirs is named in an :class:`OutlierWarning`. In units of s, delta0 ~ U(-M, M) with
+    M = max |x| over all differences, sigma0 ~ U(0, 1000 sd_i(xbar_i)) and sigma_i ~ U(0.01, 1000 max(1,
+    sd_i / s)): each data set's own upper limit, so the limits cover every data set, an outlier included,
+    without letting all the sigma_i grow as large as the outlier's (chains stuck there). The lower bound 0.01 keeps
+    the posterior proper when a data set has zero variance (its likelihood grows without bound as
+    sigma_i -> 0); a data set whose sd is below 1% of the median is treated as nearly constant. delta0's
+    log-odds transform is scaled so that, near 0, one unconstrained unit is one unit of s, and
+    :func:`hierarchical_test` starts the chains near the data: with a huge range, the samplers' default start
+    (the middle of each range, plus a jitter of +-1 unconstrained unit) left chains far from the posterior.
+
+    The prior's limits depend on the data by default. ``scale`` (the unit s, finite and > 0) and ``bounds``
+    (a dict overriding any of ``"delta0"``: max |delta0|, ``"sigma0"``: max sigma0, ``"sigma"``: (min, max)
+    sigma_i, in units of s) make them fixed, e.g. for simulation-based calibration or to share one prior
+    across analyses. The observed statistics are ``pm.Data`` ("xbar_obs", "ss_obs", in units of s), so a
+    compiled model can be refitted to new data of the same shape.
 
     >>> import numpy as np
     >>> model = hierarchical_model(np.random.default_rng(0).normal(0.01, 0.02, (5, 10)), folds=10)
     >>> sorted(model.coords["dataset"])[:2]
     ['D1', 'D2']
     """
+    _check_priors(priors)
+    bounds = _check_bounds(bounds)
     data = _prepare(x, rho, n_test, n_train, folds, algorithms, scale)
     return _build(data, priors, centered, bounds)
 
 
-def _limits(data: _Data, bounds):
-    """The prior's limits in units of s: from the data (DESIGN.md section 6) unless ``bounds`` fixes them."""
-    xbar = data.mean / data.scale
-    limits = {"delta0": max(data.max_abs / data.scale, 1e-6),
-              # the bound on sigma0 scales with the spread of the means (DESIGN.md: 1000 sd_i(xbar_i))
-              "sigma0": 1000 * max(float(np.std(xbar, ddof=1)), 1e-3),
-              "sigma": (SIGMA_FLOOR, 1000.0)}
-    unknown = set(bounds or {}) - set(limits)
+def _check_priors(priors):
+    if not isinstance(priors, str):
+        raise TypeError(f"priors must be one of {list(PRIORS)}, got {type(priors).__name__} {priors!r}")
+    if priors not in PRIORS:
+        raise ValueError(f"priors must be one of {list(PRIORS)}, got {priors!r}")
+
+
+def _check_bounds(bounds) -> dict:
+    """``bounds`` as a dict of checked limits: "delta0" and "sigma0" finite and > 0, "sigma" a pair (min, max)
+    with 0 <= min < max."""
+    if bounds is None:
+        return {}
+    if not isinstance(bounds, Mapping):
+        raise TypeError(f"bounds must be a dict with keys 'delta0', 'sigma0', 'sigma', got "
+                        f"{type(bounds).__name__} {bounds!r}")
+    unknown = set(bounds) - {"delta0", "sigma0", "sigma"}
     if unknown:
-        raise ValueError(f"bounds: unknown keys {sorted(unknown)}; use {sorted(limits)}")
+        raise ValueError(f"bounds: unknown keys {sorted(unknown, key=str)}; use ['delta0', 'sigma', 'sigma0']")
+    checked = {key: check_real(f"bounds['{key}']", bounds[key], low=0, low_open=True)
+               for key in ("delta0", "sigma0") if key in bounds}
+    if "sigma" in bounds:
+        pair = bounds["sigma"]
+        if isinstance(pair, (str, bytes)) or np.ndim(pair) != 1 or len(pair) != 2:
+            raise ValueError(f"bounds['sigma'] must be a pair (min, max), got {pair!r}")
+        lo, hi = (check_real(f"bounds['sigma'] {end}", v, low=0) for end, v in zip(("min", "max"), pair))
+        if not lo < hi:
+            raise ValueError(f"bounds['sigma'] must be a pair (min, max) with min < max, got {pair!r}")
+        checked["sigma"] = (lo, hi)
+    return checked
+
+
+def _limits(data: _Data, bounds):
+    """The prior's limits in units of s: from the data unless ``bounds`` (checked) fixes them."""
+    s = np.float64(data.scale)  # typed: a Python float is first tried as float32 (overflow warnings at 1e160)
+    xbar = data.mean / s
+    limits = {"delta0": max(data.max_abs / s, 1e-6),
+              # the bound on sigma0 scales with the spread of the means (1000 sd_i(xbar_i))
+              "sigma0": 1000 * max(float(np.std(xbar, ddof=1)), 1e-3),
+              # ... and that on sigma_i with the data set's own sd, which may be far above the unit (a common
+              # bound set by a far-out data set would let every sigma_i grow large enough for all the delta_i to
+              # follow the outlier: a local mode where chains stick)
+              "sigma": (SIGMA_FLOOR, SIGMA_CEILING * np.maximum(1.0, data.sd / s))}
     limits.update(bounds or {})
-    lo, hi = limits["sigma"]
-    if not (limits["delta0"] > 0 and limits["sigma0"] > 0 and 0 <= lo < hi):
-        raise ValueError(f"bounds must be positive with sigma = (min, max), min < max; got {limits}")
     return limits
 
 
+class _Constant:
+    """A picklable constant function (the scale of a transform)."""
+
+    def __init__(self, value):
+        self.value = value
+
+    def __call__(self, *_):
+        return self.value
+
+
+def _start(data: _Data, limits, centered=True) -> dict:
+    """The samplers' initial values (``initvals``, by variable name), near the data in units of s (the samplers
+    add their jitter): delta0 at the median mean, sigma0 at the means' robust spread, sigma_i at the sds (at
+    least 0.1), delta_i at its mean shrunk towards delta0 as a normal population of that spread would (a data
+    set too noisy to locate its delta_i starts at delta0). PyMC's default, the middle of each prior's range,
+    puts sigma0 and every sigma_i at hundreds of units, at 1e8 with an outlier, where chains stayed."""
+    def inside(value, lo, hi):  # strictly within the prior's support
+        return np.clip(value, lo + 1e-6 * (hi - lo), hi - 1e-6 * (hi - lo))
+
+    xbar = data.mean / data.scale
+    centre = float(np.median(xbar))
+    spread = 1.4826 * float(np.median(np.abs(xbar - centre)))  # the sd, for normal means
+    spread = max(spread, 0.1)
+    se2 = (data.sd / data.scale) ** 2 * ((1 - data.rho) / data.n + data.rho)
+    lo, hi = limits["sigma"]
+    delta0 = float(inside(centre, -limits["delta0"], limits["delta0"]))
+    sigma0 = float(inside(spread, 0, limits["sigma0"]))
+    delta = centre + (xbar - centre) * spread**2 / (spread**2 + se2)
+    return {"delta0_scaled": delta0, "sigma0_scaled": sigma0,
+            **({"delta_scaled": delta} if centered else {"z": (delta - delta0) / sigma0}),
+            "sigma_scaled": inside(np.maximum(data.sd / data.scale, 0.1), lo, hi)}
+
+
 def _build(data: _Data, priors, centered=True, bounds=None) -> pm.Model:
-    if priors not in PRIORS:
-        raise ValueError(f"priors must be one of {list(PRIORS)}, got {priors!r}")
+    _check_priors(priors)
     hyper = PRIORS[priors]
-    s = data.scale
-    limits = _limits(data, bounds)
+    s = np.float64(data.scale)  # typed: a Python float is first tried as float32 (overflow warnings at 1e160)
+    limits = _limits(data, _check_bounds(bounds))
     with pm.Model(coords={"dataset": data.names}) as model:
         xbar = pm.Data("xbar_obs", data.mean / s, dims="dataset")
-        ss = pm.Data("ss_obs", data.ss / s**2, dims="dataset")
-        delta0 = pm.Uniform("delta0_scaled", -limits["delta0"], limits["delta0"])
+        ss = pm.Data("ss_obs", data.ss(s), dims="dataset")
+        half = limits["delta0"]
+        # the usual log-odds transform of U(-half, half), times half / 2: near 0 one unconstrained unit is one
+        # unit of s whatever the range, so the samplers' initial jitter (+-1) stays near the data even when an
+        # outlier makes the range huge
+        delta0 = pm.Uniform("delta0_scaled", -half, half,
+                            default_transform=ChainedTransform([Interval(-half, half),
+                                                                ScaleTransform(_Constant(half / 2))]))
         sigma0 = pm.Uniform("sigma0_scaled", 0, limits["sigma0"])
         alpha = pm.Uniform("alpha", *hyper["alpha"])
         beta = pm.Uniform("beta", *hyper["beta"])
@@ -131,13 +277,21 @@ def _build(data: _Data, priors, centered=True, bounds=None) -> pm.Model:
 
 @dataclass(frozen=True, repr=False)
 class HierarchicalResult:
-    """Posterior of the hierarchical model, in the original units of the scores."""
+    """Posterior of the hierarchical model, in the original units of the scores.
+
+    ``convergence_problems`` holds what :func:`check_convergence` found (empty: converged).
+    """
 
     idata: object
     data: _Data
     rope: tuple[float, float]
     names: tuple[str, str]
     independent: object
+    convergence_problems: tuple[str, ...] = ()
+
+    @property
+    def converged(self) -> bool:
+        return not self.convergence_problems
 
     @property
     def delta0(self) -> np.ndarray:
@@ -162,6 +316,52 @@ class HierarchicalResult:
             "indep. P(rope)": self.independent.p_rope, f"indep. P({b} better)": self.independent.p_right,
         }, index=pd.Index(self.data.names, name="dataset"))
         return frame
+
+    def to_frame(self, confidence_level=0.95) -> pd.DataFrame:
+        """One row per data set, columns ``a, b, dataset`` and the hierarchical (``hier_*``: mean, interval,
+        ``p_left`` = P(A better), ``p_rope``, ``p_right`` = P(B better)) and independent (``indep_*``) estimates;
+        the names do not depend on the algorithms', so frames of several pairs stack.
+
+        >>> import numpy as np
+        >>> x = np.random.default_rng(0).normal(0.02, 0.02, (3, 10))
+        >>> res = hierarchical_test(x, folds=10, draws=200, tune=200, chains=2, random_seed=1, names=("j48", "nbc"))
+        >>> res.to_frame().iloc[0, :5].tolist()[:3], list(res.to_frame().columns)[3:5]
+        (['j48', 'nbc', 'D1'], ['hier_mean', 'hier_lower'])
+        """
+        table = self.datasets(confidence_level)
+        table.columns = ["hier_mean", "hier_lower", "hier_upper", "hier_p_left", "hier_p_rope", "hier_p_right",
+                         "indep_mean", "indep_p_left", "indep_p_rope", "indep_p_right"]
+        table = table.reset_index()
+        table.insert(0, "b", self.names[1])
+        table.insert(0, "a", self.names[0])
+        return table
+
+    def to_dict(self, confidence_level=0.95) -> dict:
+        """Plain Python values (NaN as None): the algorithms, rope, delta0 (mean, interval, P(delta0 > 0)), a new
+        data set's probabilities (``p_*`` posterior means, ``win_*`` shares of draws where the region is
+        largest), the convergence problems and one record per data set as in :meth:`to_frame`.
+
+        >>> import numpy as np
+        >>> x = np.random.default_rng(0).normal(0.02, 0.02, (3, 10))
+        >>> res = hierarchical_test(x, folds=10, draws=200, tune=200, chains=2, random_seed=1)
+        >>> summary = res.to_dict()
+        >>> summary["n_datasets"], summary["datasets"][0]["dataset"], type(summary["p_delta0_positive"])
+        (3, 'D1', <class 'float'>)
+        """
+        check_probability_level("confidence_level", confidence_level)
+        tail = (1 - confidence_level) / 2
+        lower, upper = np.quantile(self.delta0, [tail, 1 - tail])
+        new = self.new_dataset()
+        records = self.to_frame(confidence_level).drop(columns=["a", "b"]).to_dict(orient="records")
+        result = {"test": "hierarchical", "a": self.names[0], "b": self.names[1], "rope": list(self.rope),
+                  "n_datasets": len(self.data.names), "confidence_level": confidence_level,
+                  "delta0_mean": self.delta0.mean(), "delta0_lower": lower, "delta0_upper": upper,
+                  "p_delta0_positive": self.p_delta0_positive,
+                  **{f"{kind}_{region}": getattr(new, f"{kind}_{region}")
+                     for kind in ("p", "win") for region in ("left", "rope", "right")},
+                  "converged": self.converged, "convergence_problems": list(self.convergence_problems),
+                  "datasets": records}
+        return _plain(result)
 
     def new_dataset(self) -> RegionProbabilities:
         """P(A better), P(rope), P(B better) on a new data set, delta_new ~ t_nu(delta0, sigma0), per draw.
@@ -201,7 +401,7 @@ class HierarchicalResult:
         tree = self.idata.copy()
         tree["posterior_predictive"] = xr.Dataset({"mean": (dims, means), "sd": (dims, sds)}, coords=coords)
         tree["observed_data"] = xr.Dataset({"mean": ("dataset", self.data.mean),
-                                            "sd": ("dataset", np.sqrt(self.data.ss / (n - 1)))},
+                                            "sd": ("dataset", self.data.sd)},
                                            coords={"dataset": self.data.names})
         return tree
 
@@ -215,7 +415,21 @@ class HierarchicalResult:
                 f"  a new data set, posterior mean:   P({a} better) = {new.p_left:.3f}  P(rope) = {new.p_rope:.3f}"
                 f"  P({b} better) = {new.p_right:.3f}\n"
                 f"  a new data set, P(region largest): {a} {new.win_left:.3f}  rope {new.win_rope:.3f}  "
-                f"{b} {new.win_right:.3f}  (ties shared)")
+                f"{b} {new.win_right:.3f}  (ties shared)"
+                + ("" if self.converged else "\n  NOT CONVERGED: " + "; ".join(self.convergence_problems)))
+
+
+def _plain(value):
+    """``value`` with numpy scalars and arrays as Python values and NaN as None, recursively (JSON-ready)."""
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple, np.ndarray)):
+        return [_plain(v) for v in value]
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    return value
 
 
 def check_convergence(idata, var_names=("delta0", "sigma0", "delta"), *, max_rhat=1.01, min_ess=400):
@@ -256,7 +470,11 @@ def hierarchical_test(x, y=None, *, rope=0.01, rho=None, n_test=None, n_train=No
 
     ``x`` is a scores Dataset (with ``algorithms``), ``(q, n)`` differences, or the scores of A with ``y``
     those of B. ``priors``, ``centered``, ``scale`` and ``bounds`` are those of :func:`hierarchical_model`.
-    Convergence is checked (R-hat, bulk ESS, divergences) with a ``ConvergenceWarning``.
+    ``draws``, ``tune`` (per chain) and ``chains`` are whole numbers >= 1, ``target_accept`` is in (0, 1),
+    ``sampler`` is ``"pymc"`` or ``"nutpie"``; every argument is checked before any work. A fixed
+    ``random_seed`` gives the same draws whether or not PyTensor's compilation cache is warm; the progress
+    bar (``progressbar=True``) goes to stderr. Convergence is checked (R-hat, bulk ESS, divergences) with a
+    ``ConvergenceWarning``, and the problems found are kept on the result (``convergence_problems``).
 
     >>> import numpy as np
     >>> x = np.random.default_rng(0).normal(0.02, 0.02, (6, 10))
@@ -265,10 +483,18 @@ def hierarchical_test(x, y=None, *, rope=0.01, rho=None, n_test=None, n_train=No
     >>> bool(res.p_delta0_positive > 0.9)
     True
     """
+    draws, tune, chains = (check_count(name, v) for name, v in (("draws", draws), ("tune", tune), ("chains", chains)))
+    target_accept = check_probability_level("target_accept", target_accept)
+    if not isinstance(sampler, str) or sampler not in SAMPLERS:
+        raise ValueError(f"sampler must be one of {list(SAMPLERS)}, got {sampler!r}")
+    _check_priors(priors)
+    bounds = _check_bounds(bounds)
+    rope = as_rope(rope) or (0.0, 0.0)
+    if random_seed is not None:
+        as_generator(random_seed)  # the check only: PyMC takes the seed itself
     if y is not None:
         x = b_minus_a(x, y)
     data = _prepare(x, rho, n_test, n_train, folds, algorithms, scale)
-    rope = as_rope(rope) or (0.0, 0.0)
     if isinstance(x, xr.Dataset):
         names = names or pick_algorithms(x, algorithms)
     names = tuple(names or ("A", "B"))
@@ -277,6 +503,7 @@ def hierarchical_test(x, y=None, *, rope=0.01, rho=None, n_test=None, n_train=No
         independent = correlated_ttest(x, rho=data.rho, rope=rope, algorithms=algorithms, names=names)
     model = _build(data, priors, centered, bounds)
     idata = sample(model, draws=draws, tune=tune, chains=chains, random_seed=random_seed, sampler=sampler,
-                   progressbar=progressbar, target_accept=target_accept)
-    check_convergence(idata)
-    return HierarchicalResult(idata, data, rope, names, independent)
+                   progressbar=progressbar, target_accept=target_accept,
+                   initvals=_start(data, _limits(data, bounds), centered))
+    problems = check_convergence(idata)
+    return HierarchicalResult(idata, data, rope, names, independent, tuple(problems))

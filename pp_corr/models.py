@@ -1,4 +1,4 @@
-"""PyMC model builders: the correlated t-test models, exactly the analytic ones (DESIGN.md sections 2-4).
+"""PyMC model builders: the correlated t-test models, exactly the analytic ones (the Bayesian correlated t-test).
 
 Each builder returns a ``pm.Model`` with coords; nothing samples at construction, so users can add
 variables inside ``with model:`` first. :func:`sample` returns an ArviZ DataTree.

@@ -1,4 +1,10 @@
+import json
+import os
+import subprocess
+import sys
+import textwrap
 import warnings
+from pathlib import Path
 
 import arviz as az
 import numpy as np
@@ -6,8 +12,9 @@ import pymc as pm
 import pytest
 from scipy import integrate, stats
 
-from pp_corr import poisson_test
-from pp_corr.hierarchical import ConvergenceWarning, hierarchical_model, hierarchical_test
+from pp_corr import correlated_ttest, poisson_test
+from pp_corr.hierarchical import (ConvergenceWarning, OutlierWarning, check_convergence, hierarchical_model,
+                                  hierarchical_test)
 
 
 def test_conditional_posterior_of_delta_matches_its_analytic_form():
@@ -17,7 +24,7 @@ def test_conditional_posterior_of_delta_matches_its_analytic_form():
              "sigma_scaled": np.array([0.8, 1.0, 1.2, 0.9])}
     with pm.do(model, fixed):
         idata = pm.sample(draws=2000, chains=4, random_seed=1, quiet=True, progressbar=False)
-    s = x.std(axis=1, ddof=1).mean()
+    s = np.median(x.std(axis=1, ddof=1))  # the model's unit
     xbar = x.mean(axis=1) / s
     for i in range(4):
         c = fixed["sigma_scaled"][i] ** 2 * (0.9 / 10 + 0.1)
@@ -52,14 +59,20 @@ def test_uci54_converges(uci54, a):
     assert new.p_left + new.p_rope + new.p_right == pytest.approx(1)
 
 
-def test_zero_variance_keeps_its_mean():
-    rng = np.random.default_rng(3)
-    x = rng.normal(0.01, 0.03, size=(6, 10))
-    x[2] = 0.05          # zero variance, non-zero mean
-    x[4] = 0.0           # zero variance, zero mean
+ZERO_VAR = np.random.default_rng(3).normal(0.01, 0.03, size=(6, 10))
+ZERO_VAR[2] = 0.05          # zero variance, non-zero mean
+ZERO_VAR[4] = 0.0           # zero variance, zero mean
+
+
+@pytest.fixture(scope="module")
+def zero_variance_fit():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        res = hierarchical_test(x, folds=10, draws=1000, random_seed=4)
+        return hierarchical_test(ZERO_VAR, folds=10, rope=0.01, draws=1000, random_seed=4, names=("j48", "nbc"))
+
+
+def test_zero_variance_keeps_its_mean(zero_variance_fit):
+    res = zero_variance_fit
     delta = res.idata.posterior["delta"]
     assert float(delta.isel(dataset=2).mean()) == pytest.approx(0.05, abs=0.002)
     assert float(delta.isel(dataset=4).mean()) == pytest.approx(0.0, abs=0.002)
@@ -68,11 +81,152 @@ def test_zero_variance_keeps_its_mean():
     assert float(ppc["observed_data"]["sd"].isel(dataset=2)) == 0
 
 
+COLUMNS = ["a", "b", "dataset", "hier_mean", "hier_lower", "hier_upper", "hier_p_left", "hier_p_rope", "hier_p_right",
+           "indep_mean", "indep_p_left", "indep_p_rope", "indep_p_right"]
+
+
+def test_to_frame_recomputed_from_the_draws(zero_variance_fit):
+    res = zero_variance_fit
+    delta = res.idata.posterior["delta"].transpose("chain", "draw", "dataset").values.reshape(-1, 6)
+    frame = res.to_frame()
+    assert list(frame.columns) == COLUMNS
+    assert frame["a"].eq("j48").all() and frame["b"].eq("nbc").all()
+    assert frame["dataset"].tolist() == [f"D{i}" for i in range(1, 7)]
+    np.testing.assert_allclose(frame["hier_mean"], delta.mean(axis=0), rtol=1e-12)
+    np.testing.assert_allclose(frame["hier_lower"], np.quantile(delta, 0.025, axis=0), rtol=1e-12)
+    np.testing.assert_allclose(frame["hier_upper"], np.quantile(delta, 0.975, axis=0), rtol=1e-12)
+    np.testing.assert_allclose(frame["hier_p_left"], (delta < -0.01).mean(axis=0), rtol=0, atol=1e-15)  # j48 better
+    np.testing.assert_allclose(frame["hier_p_rope"], (np.abs(delta) <= 0.01).mean(axis=0), rtol=0, atol=1e-15)
+    np.testing.assert_allclose(frame["hier_p_right"], (delta > 0.01).mean(axis=0), rtol=0, atol=1e-15)
+    assert frame["hier_p_right"].iloc[2] > 0.99  # D3, constant at 0.05: nbc better, the column is not swapped
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the constant data sets' point masses
+        indep = correlated_ttest(ZERO_VAR, folds=10, rope=0.01)
+    for column, values in (("indep_mean", indep.mean), ("indep_p_left", indep.p_left),
+                           ("indep_p_rope", indep.p_rope), ("indep_p_right", indep.p_right)):
+        np.testing.assert_allclose(frame[column], values, rtol=1e-12, atol=1e-15)
+    assert list(res.to_frame(0.5).columns) == COLUMNS
+    np.testing.assert_allclose(res.to_frame(0.5)["hier_upper"], np.quantile(delta, 0.75, axis=0), rtol=1e-12)
+
+
+def test_to_dict_is_plain_and_recomputed_from_the_draws(zero_variance_fit):
+    res = zero_variance_fit
+    summary = res.to_dict()
+    assert json.loads(json.dumps(summary, allow_nan=False)) == summary  # plain, strict-JSON values only
+    post = res.idata.posterior
+    d0, s0, nu = (post[v].values.ravel() for v in ("delta0", "sigma0", "nu"))
+    assert (summary["a"], summary["b"], summary["rope"], summary["n_datasets"]) == ("j48", "nbc", [-0.01, 0.01], 6)
+    assert summary["delta0_mean"] == pytest.approx(d0.mean(), rel=1e-12)
+    assert [summary["delta0_lower"], summary["delta0_upper"]] == pytest.approx(np.quantile(d0, [0.025, 0.975]))
+    assert summary["p_delta0_positive"] == np.mean(d0 > 0)
+    # a new data set: delta_new ~ t_nu(delta0, sigma0) per draw, by scipy
+    left, right = stats.t.cdf(-0.01, nu, d0, s0), stats.t.sf(0.01, nu, d0, s0)
+    regions = np.column_stack([left, 1 - left - right, right])
+    top = regions == regions.max(axis=1, keepdims=True)
+    wins = (top / top.sum(axis=1, keepdims=True)).mean(axis=0)
+    names = ("left", "rope", "right")
+    assert [summary[f"p_{r}"] for r in names] == pytest.approx(regions.mean(axis=0), rel=1e-7, abs=1e-12)
+    assert [summary[f"win_{r}"] for r in names] == pytest.approx(wins, rel=0, abs=1e-12)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        problems = check_convergence(res.idata)
+    assert summary["convergence_problems"] == problems and summary["converged"] == (not problems)
+    records = res.to_frame().drop(columns=["a", "b"]).to_dict(orient="records")
+    assert summary["datasets"] == records and list(records[0]) == COLUMNS[2:]
+
+
+def test_convergence_problems_are_kept_and_nan_is_written_as_none(zero_variance_fit):
+    from dataclasses import replace
+
+    from pp_corr.hierarchical import _plain
+
+    failed = replace(zero_variance_fit, convergence_problems=("R-hat of delta0 is 1.2 > 1.01",))
+    assert not failed.converged and "NOT CONVERGED: R-hat of delta0 is 1.2" in repr(failed)
+    assert failed.to_dict()["converged"] is False
+    assert failed.to_dict()["convergence_problems"] == ["R-hat of delta0 is 1.2 > 1.01"]
+    assert _plain({"p": np.float64("nan"), "q": [float("nan"), np.int64(3)], "r": np.array([np.nan, 0.5])}) == \
+        {"p": None, "q": [None, 3], "r": [None, 0.5]}
+
+
 def test_bad_input():
-    with pytest.raises(ValueError, match="at least 2 data sets"):
+    with pytest.raises(ValueError, match="x holds 1 data set: the hierarchical model needs at least 2"):
         hierarchical_model(np.zeros((1, 10)) + np.arange(10), folds=10)
+    with pytest.raises(ValueError, match="x holds 1 data set"):
+        hierarchical_model(np.arange(10.0), folds=10)
+    with pytest.raises(ValueError, match="at least 2 scores"):
+        hierarchical_model(np.zeros((2, 1)), folds=10)
     with pytest.raises(ValueError, match="priors"):
         hierarchical_model(np.random.default_rng(0).normal(size=(3, 5)), folds=5, priors="newest")
+    with pytest.raises(ValueError, match=r"rho must be one value or one per data set \(3\), got 4 values"):
+        hierarchical_model(np.random.default_rng(0).normal(size=(3, 5)), rho=np.full(4, 0.1))
+
+
+@pytest.mark.parametrize("factor", [1e-170, 1e160])
+def test_the_model_data_do_not_depend_on_the_magnitude(factor):
+    """The sums of squares were computed in the original units: (1e-172)^2 underflowed to 0, so every data set of
+    x * 1e-170 looked constant (and (1e158)^2 overflowed)."""
+    x = np.random.default_rng(16).normal(0.01, 0.02, (6, 10))
+    base, scaled = (hierarchical_model(v, folds=10) for v in (x, x * factor))
+    for name in ("xbar_obs", "ss_obs"):
+        np.testing.assert_allclose(scaled[name].get_value(), base[name].get_value(), rtol=1e-12)
+    ss = ((x - x.mean(axis=1, keepdims=True)) ** 2).sum(axis=1) / np.median(x.std(axis=1, ddof=1)) ** 2
+    np.testing.assert_allclose(base["ss_obs"].get_value(), ss, rtol=1e-12)
+
+
+X3 = np.random.default_rng(0).normal(0.01, 0.02, size=(3, 10))
+BAD_ARGUMENTS = [
+    ({"scale": np.inf}, ValueError, "scale must be a finite number"),
+    ({"scale": np.nan}, ValueError, "scale must be a finite number"),
+    ({"scale": 0.0}, ValueError, r"scale must be in \(0, inf\]"),
+    ({"scale": -1}, ValueError, r"scale must be in \(0, inf\]"),
+    ({"scale": "1"}, TypeError, "scale must be a number"),
+    ({"draws": 0}, ValueError, "draws must be >= 1"),
+    ({"draws": 10.5}, TypeError, "draws must be a whole number"),
+    ({"tune": 0}, ValueError, "tune must be >= 1"),
+    ({"chains": 0}, ValueError, "chains must be >= 1"),
+    ({"chains": "4"}, TypeError, "chains must be a whole number"),
+    ({"target_accept": 1.0}, ValueError, r"target_accept must be in \(0, 1\)"),
+    ({"target_accept": 0}, ValueError, r"target_accept must be in \(0, 1\)"),
+    ({"target_accept": np.nan}, ValueError, "target_accept must be a finite number"),
+    ({"bounds": [1.0, 2.0]}, TypeError, "bounds must be a dict"),
+    ({"bounds": {"mu": 1.0}}, ValueError, "bounds: unknown keys"),
+    ({"bounds": {"sigma": 1.0}}, ValueError, r"bounds\['sigma'\] must be a pair \(min, max\)"),
+    ({"bounds": {"sigma": (0.1, 1.0, 2.0)}}, ValueError, r"bounds\['sigma'\] must be a pair"),
+    ({"bounds": {"sigma": "ab"}}, ValueError, r"bounds\['sigma'\] must be a pair"),
+    ({"bounds": {"sigma": (2.0, 1.0)}}, ValueError, "with min < max"),
+    ({"bounds": {"sigma": (np.nan, 1.0)}}, ValueError, r"bounds\['sigma'\] min must be a finite number"),
+    ({"bounds": {"sigma": (-1.0, 1.0)}}, ValueError, r"bounds\['sigma'\] min must be in \[0, inf\]"),
+    ({"bounds": {"delta0": np.nan}}, ValueError, r"bounds\['delta0'\] must be a finite number"),
+    ({"bounds": {"sigma0": 0.0}}, ValueError, r"bounds\['sigma0'\] must be in \(0, inf\]"),
+    ({"sampler": "stan"}, ValueError, r"sampler must be one of \['pymc', 'nutpie'\], got 'stan'"),
+    ({"priors": "newest"}, ValueError, r"priors must be one of \['current', 'older'\]"),
+    ({"priors": {"alpha": (1, 2)}}, TypeError, "priors must be one of"),
+    ({"rope": "0.01"}, TypeError, "rope"),
+    ({"random_seed": -1}, ValueError, "random_seed"),
+]
+
+
+@pytest.mark.parametrize("kwargs, error, message", BAD_ARGUMENTS, ids=[str(a[0]) for a in BAD_ARGUMENTS])
+def test_every_bad_argument_is_named_before_any_work(monkeypatch, kwargs, error, message):
+    import pp_corr.hierarchical as hier
+
+    def no_work(*args, **kwargs):
+        raise AssertionError("the arguments must be checked before the model is built or sampled")
+
+    monkeypatch.setattr(hier, "sample", no_work)
+    monkeypatch.setattr(hier, "_build", no_work)
+    with pytest.raises(error, match=message):
+        hierarchical_test(X3, folds=10, **kwargs)
+    model_kwargs = {k: v for k, v in kwargs.items() if k in ("scale", "bounds", "priors")}
+    if model_kwargs:  # hierarchical_model checks its own arguments the same way
+        with pytest.raises(error, match=message):
+            hierarchical_model(X3, folds=10, **model_kwargs)
+
+
+def test_good_bounds_and_numpy_arguments_are_accepted():
+    model = hierarchical_model(X3, folds=10, scale=np.float64(0.02),
+                               bounds={"delta0": np.float32(1.0), "sigma": np.array([0.1, 5.0])})
+    assert np.isfinite(model.compile_logp()(model.initial_point()))
 
 
 def test_fixed_bounds_and_scale_make_the_prior_independent_of_the_data():
@@ -80,7 +234,7 @@ def test_fixed_bounds_and_scale_make_the_prior_independent_of_the_data():
     rng = np.random.default_rng(0)
     models = [hierarchical_model(rng.normal(loc, sd, (4, 10)), folds=10, scale=1.0, bounds=bounds)
               for loc, sd in ((0, 1), (5, 0.01))]
-    point = {"delta0_scaled_interval__": 0.3, "sigma0_scaled_interval__": -0.2, "alpha_interval__": 0.1,
+    point = {"delta0_scaled_chain__": 0.3, "sigma0_scaled_interval__": -0.2, "alpha_interval__": 0.1,
              "beta_interval__": 0.0, "nu_minus_one_log__": 1.0, "delta_scaled": np.zeros(4),
              "sigma_scaled_interval__": np.zeros(4)}
     # without the likelihood the two models' densities are equal: same prior whatever the data
@@ -88,10 +242,6 @@ def test_fixed_bounds_and_scale_make_the_prior_independent_of_the_data():
     assert priors[0] == pytest.approx(priors[1], rel=1e-12)
     with pytest.raises(ValueError, match="unknown keys"):
         hierarchical_model(rng.normal(size=(3, 5)), folds=5, bounds={"mu": 1})
-    with pytest.raises(ValueError, match="scale must be positive"):
-        hierarchical_model(rng.normal(size=(3, 5)), folds=5, scale=-1.0)
-    with pytest.raises(ValueError, match="bounds must be positive"):
-        hierarchical_model(rng.normal(size=(3, 5)), folds=5, bounds={"sigma": (2.0, 1.0)})
 
 
 def test_convergence_warning_names_the_failing_data_set():
@@ -111,3 +261,136 @@ def test_convergence_warning_names_the_failing_data_set():
     idata["sample_stats"]["diverging"][0, :3] = True
     with pytest.warns(ConvergenceWarning, match="3 divergent transitions"):
         check_convergence(idata)
+
+
+# ---- an absurd outlier (issue #10) ---------------------------------------------------------------------------------
+
+def with_outlier():
+    """20 data sets x 10 folds around 0.003 (so P(delta0 > 0) is far from 0 and 1), one fold of D4 set to 1e6."""
+    x = np.random.default_rng(0).normal(0.003, 0.02, (20, 10))
+    x[3, 4] = 1e6
+    return x
+
+
+@pytest.mark.parametrize("sampler", ["pymc", "nutpie"])
+def test_an_absurd_outlier_neither_sets_the_unit_nor_flips_the_answer(sampler):
+    """With the mean sd as the unit, one fold of 1e6 made s ~ 1.6e4 and the sigma_i floor 160: every other data
+    set looked constant and P(delta0 > 0) fell from about 0.9 to about 0.5. With a common sigma_i bound, or
+    chains started in the middle of the priors' (now huge) ranges, chains stuck where sigma0 ~ 1e7."""
+    x = with_outlier()
+    fits = {}
+    for name, data in (("outlier", x), ("without", np.delete(x, 3, axis=0))):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            fits[name] = hierarchical_test(data, folds=10, centered=False, target_accept=0.95, draws=1000, tune=1000,
+                                           chains=2, random_seed=1, sampler=sampler)
+        far = [str(w.message) for w in caught if issubclass(w.category, OutlierWarning)]
+        if name == "outlier":
+            assert len(far) == 1 and "data set 'D4': its sd 3.16e+05 is" in far[0], far
+            assert far[0].count("data set '") == 1  # only D4
+        else:
+            assert far == []
+        assert fits[name].converged, fits[name].convergence_problems
+    p, se2 = {}, 0.0
+    for name, res in fits.items():
+        positive = (res.idata.posterior["delta0"] > 0).values.astype(float)
+        p[name] = positive.mean()
+        se2 += p[name] * (1 - p[name]) / float(az.ess(positive))
+    assert 0.5 < p["without"] < 0.99  # not at an edge, so the comparison has power
+    assert abs(p["outlier"] - p["without"]) <= 4 * np.sqrt(se2), (p, np.sqrt(se2))
+    mcse = [float(az.mcse(r.idata, var_names=["delta0"])["delta0"]) for r in fits.values()]
+    assert abs(fits["outlier"].delta0.mean() - fits["without"].delta0.mean()) <= 4 * np.hypot(*mcse)
+
+
+def test_the_priors_cover_the_outlier_and_the_unit_ignores_it():
+    x = with_outlier()
+    with pytest.warns(OutlierWarning, match="'D4'"):
+        model = hierarchical_model(x, folds=10)
+    sd = x.std(axis=1, ddof=1)
+    s = float(np.median(sd))
+    np.testing.assert_allclose(model["xbar_obs"].get_value(), x.mean(axis=1) / s, rtol=1e-12)
+    # the prior of every sigma_i reaches 100 times its data set's sd, D4's 3e5 included; delta0's reaches max |x|
+    sigma_prior = pm.logp(model["sigma_scaled"], 100 * sd / s).eval()
+    assert np.isfinite(sigma_prior).all(), sigma_prior
+    assert np.isfinite(pm.logp(model["delta0_scaled"], 0.999 * 1e6 / s).eval())
+    assert pm.logp(model["delta0_scaled"], 1.001 * 1e6 / s).eval() == -np.inf
+
+
+def test_the_unit_when_most_or_all_data_sets_are_constant():
+    rng = np.random.default_rng(1)
+    x = rng.normal(0.01, 0.02, (5, 10))
+    x[[0, 1, 2]] = [[0.0], [0.02], [-0.01]]  # three of five constant: the median sd is 0
+    model = hierarchical_model(x, folds=10)
+    s = np.median(x[3:].std(axis=1, ddof=1))  # the median of the non-zero sds
+    np.testing.assert_allclose(model["xbar_obs"].get_value(), x.mean(axis=1) / s, rtol=1e-12)
+    constant = np.array([[0.0] * 4, [0.02] * 4, [-0.04] * 4, [0.01] * 4])  # all constant: the median non-zero |mean|
+    model = hierarchical_model(constant, folds=4)
+    np.testing.assert_allclose(model["xbar_obs"].get_value(), constant[:, 0] / 0.02, rtol=1e-12)
+
+
+def test_a_far_out_mean_is_named_and_real_data_raise_no_outlier_warning(uci54):
+    x = np.random.default_rng(2).normal(0.01, 0.02, (8, 10))
+    x[5] = 50.0  # constant and far out: a mean, not an sd, gives it away
+    with pytest.warns(OutlierWarning, match=r"data set 'D6': its mean 50 is .* times further from the median"):
+        hierarchical_model(x, folds=10)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", OutlierWarning)
+        hierarchical_model(np.delete(x, 5, axis=0), folds=10)
+        for pair in (("nbc", "hnb"), ("j48", "j48gr")):  # j48/j48gr: 14 of 54 data sets have zero variance
+            hierarchical_model(uci54, algorithms=pair)
+
+
+# ---- a fit in a fresh process: reproducible with a cold or warm cache, no stray files, a clean stdout -------------
+
+FIT_SCRIPT = textwrap.dedent("""
+    import sys, warnings
+    import numpy as np
+    from pp_corr.hierarchical import hierarchical_test
+    warnings.simplefilter("ignore")
+    x = np.random.default_rng(0).normal(0.02, 0.02, (5, 10))
+    res = hierarchical_test(x, folds=10, draws=100, tune=100, chains=2, random_seed=1, sampler=sys.argv[2],
+                            progressbar=True)
+    np.save(sys.argv[1], res.idata.posterior["delta"].values)
+""")
+
+
+@pytest.fixture(scope="module", params=["pymc", "nutpie"])
+def fresh_fits(request, tmp_path_factory):
+    """The same seeded fit run twice, each in a new process, sharing a PyTensor cache that starts empty (the
+    Numba cache lives under base_compiledir, so compiledir alone would not empty it), each with its own empty
+    temporary directory."""
+    root = tmp_path_factory.mktemp(f"fresh_{request.param}")
+    env = {**os.environ, "PYTENSOR_FLAGS": f"base_compiledir={root / 'pytensor'}",
+           "PYTHONPATH": os.pathsep.join([str(Path(__file__).resolve().parents[1]), os.environ.get("PYTHONPATH", "")])}
+    runs = []
+    for label in ("cold", "warm"):
+        tmp = root / f"tmp_{label}"
+        tmp.mkdir()
+        out = root / f"{label}.npy"
+        done = subprocess.run([sys.executable, "-c", FIT_SCRIPT, str(out), request.param], capture_output=True,
+                              env={**env, "TMPDIR": str(tmp)}, timeout=600)
+        assert done.returncode == 0, done.stderr.decode()[-3000:]
+        runs.append({"draws": np.load(out), "stdout": done.stdout, "stderr": done.stderr.decode(),
+                     "left in tmp": sorted(p.name for p in tmp.iterdir())})
+    return runs
+
+
+def test_a_seeded_fit_gives_the_same_draws_with_a_cold_and_a_warm_cache(fresh_fits):
+    """With Numba's fast-math, the code compiled on the first run and the code loaded from the cache later
+    differed in the last bits of the log density, and so did every draw after a few iterations."""
+    cold, warm = fresh_fits
+    assert cold["draws"].shape == (2, 100, 5)
+    np.testing.assert_array_equal(cold["draws"], warm["draws"])
+
+
+def test_a_fit_leaves_no_generated_source_in_the_temporary_directory(fresh_fits):
+    """PyTensor wrote ~30 tmp* files of generated Numba source per fit to the temporary directory and never removed
+    them."""
+    for run in fresh_fits:
+        assert run["left in tmp"] == []
+
+
+def test_the_progress_bar_goes_to_stderr(fresh_fits):
+    for run in fresh_fits:
+        assert run["stdout"] == b""
+        assert "━" in run["stderr"]  # the bar itself

@@ -17,15 +17,17 @@ from .scores import AssumptionWarning, differences, example_path, load_scores, m
 from .ttest import CorrelatedTTestResult, DegenerateWarning, correlated_ttest
 
 __all__ = [
-    "AssumptionWarning", "CorrelatedTTestResult", "DegenerateWarning", "ImpreciseSignedRankResult", "NormalGamma", "PoissonBinomial",
-    "PoissonTestResult", "RegionProbabilities", "SufficientStats", "TTestResult", "bayesian_sign_test",
-    "bayesian_signed_rank", "compare_all_pairs", "corrected_ttest", "correlated_ttest", "differences", "example_path",
-    "format_pairs", "HierarchicalResult", "hierarchical_model", "hierarchical_test", "imprecise_signed_rank",
-    "intraclass_logp", "load_scores", "mean_differences", "paired_ttest",
-    "poisson_binomial_monte_carlo", "poisson_test", "resolve_rho", "sign_test", "wilcoxon_test",
+    "AssumptionWarning", "ConvergenceWarning", "CorrelatedTTestResult", "DegenerateWarning", "HierarchicalResult",
+    "ImpreciseSignedRankResult", "NormalGamma", "OutlierWarning", "PoissonBinomial", "PoissonTestResult",
+    "RegionProbabilities", "SufficientStats", "TTestResult", "bayesian_sign_test", "bayesian_signed_rank",
+    "compare_all_pairs", "corrected_ttest", "correlated_ttest", "differences", "example_path", "format_pairs",
+    "hierarchical_model", "hierarchical_test", "imprecise_signed_rank", "intraclass_logp", "load_scores",
+    "mean_differences", "paired_ttest", "poisson_binomial_monte_carlo", "poisson_test", "resolve_rho", "sign_test",
+    "wilcoxon_test",
 ]
 __version__ = "0.1.0"
-_LAZY = {"HierarchicalResult", "hierarchical_model", "hierarchical_test"}  # these import PyMC
+# these import PyMC
+_LAZY = {"ConvergenceWarning", "HierarchicalResult", "OutlierWarning", "hierarchical_model", "hierarchical_test"}
 
 
 def __getattr__(name):

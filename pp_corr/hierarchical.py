@@ -374,7 +374,7 @@ class HierarchicalResult:
         lo, hi = self.rope
         left = stats.t.cdf((lo - d0) / s0, nu)
         right = stats.t.sf((hi - d0) / s0, nu)
-        return RegionProbabilities.from_tails(left, right, "hierarchical model, a new data set", hi, self.names)
+        return RegionProbabilities.from_tails(left, right, "hierarchical model, a new data set", self.rope, self.names)
 
     def w_distribution(self) -> pd.DataFrame:
         """Posterior of W = #{i : delta_i > 0} next to the Poisson-binomial of the independent analysis."""

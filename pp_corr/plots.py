@@ -92,8 +92,8 @@ def plot_forest(result: CorrelatedTTestResult, *, confidence_level=0.95, ax=None
     ['iris', 'wine', 'breast_cancer', 'digits']
     """
     n = len(result.datasets)
+    lo, hi = result.interval(confidence_level)  # checks confidence_level before a figure is opened
     ax = _axes(ax, figsize=(6, max(2.5, 0.22 * n + 1)))
-    lo, hi = result.interval(confidence_level)
     y = np.arange(n)[::-1]
     probs = np.column_stack([result.p_left, result.p_rope, result.p_right])
     colors = np.array(REGION_COLORS)[probs.argmax(axis=1)]
@@ -206,10 +206,10 @@ def plot_simplex(result, *, max_points=3000, random_seed=0, ax=None):
     >>> plot_simplex(res).get_title().startswith("P(region largest)")
     True
     """
-    ax = _axes(ax, figsize=(5, 4.6))
     samples = result.samples
     if len(samples) > check_count("max_points", max_points):
         samples = samples[as_generator(random_seed).choice(len(samples), max_points, replace=False)]
+    ax = _axes(ax, figsize=(5, 4.6))
     xy = samples @ SIMPLEX_CORNERS
     a, b = result.names
     labels = (f"{a} better", "rope", f"{b} better")

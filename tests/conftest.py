@@ -5,6 +5,7 @@ for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(var, "1")
 os.environ.setdefault("MPLBACKEND", "Agg")
 
+import sys  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 import pytest  # noqa: E402
@@ -21,3 +22,11 @@ def uci54():
     if not UCI54.exists():
         pytest.fail(f"shared data not found at {UCI54}")
     return load_scores(UCI54, columns={"score": "accuracy"})
+
+
+@pytest.fixture(autouse=True)
+def _close_figures():
+    """Each test's figures are closed after it, so a long run never piles up open figures."""
+    yield
+    if "matplotlib.pyplot" in sys.modules:
+        sys.modules["matplotlib.pyplot"].close("all")

@@ -1814,47 +1814,8 @@ def test_regression_hierarchical_outlier():
     assert res.p_delta0_positive > 0.95 or named, (res.p_delta0_positive, [str(w.message) for w in caught])
 
 
-HIER_SCRIPT = textwrap.dedent("""
-    import hashlib, json, warnings
-    import numpy as np
-    warnings.simplefilter("ignore")
-    from pp_corr import hierarchical_test
-    x = np.random.default_rng(18).normal(0.01, 0.02, (6, 10))
-    res = hierarchical_test(x, folds=10, draws=200, tune=200, chains=2, random_seed=11, centered=False,
-                            target_accept=0.95)
-    draws = np.ascontiguousarray(np.asarray(res.delta0, dtype=float))
-    print(json.dumps({"hash": hashlib.sha256(draws.tobytes()).hexdigest(), "p": float(res.p_delta0_positive)}))
-""")
-
-
-@pytest.fixture(scope="module")
-def seeded_fits(tmp_path_factory):
-    """The same seeded fit twice in fresh processes: first with an empty PyTensor compile cache, then warm."""
-    root = tmp_path_factory.mktemp("fits")
-    compiledir = root / "compiledir"
-    runs = []
-    for i in range(2):
-        tmp = root / f"tmp{i}"
-        tmp.mkdir()
-        flags = ",".join(f for f in (os.environ.get("PYTENSOR_FLAGS", ""), f"compiledir={compiledir}") if f)
-        proc = _run_limited([sys.executable, "-c", HIER_SCRIPT], timeout=900, memory_gb=6,
-                            env={"PYTENSOR_FLAGS": flags, "TMPDIR": str(tmp)})
-        assert proc.returncode == 0, proc.stderr[-3000:]
-        runs.append((json.loads(proc.stdout.strip().splitlines()[-1]), sorted(p.name for p in tmp.iterdir())))
-    return runs
-
-
-@pytest.mark.slow
-def test_regression_hierarchical_seed_reproducible_with_empty_compile_cache(seeded_fits):
-    (cold, _), (warm, _) = seeded_fits
-    assert cold["hash"] == warm["hash"], f"cold cache P = {cold['p']}, warm cache P = {warm['p']}"
-
-
-@pytest.mark.slow
-def test_regression_hierarchical_no_tmp_files_left(seeded_fits):
-    for _, left in seeded_fits:
-        generated = [name for name in left if name.startswith("tmp") and name.endswith(".py")]
-        assert not generated, f"{len(generated)} generated files left in TMPDIR: {generated[:5]}"
+# The seeded fit's reproducibility with a truly cold cache (base_compiledir emptied, so the Numba cache is too) and the
+# generated files left in TMPDIR are regression-tested in tests/test_hierarchical.py (fresh_fits), for both samplers.
 
 
 @pytest.mark.slow

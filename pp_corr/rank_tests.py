@@ -64,6 +64,13 @@ def _rope_bounds(rope) -> tuple[float, float]:
     return (0.0, 0.0) if bounds is None else bounds
 
 
+def _prior_arguments(rope, prior_strength, z0, n_samples):
+    """The checked (lo, hi, prior_strength, z0, n_samples) of a Bayesian signed-rank or sign test."""
+    lo, hi = _rope_bounds(rope)
+    return (lo, hi, check_real("prior_strength", prior_strength, low=0), check_real("z0", z0),
+            check_count("n_samples", n_samples))
+
+
 def _rope_record(rope):
     """The rope as a result records it: the half-width r for [-r, r], else the pair (lo, hi)."""
     if np.ndim(rope) == 0:
@@ -201,10 +208,7 @@ def bayesian_signed_rank(x, y=None, *, rope=0.0, prior_strength=0.5, z0=0.0, n_s
     >>> bayesian_signed_rank([0.0, 0.0], random_seed=0).samples[0].tolist()
     [0.5, 0.0, 0.5]
     """
-    lo, hi = _rope_bounds(rope)
-    prior_strength = check_real("prior_strength", prior_strength, low=0)
-    z0 = check_real("z0", z0)
-    n_samples = check_count("n_samples", n_samples)
+    lo, hi, prior_strength, z0, n_samples = _prior_arguments(rope, prior_strength, z0, n_samples)
     rng = as_generator(random_seed)
     z, names = _differences(x, y, algorithms)
     points = np.concatenate([[z0], z]) if prior_strength > 0 else z
@@ -232,10 +236,7 @@ def bayesian_sign_test(x, y=None, *, rope=0.0, prior_strength=1.0, z0=0.0, n_sam
     >>> round(res.p_right, 2)  # (4 right) / (5 data + 1 prior in the rope)
     0.67
     """
-    lo, hi = _rope_bounds(rope)
-    prior_strength = check_real("prior_strength", prior_strength, low=0)
-    z0 = check_real("z0", z0)
-    n_samples = check_count("n_samples", n_samples)
+    lo, hi, prior_strength, z0, n_samples = _prior_arguments(rope, prior_strength, z0, n_samples)
     rng = as_generator(random_seed)
     z, names = _differences(x, y, algorithms)
     z_unit, lo_unit, hi_unit = _in_unit(z, lo, hi)

@@ -37,7 +37,7 @@ def load(mutants: Path, patterns):
 
 
 def split(name):
-    """'pp_corr.ttest.xǁCorrelatedTTestResultǁinterval__mutmut_3' -> ('pp_corr.ttest', 'CorrelatedTTestResult.interval')."""
+    """'pp_corr.ttest.xǁResultǁinterval__mutmut_3' -> ('pp_corr.ttest', 'Result.interval')."""
     mangled = name.partition("__mutmut_")[0]
     module, _, function = mangled.rpartition(".")
     if function.startswith("xǁ"):

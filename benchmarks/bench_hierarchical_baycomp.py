@@ -5,7 +5,7 @@ baycomp is never a dependency: install it in a separate environment and point BA
     python3.12 -m venv /tmp/bcenv && /tmp/bcenv/bin/pip install baycomp pystan
     BAYCOMP_PYTHON=/tmp/bcenv/bin/python .venv/bin/python benchmarks/bench_hierarchical_baycomp.py
 
-Both fit the model of DESIGN.md section 6 with the current prior bounds and give, per posterior draw, the
+Both fit the hierarchical model of Corani et al. 2017 with the current prior bounds and give, per posterior draw, the
 probabilities (nbc better, rope, hnb better) on a new data set; the script compares their posterior means with
 the Monte Carlo standard errors of both, and the wall times (baycomp: Stan build + sampling, cold).
 """

@@ -1,4 +1,4 @@
-"""The Bayesian network of the simulation study (DESIGN.md section 7): data, fold splits and the two classifiers.
+"""The Bayesian network of the simulation study (Corani & Benavoli 2015, section 4): data, fold splits and the two classifiers.
 
 The network is C -> F with a binary class and a binary feature: P(c0) = 1/2, P(f0 | c0) = P(f1 | c1) = theta,
 theta = 1/2 + delta. A data set is then a multiset of four instance types (cells c0f0, c0f1, c1f0, c1f1), a

@@ -1,4 +1,4 @@
-"""The intraclass-correlated Gaussian likelihood (DESIGN.md section 2), in O(n).
+"""The intraclass-correlated Gaussian likelihood, in O(n).
 
 x ~ MVN(mu 1, sigma^2 M), M = (1 - rho) I + rho 1 1^T. Everything the models need is in the
 sufficient statistics (n, GLS mean, weighted residual sum of squares Q, effective n A = 1^T M^-1 1).

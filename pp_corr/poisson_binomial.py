@@ -1,4 +1,4 @@
-"""Exact Poisson-binomial distribution (DESIGN.md section 4), batched over leading axes."""
+"""Exact Poisson-binomial distribution (the count of data sets where B is better in the Poisson test), batched over leading axes."""
 from __future__ import annotations
 
 import numpy as np

@@ -1,4 +1,4 @@
-"""The Poisson test: how many data sets is B better on? (DESIGN.md section 4)."""
+"""The Poisson test: how many data sets is B better on? (Corani & Benavoli 2015, computed exactly)."""
 from __future__ import annotations
 
 from dataclasses import dataclass

@@ -1,4 +1,4 @@
-"""Normal-Gamma prior on (mu, nu = 1/sigma^2) and its exact posterior (DESIGN.md section 3)."""
+"""Normal-Gamma prior on (mu, nu = 1/sigma^2) and its exact posterior (Corani & Benavoli 2015, Theorem 2)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
@@ -86,7 +86,7 @@ class NormalGamma:
 
     def update(self, stats: SufficientStats) -> "NormalGamma":
         """The exact Normal-Gamma posterior given the data's sufficient statistics (Theorem 2,
-        with the erratum of DESIGN.md section 3 corrected), in the units of the data.
+        with the published erratum in b corrected: see the README), in the units of the data.
 
         Its ``b`` is in squared units and overflows to inf (or underflows to 0) for differences beyond
         about 1e154 (below about 1e-154); :meth:`update_scaled` keeps it in range.

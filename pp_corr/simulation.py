@@ -1,4 +1,4 @@
-"""The simulation studies of Corani & Benavoli 2015 (DESIGN.md section 7): the Poisson test against the
+"""The simulation studies of Corani & Benavoli 2015, section 4: the Poisson test against the
 Wilcoxon signed-rank test, in calibration (Type I error) and power.
 
 Work is cut into fixed chunks of repetitions, each with its own seed ``SeedSequence(random_seed,

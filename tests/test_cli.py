@@ -28,7 +28,7 @@ def scores_csv(tmp_path):
 
 
 def _oracle(path):
-    """Per data set (P(A better), P(rope), P(B better)) from DESIGN's formula, and P(B better on a majority) by
+    """Per data set (P(A better), P(rope), P(B better)) from the analytic formula (tests/test_uci54.py), and P(B better on a majority) by
     enumerating the 2^3 outcomes."""
     frame = pd.read_csv(path).pivot_table(index=["dataset", "run", "fold"], columns="algorithm", values="score")
     probs = {d: formula_probs((g["B"] - g["A"]).to_numpy(), 0.2, ROPE) for d, g in frame.groupby(level="dataset")}

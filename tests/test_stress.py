@@ -1,5 +1,6 @@
 """The stress benchmarks: exact ties and zero-variance data sets where intended, realised differences against the
-true delta_i and the zero share against the trinomial law of a fold, reproducibility, and loading in the library."""
+true delta_i, the zero share and the fold noise against the laws of iid instances, reproducibility, and loading in
+the library."""
 import functools
 import warnings
 
@@ -112,6 +113,25 @@ def test_realised_mean_differences_agree_with_true_delta(name):
     z = (fold_differences(ds)[keep].mean(axis=1) - ds.delta.values[keep]) / se
     assert abs(z.mean()) < 4 / np.sqrt(len(z))
     assert stats.chi2.ppf(1e-4, len(z)) < np.sum(z ** 2) < stats.chi2.isf(1e-4, len(z))
+
+
+@pytest.mark.parametrize("name", list(STRESS_CASES))
+def test_fold_noise_follows_the_instances(name):
+    """Within a run the folds hold disjoint sets of iid instances: independent, each with variance
+    sigma^2 / n_j, sigma^2 = g + l - (g - l)^2. Runs reshuffle the same N instances, so fold j of run 1 and
+    fold j of run 2 share only the data set's mean: correlation n_j / N. Both by self-normalised sums over
+    the independent data sets."""
+    ds, params = benchmark(name), STRESS_CASES[name]
+    keep = ~ds.is_identical.values
+    gain, loss, n, delta = (ds[v].values[keep] for v in ("gain", "loss", "n_instances", "delta"))
+    x = fold_differences(ds)[keep].reshape(len(n), params["runs"], params["folds"])
+    sigma2, sizes = gain + loss - (gain - loss) ** 2, np.stack([split_sizes(size, params["folds"]) for size in n])
+    gap = x.var(axis=2, ddof=1).mean(axis=1) - (sigma2[:, None] / sizes).mean(axis=1)
+    assert abs(gap.sum()) < 4 * np.sqrt(np.sum(gap ** 2))
+    if params["runs"] > 1:
+        z = (x - delta[:, None, None]) / np.sqrt(sigma2[:, None, None] / sizes[:, None, :])
+        gap = (z[:, 0] * z[:, 1]).mean(axis=1) - (sizes / n[:, None]).mean(axis=1)
+        assert abs(gap.sum()) < 4 * np.sqrt(np.sum(gap ** 2))
 
 
 def test_true_deltas_follow_the_population():

@@ -90,7 +90,17 @@ def stress_scores(case, *, seed) -> xr.Dataset:
     name, params = _case(case)
     seed = check_count("seed", seed, minimum=0)
     rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(zlib.crc32(name.encode()),)))
-    q, folds, runs = params["n_datasets"], params["folds"], params["runs"]
+    truth = _draw_datasets(params, rng)
+    frame = _cross_validate(truth, params["folds"], params["runs"], rng)
+    attrs = {key: list(value) if isinstance(value, tuple) else int(value) if isinstance(value, bool) else value
+             for key, value in params.items() if key != "zero_share"}  # netCDF-friendly attrs
+    return load_scores(frame).assign({key: ("dataset", value) for key, value in truth.items()}).assign_attrs(
+        {**attrs, "case": name, "seed": seed})
+
+
+def _draw_datasets(params, rng) -> dict:
+    """Steps 1-3 of the module docstring: each data set's size, delta_i and instance-type probabilities."""
+    q, folds = params["n_datasets"], params["folds"]
     n_test = np.rint(_log_spread(rng, params["n_test"], q)).astype(np.int64)
     n = n_test * folds + (rng.integers(1, folds, q) if params["ragged"] else 0)
     p_a = 1 - rng.uniform(*params["accuracy_a"], q)
@@ -105,6 +115,14 @@ def stress_scores(case, *, seed) -> xr.Dataset:
     delta[identical], churn[identical] = 0.0, 0.0
     gain, loss = (np.abs(delta) + delta + churn) / 2, (np.abs(delta) - delta + churn) / 2
     p_a = np.clip(p_a, gain, 1 - loss)
+    return {"delta": delta, "n_instances": n, "accuracy_a": 1 - p_a, "gain": gain, "loss": loss,
+            "is_identical": identical, "is_outlier": outlier}
+
+
+def _cross_validate(truth, folds, runs, rng) -> pd.DataFrame:
+    """Step 4: the instances of each data set, split into folds anew in each run; tidy per-fold accuracies."""
+    n, gain, loss, p_a = truth["n_instances"], truth["gain"], truth["loss"], 1 - truth["accuracy_a"]
+    q = len(n)
     # instance types: both right, B gains, B loses, both wrong (the clip only removes rounding below 0)
     probs = np.clip(np.stack([1 - p_a - loss, gain, loss, p_a - gain], axis=1), 0, None)
     counts = rng.multinomial(n, probs / probs.sum(axis=1, keepdims=True))
@@ -113,16 +131,10 @@ def stress_scores(case, *, seed) -> xr.Dataset:
     correct = {"A": test[..., 0] + test[..., 2], "B": test[..., 0] + test[..., 1]}
     names = [f"S{i + 1:03d}" for i in range(q)]
     run, fold = np.meshgrid(np.arange(1, runs + 1), np.arange(1, folds + 1), indexing="ij")
-    frame = pd.concat([pd.DataFrame({
+    return pd.concat([pd.DataFrame({
         "dataset": np.repeat(names, runs * folds), "algorithm": algorithm, "run": np.tile(run.ravel(), q),
         "fold": np.tile(fold.ravel(), q), "score": (hits / sizes).ravel(), "n_test": sizes.ravel(),
         "n_train": (n[:, None, None] - sizes).ravel()}) for algorithm, hits in correct.items()], ignore_index=True)
-    truth = {"delta": delta, "n_instances": n, "accuracy_a": 1 - p_a, "gain": gain, "loss": loss,
-             "is_identical": identical, "is_outlier": outlier}
-    attrs = {key: value for key, value in params.items() if key != "zero_share"}
-    return load_scores(frame).assign({key: ("dataset", value) for key, value in truth.items()}).assign_attrs(
-        {**{key: list(v) if isinstance(v, tuple) else int(v) if isinstance(v, bool) else v
-            for key, v in attrs.items()}, "case": name, "seed": seed})
 
 
 def _log_spread(rng, bounds, q) -> np.ndarray:

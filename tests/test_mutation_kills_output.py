@@ -1,0 +1,83 @@
+"""Result files: what lands on disk, where the temporary files go and what is said on stderr (issue #19, mutation
+survivors). The expected contents are written here from the formats' rules (RFC 8259 JSON, CSV without an index)."""
+import json
+import os
+import re
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from pp_corr.output import check_output_file, json_text, plain, write_files, write_result
+
+
+def test_plain_keeps_none_and_writes_other_objects_as_text():
+    value = {"missing": None, "path": Path("runs") / "a.csv", "n": np.int32(2), "ok": np.bool_(True)}
+    assert plain(value) == {"missing": None, "path": str(Path("runs") / "a.csv"), "n": 2, "ok": True}
+    assert json.loads(json_text(value)) == {"missing": None, "path": str(Path("runs") / "a.csv"), "n": 2, "ok": True}
+
+
+def test_an_unwritable_directory_is_named(tmp_path, monkeypatch):
+    """Root may write anywhere, so the refusal is simulated: os.access answers "no"."""
+    monkeypatch.setattr(os, "access", lambda path, mode: False)
+    message = f"output {tmp_path / 'r.json'}: the directory {tmp_path} is not writable"
+    with pytest.raises(ValueError, match=re.escape(message)):
+        check_output_file(tmp_path / "r.json")
+
+
+def test_every_directory_in_the_way_is_named(tmp_path):
+    blockers = [tmp_path / "a.csv", tmp_path / "b.json"]
+    for path in blockers:
+        path.mkdir()
+    message = f"cannot write {blockers[0]}, {blockers[1]}: a directory is in the way"
+    with pytest.raises(ValueError, match=re.escape(message)):
+        write_files({path: lambda p: p.write_text("x") for path in blockers})
+
+
+def test_missing_directories_are_created(tmp_path):
+    target = tmp_path / "new" / "deeper" / "f.txt"
+    write_files({target: lambda p: p.write_text("hi")}, verbose=False)
+    assert target.read_text() == "hi"
+
+
+def test_each_temporary_file_is_hidden_beside_its_target_and_gone_afterwards(tmp_path):
+    """A crash leaves at most a hidden ``.<name>.<random>.tmp`` beside the target, never a file elsewhere."""
+    seen = {}
+
+    def writer(target):
+        def write(path):
+            seen[target] = path
+            path.write_text(target.name)
+        return write
+
+    targets = [tmp_path / "r.json", tmp_path / "r.csv"]
+    write_files({t: writer(t) for t in targets}, verbose=False)
+    for target in targets:
+        temporary = seen[target]
+        assert temporary.parent == target.parent, temporary
+        assert temporary.name.startswith(f".{target.name}.") and temporary.name.endswith(".tmp"), temporary.name
+        assert target.read_text() == target.name
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r.csv", "r.json"]
+
+
+def test_stderr_says_wrote_then_replaced(tmp_path, capsys):
+    target = tmp_path / "a.txt"
+    for _ in range(2):
+        write_files({target: lambda p: p.write_text("x")})
+    assert capsys.readouterr().err.splitlines() == [f"wrote {target}", f"replaced {target}"]
+
+
+@pytest.mark.parametrize("suffix", [".json", ".csv"])
+def test_write_result_is_quiet_when_asked(tmp_path, capsys, suffix):
+    frame = pd.DataFrame({"a": [1, 2]})
+    write_result(tmp_path / f"r{suffix}", lambda: {"a": [1, 2]}, lambda: frame, verbose=False)
+    assert capsys.readouterr().err == ""
+    write_result(tmp_path / f"s{suffix}", lambda: {"a": [1, 2]}, lambda: frame)
+    assert capsys.readouterr().err == f"wrote {tmp_path / f's{suffix}'}\n"
+
+
+def test_csv_has_the_frame_columns_and_no_index(tmp_path):
+    frame = pd.DataFrame({"pair": ["a-b", "a-c"], "p": [0.25, np.nan]}, index=[7, 9])
+    write_result(tmp_path / "r.csv", dict, lambda: frame, verbose=False)
+    assert (tmp_path / "r.csv").read_text().splitlines() == ["pair,p", "a-b,0.25", "a-c,"]

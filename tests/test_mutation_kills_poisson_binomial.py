@@ -28,15 +28,17 @@ def test_batched_cdf_sums_each_problem_on_its_own():
         np.testing.assert_allclose(row, stats.poisson_binom(probabilities).cdf(k), rtol=1e-12, atol=1e-15)
 
 
-def test_repr_shows_trials_batch_and_mean():
-    single = repr(PoissonBinomial(P))
-    assert re.fullmatch(r"PoissonBinomial\(n_trials=4, batch=\(\), mean=(\S+)\)", single), single
-    assert float(single.rpartition("=")[2].rstrip(")")) == pytest.approx(P.sum(), abs=5e-5)
-    batch = np.stack([P, P[::-1] / 2])
+def test_repr_shows_trials_batch_and_mean_to_four_decimals():
+    p = np.array([0.51234, 0.3, 0.9, 0.65])
+    single = repr(PoissonBinomial(p))
+    match = re.fullmatch(r"PoissonBinomial\(n_trials=4, batch=\(\), mean=(\S+)\)", single)
+    assert match, single
+    assert float(match[1]) == pytest.approx(round(p.sum(), 4), abs=1e-12)
+    batch = np.stack([p, p[::-1] / 2])
     text = repr(PoissonBinomial(batch))
     match = re.fullmatch(r"PoissonBinomial\(n_trials=4, batch=\(2,\), mean=\[(\S+) +(\S+)\]\)", text)
     assert match, text
-    assert [float(v) for v in match.groups()] == pytest.approx(batch.sum(axis=1), abs=5e-5)
+    assert [float(v) for v in match.groups()] == pytest.approx([round(v, 4) for v in batch.sum(axis=1)], abs=1e-12)
 
 
 def test_monte_carlo_default_size_and_a_last_short_chunk():

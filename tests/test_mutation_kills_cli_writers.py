@@ -1,13 +1,15 @@
 """What the command line writes and prints for a pair: ``pair_record`` (the JSON of ``pp-corr compare -o``) and
-``format_table`` (the printed per-data-set table) (issue #19, mutation survivors). Expected numbers: the enumerated
-Poisson test of tests/test_oracles_poisson.py and the Student-t posterior written there."""
+``format_table`` (the printed per-data-set table), and the options ``compare`` passes on (issue #19, mutation
+survivors). Expected numbers: the enumerated Poisson test of tests/test_oracles_poisson.py and the Student-t
+posterior written there."""
+import json
 import warnings
 
 import numpy as np
 import pytest
 
 from pp_corr import NormalGamma, correlated_ttest, poisson_test
-from pp_corr.cli import format_table, pair_record
+from pp_corr.cli import format_table, main, pair_record
 from pp_corr.ttest import DegenerateWarning
 from tests.test_oracles_poisson import FOLDS, count_distribution, make_differences, posterior_tails
 
@@ -57,3 +59,25 @@ def test_format_table_marks_point_masses_and_names_the_prior(x):
     plain = format_table(correlated_ttest(x, folds=FOLDS, prior=prior)).splitlines()
     assert plain[0] == f"B - A (positive: B better), rope None, prior {prior!r}"
     assert [line.split()[0] for line in plain[3:]] == [f"D{i + 1}" for i in range(Q)]   # no point mass, no note
+
+
+def write_scores(path, encoding):
+    """Tidy scores of two algorithms on two data sets, one named with a non-ASCII letter, in ``encoding``."""
+    rng = np.random.default_rng(3)
+    rows = ["dataset,algorithm,run,fold,score"]
+    for dataset in ("café", "iris"):
+        for algorithm, shift in (("a", 0.0), ("b", 0.01)):
+            rows += [f"{dataset},{algorithm},1,{fold},{0.8 + shift + 0.02 * rng.standard_normal():.6f}"
+                     for fold in range(1, 6)]
+    path.write_text("\n".join(rows) + "\n", encoding=encoding)
+
+
+def test_compare_reads_the_file_in_the_given_encoding_with_the_given_prior(tmp_path, capsys):
+    source, out = tmp_path / "scores.csv", tmp_path / "out.json"
+    write_scores(source, "cp1252")
+    assert "café".encode("cp1252") in source.read_bytes() and "café".encode("utf-8") not in source.read_bytes()
+    main(["compare", str(source), "--encoding", "cp1252", "--prior", "0,2,3,0.001", "-o", str(out)])
+    capsys.readouterr()
+    (record,) = json.loads(out.read_text())
+    assert [r["dataset"] for r in record["results"]] == ["café", "iris"]
+    assert record["prior"] == {"mu0": 0.0, "k0": 2.0, "a": 3.0, "b": 0.001}

@@ -61,6 +61,14 @@ def test_to_xarray_attributes(result):
     assert repr(prior) != repr(NormalGamma.matching())
 
 
+def test_to_frame_labels_the_interval_with_its_level(result):
+    frame = result.to_frame(0.975)
+    lo, hi = posterior(X).interval(0.975)
+    assert list(frame.columns[1:3]) == ["97.5% lo", "97.5% hi"]
+    np.testing.assert_allclose(frame["97.5% lo"], lo, rtol=1e-9)
+    np.testing.assert_allclose(frame["97.5% hi"], hi, rtol=1e-9)
+
+
 def test_with_rope_keeps_the_data_prior_and_rho(result):
     other = result.with_rope(0.02)
     assert other.to_dict()["rho"] == RHO and other.to_dict()["prior"] == "matching"

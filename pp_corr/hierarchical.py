@@ -1,9 +1,29 @@
 """Hierarchical model over data sets (Corani, Benavoli, Demsar, Mangili, Zaffalon 2017): the population of
 data sets' mean differences delta_i ~ t_nu(delta0, sigma0), each data set's folds through the correlated
-likelihood, and the answer for a new data set."""
+likelihood, and the answer for a new data set.
+
+Why three forms of one model. Real benchmarks compare near-identical algorithms: many fold differences are
+exactly zero and some data sets have zero variance, so the posterior puts sigma0 near 0 with most delta_i
+pinned to delta0 (a funnel), while other data sets pin their delta_i tightly by their folds. Sampling delta_i
+directly (centred) fails in the funnel; writing it as delta0 + sigma0 z_i / sqrt(lambda_i) (non-centred) fails
+where the folds pin it. Writing the Student-t population as a normal scale mixture, delta_i given lambda_i is
+normal, and so is xbar_i once delta_i is integrated out:
+
+    xbar_i | delta0, sigma0, lambda_i, sigma_i ~ N(delta0, sigma0^2 / lambda_i + sigma_i^2 c_i),
+
+c_i = (1 - rho_i)/n_i + rho_i. The sampler then never sees delta_i (the marginal form); each draw of delta_i
+comes afterwards from its exact conditional normal, precision P_i = lambda_i / sigma0^2 + 1 / (sigma_i^2 c_i)
+and mean (delta0 lambda_i / sigma0^2 + xbar_i / (sigma_i^2 c_i)) / P_i. All three forms have the same
+posterior; only how well NUTS explores it differs.
+
+Convergence policy (:func:`hierarchical_test`): R-hat <= 1.01 and bulk ESS >= 400 for delta0, sigma0, nu
+and every delta_i, no divergences; one retry with longer warm-up and smaller steps; if that fails too, the
+result says ``converged = False`` and gives no verdict.
+"""
 from __future__ import annotations
 
 import math
+import sys
 import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -26,10 +46,17 @@ from .scores import pick_algorithms
 from .ttest import DegenerateWarning, correlated_ttest
 
 PRIORS = {"current": {"alpha": (0.5, 5.0), "beta": (0.05, 0.15)}, "older": {"alpha": (1.0, 2.0), "beta": (0.01, 0.1)}}
+NU_NODES = 24  # Gauss-Legendre points of the integral over nu's hyperparameter a (nu_log_prior)
 SIGMA_FLOOR = 0.01  # lower bound of sigma_i, in units of s, the median within-data-set sd (see hierarchical_model)
 SIGMA_CEILING = 1000.0  # upper bound of sigma_i: this many times the larger of s and the data set's sd
 FAR_OUT = 100.0  # a data set whose sd, or whose mean's distance from the others', is this many times theirs
 SAMPLERS = ("pymc", "nutpie")
+FORMS = ("centered", "noncentered", "marginal")
+CHECKED = ("delta0", "sigma0", "nu", "delta")  # the variables whose R-hat and ESS decide convergence
+# hierarchical_test's first fit (on uci54 the centred form mixes best: ESS of nu 2100 against 500 for the marginal
+# form), and its retry (the marginal form holds in the funnel of near-identical algorithms; twice the draws for nu)
+DEFAULT = {"form": "centered", "draws": 1000, "tune": 1000, "target_accept": 0.9}
+ROBUST = {"form": "marginal", "draws": 2000, "tune": 2000, "target_accept": 0.95}
 
 
 class ConvergenceWarning(UserWarning):
@@ -120,14 +147,25 @@ def _sd(row) -> float:
 
 
 def hierarchical_model(x, *, rho=None, n_test=None, n_train=None, folds=None, priors="current",
-                       centered=True, scale=None, bounds=None, algorithms=None) -> pm.Model:
+                       form="centered", scale=None, bounds=None, algorithms=None) -> pm.Model:
     """The hierarchical model over data sets on x / s, s the median of the data sets' sds.
 
-    delta_i ~ t_nu(delta0, sigma0), or with ``centered=False`` delta_i = delta0 + sigma0 z_i,
-    z_i ~ t_nu(0, 1) (better when data sets have few folds and the population dominates); the likelihood is
-    exact through the sufficient statistics: xbar_i ~ N(delta_i, sigma_i^2 ((1 - rho_i)/n_i + rho_i)) and the
-    chi-square term of SS_i, so zero-variance data sets are fine. ``priors`` is ``"current"``
-    (alpha ~ U(0.5, 5), beta ~ U(0.05, 0.15)) or ``"older"`` ((1, 2), (0.01, 0.1)).
+    delta_i ~ t_nu(delta0, sigma0); the likelihood is exact through the sufficient statistics, with
+    c_i = (1 - rho_i)/n_i + rho_i: xbar_i ~ N(delta_i, sigma_i^2 c_i) and SS_i / (sigma_i^2 (1 - rho_i)) ~
+    chi^2(n_i - 1), so zero-variance data sets are fine. nu - 1 ~ Gamma(alpha, rate beta) with ``priors``
+    ``"current"`` (alpha ~ U(0.5, 5), beta ~ U(0.05, 0.15)) or ``"older"`` ((1, 2), (0.01, 0.1)); alpha and
+    beta are integrated out (:func:`nu_log_prior`), so the model samples nu alone.
+
+    ``form`` chooses how the same posterior is written for the sampler (the module docstring says why):
+
+    - ``"centered"``: delta_i sampled as Student-t; mixes well when every data set pins its delta_i, and
+      badly in the funnel where sigma0 is tiny (near-identical algorithms, exact ties);
+    - ``"noncentered"``: the Student-t as a scale mixture, delta_i = delta0 + sigma0 z_i / sqrt(lambda_i),
+      z_i ~ N(0, 1), lambda_i ~ Gamma(nu/2, rate nu/2); good when the population dominates, poor when a
+      data set's folds pin delta_i tightly;
+    - ``"marginal"`` (:func:`hierarchical_test`'s retry): delta_i integrated out given lambda_i,
+      xbar_i ~ N(delta0, sigma0^2 / lambda_i + sigma_i^2 c_i); :func:`hierarchical_test` then draws each
+      delta_i from its exact conditional normal. The model has no delta_i (nor ``delta``, ``W``).
 
     The unit s is the median sd, not the mean: one data set cannot set it, so an absurd outlier (one fold of
     1e6 among accuracies) no longer makes the others look constant. (When most data sets have zero variance
@@ -156,7 +194,8 @@ def hierarchical_model(x, *, rho=None, n_test=None, n_train=None, folds=None, pr
     _check_priors(priors)
     bounds = _check_bounds(bounds)
     data = _prepare(x, rho, n_test, n_train, folds, algorithms, scale)
-    return _build(data, priors, centered, bounds)
+    _check_form(form)
+    return _build(data, priors, form, bounds)
 
 
 def _check_priors(priors):
@@ -215,7 +254,7 @@ class _Constant:
         return self.value
 
 
-def _start(data: _Data, limits, centered=True) -> dict:
+def _start(data: _Data, limits, form="centered") -> dict:
     """The samplers' initial values (``initvals``, by variable name), near the data in units of s (the samplers
     add their jitter): delta0 at the median mean, sigma0 at the means' robust spread, sigma_i at the sds (at
     least 0.1), delta_i at its mean shrunk towards delta0 as a normal population of that spread would (a data
@@ -228,18 +267,28 @@ def _start(data: _Data, limits, centered=True) -> dict:
     centre = float(np.median(xbar))
     spread = 1.4826 * float(np.median(np.abs(xbar - centre)))  # the sd, for normal means
     spread = max(spread, 0.1)
-    se2 = (data.sd / data.scale) ** 2 * ((1 - data.rho) / data.n + data.rho)
+    se2 = (data.sd / data.scale) ** 2 * _c(data)
     lo, hi = limits["sigma"]
     delta0 = float(inside(centre, -limits["delta0"], limits["delta0"]))
     sigma0 = float(inside(spread, 0, limits["sigma0"]))
     delta = centre + (xbar - centre) * spread**2 / (spread**2 + se2)
-    return {"delta0_scaled": delta0, "sigma0_scaled": sigma0,
-            **({"delta_scaled": delta} if centered else {"z": (delta - delta0) / sigma0}),
-            "sigma_scaled": inside(np.maximum(data.sd / data.scale, 0.1), lo, hi)}
+    start = {"delta0_scaled": delta0, "sigma0_scaled": sigma0,
+             "sigma_scaled": inside(np.maximum(data.sd / data.scale, 0.1), lo, hi)}
+    if form == "centered":
+        start["delta_scaled"] = delta
+    elif form == "noncentered":
+        start["z"] = (delta - delta0) / sigma0
+    return start
 
 
-def _build(data: _Data, priors, centered=True, bounds=None) -> pm.Model:
+def _c(data: _Data) -> np.ndarray:
+    """c_i = (1 - rho_i)/n_i + rho_i: the variance of a data set's mean fold difference in units of sigma_i^2."""
+    return (1 - data.rho) / data.n + data.rho
+
+
+def _build(data: _Data, priors, form="centered", bounds=None) -> pm.Model:
     _check_priors(priors)
+    _check_form(form)
     hyper = PRIORS[priors]
     s = np.float64(data.scale)  # typed: a Python float is first tried as float32 (overflow warnings at 1e160)
     limits = _limits(data, _check_bounds(bounds))
@@ -254,32 +303,97 @@ def _build(data: _Data, priors, centered=True, bounds=None) -> pm.Model:
                             default_transform=ChainedTransform([Interval(-half, half),
                                                                 ScaleTransform(_Constant(half / 2))]))
         sigma0 = pm.Uniform("sigma0_scaled", 0, limits["sigma0"])
-        alpha = pm.Uniform("alpha", *hyper["alpha"])
-        beta = pm.Uniform("beta", *hyper["beta"])
-        nu = pm.Deterministic("nu", pm.Gamma("nu_minus_one", alpha=alpha, beta=beta) + 1)
-        if centered:  # each data set's folds pin its delta_i: the centred form mixes better (uci54: 5x ESS)
-            delta = pm.StudentT("delta_scaled", nu=nu, mu=delta0, sigma=sigma0, dims="dataset")
-        else:
-            z = pm.StudentT("z", nu=nu, mu=0, sigma=1, dims="dataset")
-            delta = pm.Deterministic("delta_scaled", delta0 + sigma0 * z, dims="dataset")
+        nu = pm.Deterministic("nu", _nu_minus_one(hyper) + 1)
         sigma = pm.Uniform("sigma_scaled", *limits["sigma"], dims="dataset")
         within = sigma**2 * (1 - data.rho)
-        pm.Normal("xbar", mu=delta, sigma=pt.sqrt(within / data.n + sigma**2 * data.rho), observed=xbar,
-                  dims="dataset")
+        se2 = sigma**2 * _c(data)  # the variance of xbar_i given delta_i and sigma_i
+        if form == "marginal":  # delta_i integrated out given lambda_i; drawn afterwards (_draw_delta)
+            lam = pm.Gamma("lambda", alpha=nu / 2, beta=nu / 2, dims="dataset")
+            pm.Normal("xbar", mu=delta0, sigma=pt.sqrt(sigma0**2 / lam + se2), observed=xbar, dims="dataset")
+        else:
+            if form == "centered":  # each data set's folds pin its delta_i (uci54: 5x the ESS of "noncentered")
+                delta = pm.StudentT("delta_scaled", nu=nu, mu=delta0, sigma=sigma0, dims="dataset")
+            else:
+                z = pm.Normal("z", 0, 1, dims="dataset")
+                lam = pm.Gamma("lambda", alpha=nu / 2, beta=nu / 2, dims="dataset")
+                delta = pm.Deterministic("delta_scaled", delta0 + sigma0 * z / pt.sqrt(lam), dims="dataset")
+            pm.Normal("xbar", mu=delta, sigma=pt.sqrt(se2), observed=xbar, dims="dataset")
+            pm.Deterministic("delta", delta * s, dims="dataset")
+            pm.Deterministic("W", pt.sum(delta > 0))
         # SS_i / (sigma_i^2 (1 - rho_i)) ~ chi2(n_i - 1): its parameter-dependent part
         pm.Potential("ss", pt.sum(-(data.n - 1) / 2 * pt.log(within) - ss / (2 * within)))
         pm.Deterministic("delta0", delta0 * s)
         pm.Deterministic("sigma0", sigma0 * s)
-        pm.Deterministic("delta", delta * s, dims="dataset")
-        pm.Deterministic("W", pt.sum(delta > 0))
     return model
+
+
+def nu_log_prior(x, alpha=PRIORS["current"]["alpha"], beta=PRIORS["current"]["beta"], nodes=NU_NODES):
+    """The log density of nu - 1 = x when nu - 1 ~ Gamma(a, rate b) with a ~ U(alpha), b ~ U(beta).
+
+    The sampler gets nu - 1 with a and b integrated out (a and b, barely informed by the data, made nu mix
+    slowly): over b in closed form, int Gamma(x; a, b) db = a x^-2 [P(a + 1, b2 x) - P(a + 1, b1 x)], P the
+    regularised lower incomplete gamma function (its upper complement where that is the accurate one);
+    over a by ``nodes``-point Gauss-Legendre (relative error below 1e-6). ``x`` is a PyTensor tensor.
+
+    >>> import pytensor.tensor as pt
+    >>> from scipy import integrate, stats
+    >>> exact = integrate.dblquad(lambda b, a: stats.gamma.pdf(3.0, a, scale=1 / b), 0.5, 5, 0.05, 0.15)[0] / 0.45
+    >>> bool(np.isclose(np.exp(nu_log_prior(pt.as_tensor(3.0)).eval()), exact, rtol=1e-6))
+    True
+    """
+    (a1, a2), (b1, b2) = alpha, beta
+    nodes, weights = np.polynomial.legendre.leggauss(nodes)
+    a = ((a1 + a2) / 2 + (a2 - a1) / 2 * nodes).reshape((-1,) + (1,) * x.ndim)
+    weights = (weights / 2).reshape(a.shape)  # the mean over a of the integral over b
+    lower = pt.gammainc(a + 1, b2 * x) - pt.gammainc(a + 1, b1 * x)
+    upper = pt.gammaincc(a + 1, b1 * x) - pt.gammaincc(a + 1, b2 * x)
+    inner = pt.switch(b1 * x > a + 1, upper, lower)
+    return pt.log(pt.sum(weights * a * inner, axis=0)) - 2 * pt.log(x) - np.log(b2 - b1)
+
+
+def _nu_minus_one(hyper):
+    """nu - 1 with its hyperprior integrated out (:func:`nu_log_prior`); prior draws go through a and b."""
+    def random(size=None, rng=None):
+        a, b = (rng.uniform(*hyper[key], size=size) for key in ("alpha", "beta"))
+        return rng.gamma(a, 1 / b, size=size)
+
+    return pm.CustomDist("nu_minus_one", logp=lambda value: nu_log_prior(value, hyper["alpha"], hyper["beta"]),
+                         random=random, support_point=lambda rv, size: pt.as_tensor(20.0),
+                         transform=pm.distributions.transforms.log, signature="->()")
+
+
+def _check_form(form):
+    if not isinstance(form, str) or form not in FORMS:
+        raise ValueError(f"form must be one of {list(FORMS)}, got {form!r}")
+
+
+def _draw_delta(idata, data: _Data, random_seed):
+    """Add delta_i (``delta_scaled``, ``delta``) and W to the posterior of the marginal form: per draw, delta_i
+    from its exact conditional normal given delta0, sigma0, lambda_i, sigma_i and xbar_i (precision
+    lambda_i / sigma0^2 + 1 / (sigma_i^2 c_i))."""
+    post = idata.posterior
+    rng = as_generator(random_seed)
+    d0, s0 = post["delta0_scaled"].values[..., None], post["sigma0_scaled"].values[..., None]
+    lam, sigma = post["lambda"].values, post["sigma_scaled"].values
+    xbar = data.mean / data.scale
+    prior_precision, data_precision = lam / s0**2, 1 / (sigma**2 * _c(data))
+    precision = prior_precision + data_precision
+    mean = (d0 * prior_precision + xbar * data_precision) / precision
+    delta = mean + rng.standard_normal(mean.shape) / np.sqrt(precision)
+    dims = ("chain", "draw", "dataset")
+    post = post.to_dataset().assign(delta_scaled=(dims, delta), delta=(dims, delta * data.scale),
+                                    W=(("chain", "draw"), (delta > 0).sum(axis=-1)))
+    idata["posterior"] = post
+    return idata
 
 
 @dataclass(frozen=True, repr=False)
 class HierarchicalResult:
     """Posterior of the hierarchical model, in the original units of the scores.
 
-    ``convergence_problems`` holds what :func:`check_convergence` found (empty: converged).
+    ``convergence_problems`` holds what :func:`diagnose` found in the last fit (empty: converged), and
+    ``attempts`` the settings of each fit (see :func:`hierarchical_test`). An unconverged result keeps its
+    draws for inspection, but its summary (``repr``) gives the diagnostics instead of a verdict.
     """
 
     idata: object
@@ -288,6 +402,7 @@ class HierarchicalResult:
     names: tuple[str, str]
     independent: object
     convergence_problems: tuple[str, ...] = ()
+    attempts: tuple[dict, ...] = ()
 
     @property
     def converged(self) -> bool:
@@ -332,6 +447,7 @@ class HierarchicalResult:
         table.columns = ["hier_mean", "hier_lower", "hier_upper", "hier_p_left", "hier_p_rope", "hier_p_right",
                          "indep_mean", "indep_p_left", "indep_p_rope", "indep_p_right"]
         table = table.reset_index()
+        table["converged"] = self.converged
         table.insert(0, "b", self.names[1])
         table.insert(0, "a", self.names[0])
         return table
@@ -352,7 +468,7 @@ class HierarchicalResult:
         tail = (1 - confidence_level) / 2
         lower, upper = np.quantile(self.delta0, [tail, 1 - tail])
         new = self.new_dataset()
-        records = self.to_frame(confidence_level).drop(columns=["a", "b"]).to_dict(orient="records")
+        records = self.to_frame(confidence_level).drop(columns=["a", "b", "converged"]).to_dict(orient="records")
         result = {"test": "hierarchical", "a": self.names[0], "b": self.names[1], "rope": list(self.rope),
                   "n_datasets": len(self.data.names), "confidence_level": confidence_level,
                   "delta0_mean": self.delta0.mean(), "delta0_lower": lower, "delta0_upper": upper,
@@ -360,7 +476,7 @@ class HierarchicalResult:
                   **{f"{kind}_{region}": getattr(new, f"{kind}_{region}")
                      for kind in ("p", "win") for region in ("left", "rope", "right")},
                   "converged": self.converged, "convergence_problems": list(self.convergence_problems),
-                  "datasets": records}
+                  "attempts": [dict(a) for a in self.attempts], "datasets": records}
         return _plain(result)
 
     def new_dataset(self) -> RegionProbabilities:
@@ -405,18 +521,38 @@ class HierarchicalResult:
                                            coords={"dataset": self.data.names})
         return tree
 
-    def __repr__(self):
+    def summary(self, allow_unconverged=False) -> str:
+        """The verdict in words (the ``repr``): delta0 and a new data set's probabilities. An unconverged
+        result gives its diagnostics instead, or with ``allow_unconverged=True`` the numbers under a
+        NOT CONVERGED line.
+
+        >>> import numpy as np
+        >>> x = np.random.default_rng(0).normal(0.02, 0.02, (3, 10))
+        >>> res = hierarchical_test(x, folds=10, draws=300, tune=300, chains=2, random_seed=1, retry=False)
+        >>> res.summary().splitlines()[0]
+        'Hierarchical model, B - A on 3 data sets, rope (-0.01, 0.01)'
+        """
         a, b = self.names
+        lines = [f"Hierarchical model, {b} - {a} on {len(self.data.names)} data sets, rope {self.rope}"]
+        if not self.converged:
+            tried = "; ".join(_describe(settings) for settings in self.attempts)
+            lines += [f"  NOT CONVERGED{'' if allow_unconverged else ', no verdict'} "
+                      f"({len(self.attempts)} attempt(s): {tried})",
+                      f"  {len(self.convergence_problems)} problem(s): {_summary(self.convergence_problems)}"]
+            if not allow_unconverged:
+                return "\n".join(lines)
         new = self.new_dataset()
         lo, hi = np.quantile(self.delta0, [0.025, 0.975])
-        return (f"Hierarchical model, {b} - {a} on {len(self.data.names)} data sets, rope {self.rope}\n"
-                f"  delta0 (mean difference in the population of data sets): mean {self.delta0.mean():+.4f}, "
-                f"95% [{lo:+.4f}, {hi:+.4f}], P(delta0 > 0) = {self.p_delta0_positive:.3f}\n"
-                f"  a new data set, posterior mean:   P({a} better) = {new.p_left:.3f}  P(rope) = {new.p_rope:.3f}"
-                f"  P({b} better) = {new.p_right:.3f}\n"
-                f"  a new data set, P(region largest): {a} {new.win_left:.3f}  rope {new.win_rope:.3f}  "
-                f"{b} {new.win_right:.3f}  (ties shared)"
-                + ("" if self.converged else "\n  NOT CONVERGED: " + "; ".join(self.convergence_problems)))
+        lines += [f"  delta0 (mean difference in the population of data sets): mean {self.delta0.mean():+.4f}, "
+                  f"95% [{lo:+.4f}, {hi:+.4f}], P(delta0 > 0) = {self.p_delta0_positive:.3f}",
+                  f"  a new data set, posterior mean:   P({a} better) = {new.p_left:.3f}  P(rope) = {new.p_rope:.3f}"
+                  f"  P({b} better) = {new.p_right:.3f}",
+                  f"  a new data set, P(region largest): {a} {new.win_left:.3f}  rope {new.win_rope:.3f}  "
+                  f"{b} {new.win_right:.3f}  (ties shared)"]
+        return "\n".join(lines)
+
+    def __repr__(self):
+        return self.summary()
 
 
 def _plain(value):
@@ -432,17 +568,17 @@ def _plain(value):
     return value
 
 
-def check_convergence(idata, var_names=("delta0", "sigma0", "delta"), *, max_rhat=1.01, min_ess=400):
-    """Warn (``ConvergenceWarning``) naming each variable whose R-hat or bulk ESS fails, and divergences.
-
-    Returns the list of problems (empty when all is well).
+def diagnose(idata, var_names=CHECKED, *, max_rhat=1.01, min_ess=400) -> list[str]:
+    """The convergence problems of ``idata``: each variable (each data set of a vector one) whose R-hat is
+    above ``max_rhat`` or whose bulk ESS is below ``min_ess``, and divergent transitions. Empty: converged.
 
     >>> import arviz as az
     >>> rng = np.random.default_rng(0)
-    >>> idata = az.from_dict({"posterior": {"delta0": rng.normal(size=(4, 500))},
+    >>> idata = az.from_dict({"posterior": {"delta0": rng.normal(size=(4, 500)),
+    ...                                     "nu": rng.normal(size=(4, 500)) + np.arange(4)[:, None]},
     ...                       "sample_stats": {"diverging": np.zeros((4, 500), dtype=bool)}})
-    >>> check_convergence(idata, var_names=["delta0"])
-    []
+    >>> diagnose(idata, var_names=["delta0", "nu"])[0][:14]
+    'R-hat of nu is'
     """
     problems = []
     rhat = az.rhat(idata, var_names=list(var_names))
@@ -457,34 +593,61 @@ def check_convergence(idata, var_names=("delta0", "sigma0", "delta"), *, max_rha
     divergences = int(idata.sample_stats["diverging"].sum())
     if divergences:
         problems.append(f"{divergences} divergent transitions")
+    return problems
+
+
+def check_convergence(idata, var_names=CHECKED, *, max_rhat=1.01, min_ess=400) -> list[str]:
+    """:func:`diagnose`, with a ``ConvergenceWarning`` naming the problems when there are any.
+
+    >>> import arviz as az
+    >>> rng = np.random.default_rng(0)
+    >>> idata = az.from_dict({"posterior": {"delta0": rng.normal(size=(4, 500))},
+    ...                       "sample_stats": {"diverging": np.zeros((4, 500), dtype=bool)}})
+    >>> check_convergence(idata, var_names=["delta0"])
+    []
+    """
+    problems = diagnose(idata, var_names, max_rhat=max_rhat, min_ess=min_ess)
     if problems:
         warnings.warn("; ".join(problems), ConvergenceWarning, stacklevel=2)
     return problems
 
 
 def hierarchical_test(x, y=None, *, rope=0.01, rho=None, n_test=None, n_train=None, folds=None, priors="current",
-                      centered=True, scale=None, bounds=None, algorithms=None, names=None, draws=1000, tune=1000,
-                      chains=4, random_seed=None,
-                      sampler="pymc", target_accept=0.9, progressbar=False) -> HierarchicalResult:
+                      form=None, scale=None, bounds=None, algorithms=None, names=None, draws=None, tune=None,
+                      chains=4, random_seed=None, sampler="pymc", target_accept=None, retry=True,
+                      progressbar=False) -> HierarchicalResult:
     """Fit the hierarchical model to per-fold differences B - A of q data sets and summarise it.
 
     ``x`` is a scores Dataset (with ``algorithms``), ``(q, n)`` differences, or the scores of A with ``y``
-    those of B. ``priors``, ``centered``, ``scale`` and ``bounds`` are those of :func:`hierarchical_model`.
+    those of B. ``priors``, ``form``, ``scale`` and ``bounds`` are those of :func:`hierarchical_model`.
     ``draws``, ``tune`` (per chain) and ``chains`` are whole numbers >= 1, ``target_accept`` is in (0, 1),
-    ``sampler`` is ``"pymc"`` or ``"nutpie"``; every argument is checked before any work. A fixed
+    ``sampler`` is ``"pymc"`` or ``"nutpie"``; every argument is checked before any work. ``form``,
+    ``draws``, ``tune`` and ``target_accept`` left as None take the defaults (:data:`DEFAULT`). A fixed
     ``random_seed`` gives the same draws whether or not PyTensor's compilation cache is warm; the progress
-    bar (``progressbar=True``) goes to stderr. Convergence is checked (R-hat, bulk ESS, divergences) with a
-    ``ConvergenceWarning``, and the problems found are kept on the result (``convergence_problems``).
+    bar (``progressbar=True``) goes to stderr.
+
+    Convergence policy: R-hat <= 1.01 and bulk ESS >= 400 for delta0, sigma0, nu and every delta_i, and no
+    divergences. When the fit fails them and ``retry`` is true, the model is fitted once more with the
+    robust settings (:data:`ROBUST`, for what the caller did not set). If that fails too, the result has
+    ``converged = False`` and ``convergence_problems``, a ``ConvergenceWarning`` says so, and its summary
+    shows the diagnostics instead of a verdict. ``attempts`` records the settings of each fit.
 
     >>> import numpy as np
     >>> x = np.random.default_rng(0).normal(0.02, 0.02, (6, 10))
-    >>> # few data sets with few folds: the sigma0 funnel wants the non-centred form and small steps
-    >>> res = hierarchical_test(x, folds=10, centered=False, target_accept=0.99, random_seed=1)
-    >>> bool(res.p_delta0_positive > 0.9)
-    True
+    >>> res = hierarchical_test(x, folds=10, random_seed=1)
+    >>> res.converged, bool(res.p_delta0_positive > 0.9)
+    (True, True)
     """
-    draws, tune, chains = (check_count(name, v) for name, v in (("draws", draws), ("tune", tune), ("chains", chains)))
-    target_accept = check_probability_level("target_accept", target_accept)
+    chains = check_count("chains", chains)
+    given = {"form": form, "draws": draws, "tune": tune, "target_accept": target_accept}
+    given = {key: value for key, value in given.items() if value is not None}
+    for key in ("draws", "tune"):
+        if key in given:
+            check_count(key, given[key])
+    if "target_accept" in given:
+        check_probability_level("target_accept", target_accept)
+    if "form" in given:
+        _check_form(form)
     if not isinstance(sampler, str) or sampler not in SAMPLERS:
         raise ValueError(f"sampler must be one of {list(SAMPLERS)}, got {sampler!r}")
     _check_priors(priors)
@@ -501,9 +664,40 @@ def hierarchical_test(x, y=None, *, rope=0.01, rho=None, n_test=None, n_train=No
     with warnings.catch_warnings():  # the independent analysis is shown beside the model, point masses and all
         warnings.simplefilter("ignore", DegenerateWarning)
         independent = correlated_ttest(x, rho=data.rho, rope=rope, algorithms=algorithms, names=names)
-    model = _build(data, priors, centered, bounds)
-    idata = sample(model, draws=draws, tune=tune, chains=chains, random_seed=random_seed, sampler=sampler,
-                   progressbar=progressbar, target_accept=target_accept,
-                   initvals=_start(data, _limits(data, bounds), centered))
-    problems = check_convergence(idata)
-    return HierarchicalResult(idata, data, rope, names, independent, tuple(problems))
+    attempts = [{**DEFAULT, **given}]
+    if retry:
+        attempts.append({**ROBUST, **given})
+    for number, settings in enumerate(attempts[:2], start=1):
+        if progressbar and number == 2:
+            print(f"not converged ({_summary(problems)}): fitting again with {_describe(settings)}", file=sys.stderr)
+        idata = _fit(data, priors, bounds, settings, chains=chains, random_seed=random_seed, sampler=sampler,
+                     progressbar=progressbar)
+        problems = diagnose(idata)
+        if not problems:
+            break
+    attempts = attempts[:number]
+    if problems:
+        warnings.warn(f"the hierarchical model did not converge ({len(attempts)} attempt(s), last with "
+                      f"{_describe(attempts[-1])}): {_summary(problems)}. The result gives no verdict.",
+                      ConvergenceWarning, stacklevel=2)
+    return HierarchicalResult(idata, data, rope, names, independent, tuple(problems), tuple(attempts))
+
+
+def _fit(data, priors, bounds, settings, *, chains, random_seed, sampler, progressbar):
+    """Build and sample the model with ``settings`` (form, draws, tune, target_accept)."""
+    form = settings["form"]
+    model = _build(data, priors, form, bounds)
+    idata = sample(model, draws=settings["draws"], tune=settings["tune"], chains=chains, random_seed=random_seed,
+                   sampler=sampler, progressbar=progressbar, target_accept=settings["target_accept"],
+                   initvals=_start(data, _limits(data, bounds), form))
+    return _draw_delta(idata, data, random_seed) if form == "marginal" else idata
+
+
+def _describe(settings) -> str:
+    return ", ".join(f"{key}={value!r}" for key, value in settings.items())
+
+
+def _summary(problems, shown=4) -> str:
+    """The first few problems, and how many more."""
+    more = len(problems) - shown
+    return "; ".join(problems[:shown]) + (f"; and {more} more" if more > 0 else "")

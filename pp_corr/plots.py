@@ -171,7 +171,7 @@ def plot_shrinkage(result, *, ax=None):
     >>> import numpy as np
     >>> from pp_corr import hierarchical_test
     >>> x = np.random.default_rng(0).normal(0.02, 0.02, (6, 10))
-    >>> res = hierarchical_test(x, folds=10, centered=False, target_accept=0.99, random_seed=1, names=("a", "b"))
+    >>> res = hierarchical_test(x, folds=10, random_seed=1, names=("a", "b"))
     >>> plot_shrinkage(res).get_xlabel()
     'mean difference b - a'
     """

@@ -19,7 +19,7 @@ def test_new_dataset_probabilities_from_the_posterior_draws():
     x = np.random.default_rng(0).normal(0.01, 0.02, (6, FOLDS))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)   # a short fit; the draws are what we check against
-        res = hierarchical_test(x, folds=FOLDS, rope=0.01, draws=300, tune=300, chains=2, centered=False,
+        res = hierarchical_test(x, folds=FOLDS, rope=0.01, draws=300, tune=300, chains=2, form="noncentered",
                                 target_accept=0.95, random_seed=1)
     post = res.idata.posterior
     delta0, sigma0, nu = (post[v].values.ravel() for v in ("delta0", "sigma0", "nu"))
@@ -46,7 +46,7 @@ def test_new_dataset_probabilities_from_the_posterior_draws():
 
 BOUNDS = {"delta0": 1.0, "sigma0": 1.0, "sigma": (0.005, 0.2)}
 X = np.random.default_rng(2).normal(0.01, 0.03, (4, FOLDS))
-FIXED = {"delta0_scaled": 0.01, "sigma0_scaled": 0.02, "alpha": 1.5, "beta": 0.1, "nu_minus_one": 4.0,
+FIXED = {"delta0_scaled": 0.01, "sigma0_scaled": 0.02, "nu_minus_one": 4.0,
          "delta_scaled": np.array([0.0, 0.02, 0.01, -0.01])}
 
 

@@ -42,7 +42,7 @@ def test_hierarchical_sbc_rank_statistics_are_uniform():
     q, n, rho, reps, thin, kept = 5, 10, 0.1, 400, 4, 99
     bounds = {"delta0": 1.0, "sigma0": 1.0, "sigma": (0.5, 2.0)}
     rng = np.random.default_rng(7)
-    model = hierarchical_model(rng.normal(size=(q, n)), rho=rho, scale=1.0, bounds=bounds, centered=False)
+    model = hierarchical_model(rng.normal(size=(q, n)), rho=rho, scale=1.0, bounds=bounds, form="noncentered")
     compiled = nutpie.compile_pymc_model(model)
     corr = (1 - rho) * np.eye(n) + rho
     ranks = {"delta0": [], "sigma0": [], "nu": [], "delta[0]": []}

@@ -1,7 +1,8 @@
 """Command line: ``pp-corr compare FILE``, ``pp-corr simulate STUDY``, ``pp-corr demo``.
 
 Every error is one line on stderr starting ``pp-corr:`` that names the option or path, with a non-zero exit
-status; arguments and output paths are checked before any work starts. Tables go to stdout; progress, warnings
+status (2 for a wrong option, 1 for other errors, 3 when a hierarchical fit did not converge); arguments and
+output paths are checked before any work starts. Tables go to stdout; progress, warnings
 and the names of written files to stderr.
 """
 from __future__ import annotations
@@ -137,6 +138,8 @@ def _compare(args):
     scores = load_scores(source, columns=_parse_columns(args.column), higher_is_better=not args.lower_is_better,
                          encoding=args.encoding)
     pairs = _pairs(scores, args, source)
+    if args.allow_unconverged and not args.hierarchical:
+        raise ValueError("--allow-unconverged applies to --hierarchical only")
     if args.hierarchical:
         _compare_hierarchical(scores, pairs, args, output)
     elif args.all_pairs:
@@ -163,6 +166,9 @@ def _compare(args):
                          lambda: pd.concat([pair_frame(r) for r in results], ignore_index=True))
 
 
+UNCONVERGED = 3  # exit status of ``compare --hierarchical`` when a fit did not converge
+
+
 def _compare_hierarchical(scores, pairs, args, output):
     from .hierarchical import hierarchical_test  # PyMC: imported only when asked for
 
@@ -171,18 +177,25 @@ def _compare_hierarchical(scores, pairs, args, output):
         print(f"fitting the hierarchical model, {pair[1]} - {pair[0]} ...", file=sys.stderr)
         result = hierarchical_test(scores, algorithms=pair, rope=args.rope, random_seed=args.seed, progressbar=True)
         results.append(result)
-        print(result, end="\n\n")
-        with pd.option_context("display.width", 200, "display.max_columns", None):
-            print(result.datasets().round(4).to_string(), end="\n\n")
+        print(result.summary(allow_unconverged=args.allow_unconverged), end="\n\n")
+        if result.converged or args.allow_unconverged:
+            with pd.option_context("display.width", 200, "display.max_columns", None):
+                print(result.datasets().round(4).to_string(), end="\n\n")
     if output:
         write_result(output, lambda: [r.to_dict() for r in results],
                      lambda: pd.concat([r.to_frame() for r in results], ignore_index=True))
+    failed = [f"{r.names[1]} - {r.names[0]}" for r in results if not r.converged]
+    if failed and not args.allow_unconverged:
+        print(f"pp-corr: the hierarchical model did not converge for {', '.join(failed)}, even after a retry with "
+              f"robust settings: no verdict (exit status {UNCONVERGED}; --allow-unconverged shows the numbers)",
+              file=sys.stderr)
+        raise SystemExit(UNCONVERGED)
 
 
 def _demo(args):
     args.file, args.column, args.prior, args.output, args.seed = str(example_path()), None, None, None, 0
     args.a, args.b, args.all_pairs, args.hierarchical, args.lower_is_better = "logistic", "knn", False, False, False
-    args.alpha, args.encoding = 0.05, "utf-8"
+    args.alpha, args.encoding, args.allow_unconverged = 0.05, "utf-8", False
     print(f"Embedded example: {example_path().name} (scikit-learn classifiers, 10 runs of 10-fold CV)\n")
     _compare(args)
     args.all_pairs = True
@@ -276,6 +289,9 @@ def _build_parser() -> argparse.ArgumentParser:
                       help="matrices of every pair: P(column better on a majority) and each test's verdict")
     cmp_.add_argument("--hierarchical", action="store_true",
                       help="fit the hierarchical model over data sets (PyMC, about 10-20 s a pair)")
+    cmp_.add_argument("--allow-unconverged", action="store_true",
+                      help=f"with --hierarchical: show the numbers of a fit that did not converge, and exit 0 "
+                           f"(default: its diagnostics, no verdict, exit status {UNCONVERGED})")
     cmp_.add_argument("--seed", type=seed, default=0, help="seed of every random draw (default 0)")
     cmp_.add_argument("--output", "-o", help="write the results to a .json or .csv file")
     cmp_.set_defaults(func=_compare)

@@ -216,3 +216,37 @@ def test_lower_is_better_flips_the_verdict_and_encoding_is_passed(scores_csv, tm
     assert err["decision"] == acc["decision"] == "B"
     for r_acc, r_err in zip(acc["results"], err["results"]):
         assert r_err["p_right"] == pytest.approx(r_acc["p_right"], abs=1e-9)
+
+
+@pytest.fixture
+def short_fits(monkeypatch):
+    """hierarchical_test with 60 draws of 2 chains: the bulk ESS cannot reach 400, so no fit converges."""
+    import functools
+
+    import pp_corr.hierarchical as hierarchical
+
+    monkeypatch.setattr(hierarchical, "hierarchical_test",
+                        functools.partial(hierarchical.hierarchical_test, draws=60, tune=60, chains=2))
+
+
+def test_an_unconverged_hierarchical_fit_prints_no_verdict_and_exits_3(scores_csv, tmp_path, capsys, short_fits):
+    out = tmp_path / "hier.json"
+    with pytest.raises(SystemExit) as caught:
+        main(["compare", str(scores_csv), "-a", "A", "-b", "B", "--hierarchical", "-o", str(out)])
+    captured = capsys.readouterr()
+    assert caught.value.code == 3
+    assert "NOT CONVERGED, no verdict (2 attempt(s)" in captured.out and "bulk ESS of delta0" in captured.out
+    assert "P(delta0 > 0)" not in captured.out and "better" not in captured.out  # nor the per-data-set table
+    assert "did not converge for B - A" in captured.err and "exit status 3" in captured.err
+    written = json.loads(out.read_text())  # the file is written, and says it
+    assert written[0]["converged"] is False and len(written[0]["attempts"]) == 2
+
+
+def test_allow_unconverged_shows_the_numbers_under_a_warning_and_exits_0(scores_csv, capsys, short_fits):
+    assert main(["compare", str(scores_csv), "-a", "A", "-b", "B", "--hierarchical", "--allow-unconverged"]) == 0
+    out = capsys.readouterr().out
+    assert "NOT CONVERGED (2 attempt(s)" in out and "P(delta0 > 0)" in out and "hier. mean" in out
+
+
+def test_allow_unconverged_needs_hierarchical(scores_csv, capsys):
+    _fails(["compare", str(scores_csv), "--allow-unconverged"], capsys, "--allow-unconverged", "--hierarchical")

@@ -1,12 +1,16 @@
 """The all-pairs table as text and its argument checks (issue #19, mutation survivors): every cell that
 ``format_pairs`` prints is read back and compared with the table it was given (whose numbers and decisions
 tests/test_oracles_pairs.py checks against scipy, Dirichlet moments and an enumeration)."""
+import itertools
+
 import numpy as np
 import pytest
 
 import pp_corr.pairs
 from pp_corr import compare_all_pairs, example_path, format_pairs, load_scores
 from pp_corr.pairs import TESTS
+from tests.test_oracles_pairs import (dirichlet_second_moments, majority_probability, mean_differences,
+                                      signed_rank_terms, step)
 
 
 @pytest.fixture(scope="module")
@@ -52,3 +56,51 @@ def test_the_rope_is_checked_before_any_test_runs(monkeypatch):
     monkeypatch.setattr(pp_corr.pairs, "poisson_test", started)
     with pytest.raises(ValueError, match="^rope must be in"):
         compare_all_pairs(load_scores(example_path()), rope=-0.1)
+
+
+def test_decisions_are_blank_on_the_diagonal(table):
+    for test in TESTS:
+        assert np.diag(table[f"decision_{test}"].values).tolist() == [""] * table.sizes["a"], test
+
+
+def test_one_data_set_is_refused_with_advice():
+    with pytest.raises(ValueError, match="^compare_all_pairs compares algorithms across data sets, and the scores "
+                                         "hold one"):
+        compare_all_pairs(load_scores(example_path()).isel(dataset=[0]))
+
+
+def test_default_size_is_50000_draws():
+    scores = load_scores(example_path()).isel(algorithm=[0, 1])
+    default = compare_all_pairs(scores, random_seed=4)
+    explicit = compare_all_pairs(scores, n_samples=50_000, random_seed=4)
+    for name in ("signed_rank_right", "sign_right"):
+        assert default[name].equals(explicit[name]), name
+
+
+def raw_differences(scores, a, b):
+    values = scores.score.transpose("dataset", "algorithm", "run", "fold")
+    return (values.sel(algorithm=b) - values.sel(algorithm=a)).values.reshape(scores.sizes["dataset"], -1)
+
+
+def test_alpha_and_rope_reach_every_test():
+    """alpha = 0.004 puts 1 - alpha between the Poisson probabilities of two pairs of the example (0.995 and 0.999),
+    and the rope moves the signed-rank probabilities (Dirichlet moments, tests/test_oracles_pairs.py)."""
+    scores, alpha, rope, n = load_scores(example_path()), 0.004, 0.01, 20_000
+    table = compare_all_pairs(scores, rope=rope, alpha=alpha, n_samples=n, random_seed=0)
+    rho = float(scores.rho.values.ravel()[0])
+    undecided_here, moved_by_rope = 0, 0
+    for a, b in itertools.combinations([str(v) for v in scores.algorithm.values], 2):
+        d = raw_differences(scores, a, b)
+        p_b, p_a = (majority_probability(sign * d, rho, rope) for sign in (1, -1))
+        rule = b if p_b > 1 - alpha else a if p_a > 1 - alpha else "none"
+        assert table.decision_poisson.sel(a=a, b=b) == rule, (a, b, p_b, p_a)
+        undecided_here += 0.95 < max(p_b, p_a) <= 1 - alpha     # decided at the default alpha = 0.05
+        z = mean_differences(d)
+        concentration, to_right, _ = signed_rank_terms(z, rope)
+        right = (dirichlet_second_moments(concentration) * step(to_right)).sum()
+        tolerance = 4 * 0.5 / np.sqrt(n)   # each draw is a probability: sd <= 1/2
+        assert abs(float(table.signed_rank_right.sel(a=a, b=b)) - right) <= tolerance, (a, b, right)
+        _, without_rope, _ = signed_rank_terms(z, 0.0)
+        moved_by_rope += abs((dirichlet_second_moments(concentration) * step(without_rope)).sum() - right) > \
+            3 * tolerance
+    assert undecided_here >= 1 and moved_by_rope >= 1

@@ -1,6 +1,8 @@
 """What a user reads off a correlated t-test result: ``to_dict``, the attributes of ``to_xarray``, ``with_rope``
 and the repr (issue #19, mutation survivors). Expected numbers come from the matching-prior posterior written here,
 mu | x ~ Student-t(n - 1, mean, s sqrt(1/n + rho/(1 - rho))) with scipy, and from scipy's t-test."""
+import warnings
+
 import numpy as np
 import pytest
 from scipy import stats
@@ -89,3 +91,18 @@ def test_repr_names_the_prior_and_rounds_to_four_digits(result):
     want = expected_records(X, ROPE)[0]
     assert first[0] == "D1" and first[-1] == "False"
     assert [float(v) for v in first[1:-1]] == [float(f"{want[k]:.4g}") for k in list(want)[1:-1]]
+
+
+def test_an_interval_beyond_float_range_is_infinite_quietly():
+    """Differences near the largest float with rho = 0.9: the 95% interval, written here from the Student-t
+    posterior of x / 2^1023, reaches past the largest float on both sides, so it is (-inf, inf), without a warning."""
+    unit, rho = 2.0**1023, 0.9
+    x_scaled = np.array([1.2, -1.1, 1.3, -1.4, 1.25, -1.0])
+    n = len(x_scaled)
+    lo, hi = stats.t(n - 1, x_scaled.mean(), x_scaled.std(ddof=1) * np.sqrt(1 / n + rho / (1 - rho))).interval(0.95)
+    assert lo < -np.finfo(float).max / unit and hi > np.finfo(float).max / unit
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        res = correlated_ttest(x_scaled * unit, rho=rho)
+        interval = res.interval(0.95)
+    assert (float(interval[0]), float(interval[1])) == (-np.inf, np.inf)

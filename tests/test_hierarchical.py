@@ -68,7 +68,8 @@ ZERO_VAR[4] = 0.0           # zero variance, zero mean
 def zero_variance_fit():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        return hierarchical_test(ZERO_VAR, folds=10, rope=0.01, draws=1000, random_seed=4, names=("j48", "nbc"))
+        return hierarchical_test(ZERO_VAR, folds=10, rope=0.01, draws=1000, random_seed=4, names=("j48", "nbc"),
+                                 retry=False)
 
 
 def test_zero_variance_keeps_its_mean(zero_variance_fit):
@@ -356,7 +357,7 @@ FIT_SCRIPT = textwrap.dedent("""
     from pp_corr.hierarchical import hierarchical_test
     warnings.simplefilter("ignore")
     x = np.random.default_rng(0).normal(0.02, 0.02, (5, 10))
-    res = hierarchical_test(x, folds=10, draws=100, tune=100, chains=2, random_seed=1, sampler=sys.argv[2],
+    res = hierarchical_test(x, folds=10, draws=100, tune=100, chains=2, random_seed=1, sampler=sys.argv[2], retry=False,
                             progressbar=True)
     np.save(sys.argv[1], res.idata.posterior["delta"].values)
 """)
@@ -418,6 +419,9 @@ def test_an_unconverged_fit_is_retried_once_with_the_robust_settings_then_says_s
     with pytest.warns(ConvergenceWarning, match=r"\(1 attempt\(s\)"):
         once = hierarchical_test(x, folds=10, retry=False, target_accept=0.8, **short)
     assert once.attempts == ({**DEFAULT, **given, "target_accept": 0.8},)
+    every = {**ROBUST, **given}  # the caller set every setting: a retry would repeat the fit
+    with pytest.warns(ConvergenceWarning, match=r"\(1 attempt\(s\)"):
+        assert hierarchical_test(x, folds=10, **{**short, **every}).attempts == (every,)
 
 
 @pytest.mark.parametrize("kwargs, message", [({"form": "centred"}, "form must be one of"),

@@ -1,0 +1,1299 @@
+"""The hierarchical model's posterior by deterministic quadrature: a reference for the MCMC fits.
+
+The model, in the unit the caller chose. Data set i (i = 1..q) has n_i >= 2 fold differences with mean xbar_i and
+sum of squared deviations S_i, fold correlation rho_i in [0, 1) and c_i = (1 - rho_i) / n_i + rho_i:
+
+    xbar_i | delta_i, sigma_i ~ N(delta_i, c_i sigma_i^2),   S_i / ((1 - rho_i) sigma_i^2) ~ chi^2(n_i - 1)
+    delta_i ~ t_nu(delta0, sigma0),   sigma_i ~ U(lo_i, hi_i)
+    delta0 ~ U(-D, D),   sigma0 ~ U(0, U),   nu - 1 ~ Gamma(alpha, rate beta),   alpha ~ U(a1, a2),   beta ~ U(b1, b2)
+
+As a function of (delta_i, sigma_i) the likelihood of data set i is sigma_i^-n_i exp(-B_i / sigma_i^2) with
+B_i = ((xbar_i - delta_i)^2 / c_i + S_i / (1 - rho_i)) / 2 (the intraclass normal density of the folds, whose
+sufficient statistics are xbar_i and S_i).
+
+1. sigma_i integrates out in closed form. With t = B / sigma^2 and k = (n - 1) / 2,
+
+       int_lo^hi sigma^-n exp(-B / sigma^2) d sigma = Gamma(k) B^-k [P(k, B / lo^2) - P(k, B / hi^2)] / 2,
+
+   P the regularised lower incomplete gamma function (:func:`log_sigma_integral`). Written as F(lo) - F(hi) with
+   F(s) = int_s^inf, it is (s^-2k e^-x sum_j x^j / ((k + 1) ... (k + j))) / (2k) with x = B / s^2, which stays
+   finite as B -> 0 (it tends to (lo^(1-n) - hi^(1-n)) / (n - 1)); far in the upper tail it is written through the
+   continued fraction of the upper incomplete gamma function instead. This gives L_i(delta_i), a bump at xbar_i.
+
+2. delta_i integrates against the population's t density: g_i(delta0, sigma0, nu) = int t_nu(d; delta0, sigma0)
+   L_i(d) dd. L_i lives on cells of its own (symmetric about xbar_i; a cell spans at most the bump's scale w_i and
+   at most about one nat of log L_i, coarser where L_i is already e^-10 below its top; L_i is cut where it is
+   e^-70 below it). Where the kernel is smooth on a cell, Simpson's rule on the product is used (for a smooth
+   integrand on a smooth grid this is spectrally accurate). Where the kernel is narrower than the cell (sigma0
+   small: the funnel) the cell is cut into sub-cells; on each sub-cell where the kernel is still not smooth L_i is
+   replaced by its quadratic through three points and integrated against the kernel exactly, with the partial
+   moments of the t density: with A(z) = (nu + z^2) f_nu(z), A' = -(nu - 1) z f_nu, so
+   int z f = -[A] / (nu - 1) and int z^2 f = (nu int f - [z A]) / (nu - 2), int f being differences of the t CDF.
+   A sigma0 far below every cell is thus exact: g_i -> L_i(delta0). The same sums with (d - xbar_i) and
+   (d - xbar_i)^2 and with d cut at the rope and at 0 give each delta_i's conditional moments and tail
+   probabilities.
+
+3. alpha and beta integrate into the prior of nu: beta in closed form,
+   int_b1^b2 beta^a e^(-beta x) d beta = x^-(a+1) Gamma(a + 1) [P(a + 1, b2 x) - P(a + 1, b1 x)], so with x = nu - 1
+   p(nu) = x^-2 / ((a2 - a1)(b2 - b1)) int_a1^a2 a [P(a + 1, b2 x) - P(a + 1, b1 x)] da (Gauss-Legendre in a).
+
+4. The rest is a 3-D integral over (delta0, log sigma0, log(nu - 1)) of U(delta0) U(sigma0) p(nu) prod_i g_i:
+   - log(nu - 1): Gauss-Legendre panels, split at nu = 2 (for P(nu < 2)); the prior mass below nu = 1.001 sits on
+     one node there (the likelihood barely moves between the Cauchy kernel and nu = 1.001).
+   - delta0: given sigma0, a trapezoid rule in v with delta0 = c + s sinh(v) centred on the conditional posterior
+     (spectrally accurate for smooth densities decaying at both ends, heavy tails included); partial integrals
+     (P(delta0 > 0), quantiles, the regions of a new data set) come from the sinc interpolant of the same nodes.
+   - log sigma0: Gauss-Legendre panels over the region where the posterior lives, found by a cheap pilot (each
+     g_i approximated by a t density), extended while the end panels hold mass, and split until the panels'
+     highest Legendre coefficients are small. The grid reaches 1e-6 of the unit; the mass below is the last
+     node's density times the remaining length (there prod g_i no longer depends on sigma0).
+   Everything is summed in logs (the largest term factored out).
+
+A new data set, delta_new ~ t_nu(delta0, sigma0), has P(delta_new < r_lo) = T_nu((r_lo - delta0) / sigma0) given
+the hyperparameters; its posterior mean is a sum over the grid. The region with the largest probability changes
+with delta0 at most twice for given (sigma0, nu) (the rope's probability is symmetric and unimodal about the
+rope's centre), so the probability of each region being the largest is the conditional CDF of delta0 at those
+points. Given the hyperparameters the delta_i are independent, so the count of delta_i > 0 is Poisson-binomial.
+
+The numerical error is estimated by the same computation on a grid half as fine in every direction.
+"""
+from __future__ import annotations
+
+import functools
+import math
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+from scipy import special
+
+from ._args import as_rope, check_count, check_real
+from .intraclass import real_array
+from .poisson_binomial import PoissonBinomial
+
+_TINY = 1e-280  # below this a regularised incomplete gamma function is recomputed from its series
+_SIGMA0_FLOOR = 1e-6  # the sigma0 grid reaches this many units (times U when U < 1)
+_NU_LUMP = 1e-3  # prior mass of nu - 1 below this sits on one node
+_NU_TAIL = 1e-12  # prior mass of nu left out at either end
+_DELTA0_NATS = 30.0  # a delta0 segment ends where the conditional density is this far below its top
+_SIGMA0_NATS = 15.0  # the pilot's sigma0 region ends where the density of log sigma0 is this far below
+_PEAK_NATS = 2.0  # the half-width of a peak is where it falls this far (sets the scale of a delta0 segment)
+_CELLS_PER_SCALE = 2.0  # cells at most this many per bump scale (per distance in the tails)
+_TOLERANCE = 1e-5  # a (sub-)cell keeps the Gauss-Legendre rule while its error bound is below this (relative)
+_SUBPOINTS_PER_CELL = 2  # Simpson: both ends and the midpoint of every cell
+SUMMARY_FIELDS = ("delta0_mean", "delta0_sd", "delta0_p_positive", "delta0_q025", "delta0_q975",
+                  "p_left", "p_rope", "p_right", "win_left", "win_rope", "win_right",
+                  "nu_mean", "nu_p_below_2", "sigma0_median", "sigma0_p_below_0_01")
+DATASET_FIELDS = ("delta_mean", "delta_sd", "delta_p_left", "delta_p_rope", "delta_p_right", "delta_p_positive")
+PROBABILITY_FIELDS = ("delta0_p_positive", "p_left", "p_rope", "p_right", "win_left", "win_rope", "win_right",
+                      "nu_p_below_2", "sigma0_p_below_0_01", "delta_p_left", "delta_p_rope", "delta_p_right",
+                      "delta_p_positive")
+
+
+def log_sigma_integral(b, n, lo, hi):
+    """log int_lo^hi s^-n exp(-b / s^2) ds, elementwise, for b >= 0, n > 1 and 0 < lo < hi.
+
+    Accurate in relative terms from b = 0 (where it is log((lo^(1-n) - hi^(1-n)) / (n - 1))) to b far above hi^2.
+
+    >>> round(float(log_sigma_integral(0.0, 3, 1.0, 2.0)), 12) == round(math.log((1 - 2.0**-2) / 2), 12)
+    True
+    >>> small, large = log_sigma_integral([1e-300, 1e10], 10, 0.01, 1000.0)  # the first is the b = 0 limit
+    >>> round(float(small), 6) == round(math.log((0.01**-9 - 1000.0**-9) / 9), 6), round(float(large), 2)
+    (True, -10072.07)
+    """
+    b, n, lo, hi = np.broadcast_arrays(*(np.asarray(v, dtype=float) for v in (b, n, lo, hi)))
+    k = (n - 1) / 2
+    out = np.empty(b.shape)
+    zero = b == 0
+    if zero.any():
+        kz, loz = k[zero], lo[zero]
+        out[zero] = -np.log(2 * kz) - 2 * kz * np.log(loz) + np.log(-np.expm1(2 * kz * np.log(loz / hi[zero])))
+    pos = ~zero
+    if pos.any():
+        kp, bp = k[pos], b[pos]
+        xa, xb = bp / lo[pos] ** 2, bp / hi[pos] ** 2  # xa > xb
+        diff = np.empty(bp.shape)  # log(P(k, xa) - P(k, xb))
+        low, high = xa <= kp + 1, xb > kp + 1
+        middle = ~low & ~high
+        if low.any():
+            la, lb = _log_lower_gamma(kp[low], xa[low]), _log_lower_gamma(kp[low], xb[low])
+            diff[low] = la + np.log(-np.expm1(lb - la))
+        if high.any():
+            ua, ub = _log_upper_gamma(kp[high], xa[high]), _log_upper_gamma(kp[high], xb[high])
+            diff[high] = ub + np.log(-np.expm1(ua - ub))
+        if middle.any():
+            km = kp[middle]
+            diff[middle] = np.log(special.gammainc(km, xa[middle]) - special.gammainc(km, xb[middle]))
+        out[pos] = special.gammaln(kp) - np.log(2.0) - kp * np.log(bp) + diff
+    return out[()]
+
+
+def _log_lower_gamma(k, x):
+    """log P(k, x) for 0 < x <= k + 1; from the series x^k e^-x / Gamma(k + 1) sum_j x^j / ((k+1)..(k+j)) where
+    P underflows (there x << k and the series converges fast)."""
+    plain = special.gammainc(k, x)
+    with np.errstate(divide="ignore"):
+        out = np.log(plain)
+    small = plain < _TINY
+    if small.any():
+        ks, xs = k[small], x[small]
+        term, total = np.ones_like(xs), np.ones_like(xs)
+        for j in range(1, 10_000):
+            term *= xs / (ks + j)
+            total += term
+            if np.all(term < 1e-17 * total):
+                break
+        out[small] = ks * np.log(xs) - xs - special.gammaln(ks + 1) + np.log(total)
+    return out
+
+
+def _log_upper_gamma(k, x):
+    """log Q(k, x) for x > k + 1; from the continued fraction of Gamma(k, x) e^x x^-k (modified Lentz) where Q
+    underflows."""
+    plain = special.gammaincc(k, x)
+    with np.errstate(divide="ignore"):
+        out = np.log(plain)
+    small = plain < _TINY
+    if small.any():
+        ks, xs = k[small], x[small]
+        floor = 1e-300
+        b = xs + 1 - ks
+        c, d = np.full_like(xs, 1 / floor), 1 / b
+        h = d.copy()
+        for i in range(1, 10_000):
+            an = -i * (i - ks)
+            b = b + 2
+            d = an * d + b
+            d = 1 / np.where(np.abs(d) < floor, floor, d)
+            c = b + an / c
+            c = np.where(np.abs(c) < floor, floor, c)
+            step = d * c
+            h *= step
+            if np.all(np.abs(step - 1) < 4e-16):
+                break
+        out[small] = ks * np.log(xs) - xs - special.gammaln(ks) + np.log(h)
+    return out
+
+
+def nu_prior_density(nu, alpha=(0.5, 5.0), beta=(0.05, 0.15), points=48):
+    """Density of nu when nu - 1 ~ Gamma(alpha, rate beta), alpha ~ U(alpha), beta ~ U(beta).
+
+    beta integrates in closed form; alpha by Gauss-Legendre with ``points`` nodes.
+
+    >>> t = np.linspace(-12, 12, 20001)  # log(nu - 1)
+    >>> mass = np.trapezoid(nu_prior_density(1 + np.exp(t)) * np.exp(t), t)
+    >>> bool(abs(mass - 1) < 1e-4)  # the rest lies below nu = 1 + e^-12
+    True
+    """
+    x = np.asarray(nu, dtype=float) - 1
+    a, wa = _gauss_legendre(alpha[0], alpha[1], points)
+    xs = np.maximum(x, 1e-300)[..., None]
+    inner = a * (special.gammainc(a + 1, beta[1] * xs) - special.gammainc(a + 1, beta[0] * xs))
+    density = (inner @ wa) / xs[..., 0] ** 2 / ((alpha[1] - alpha[0]) * (beta[1] - beta[0]))
+    return np.where(x > 0, density, 0.0)[()]
+
+
+def nu_prior_cdf(nu, alpha=(0.5, 5.0), beta=(0.05, 0.15), points=48):
+    """P(nu' <= nu) under the prior of :func:`nu_prior_density` (2-D Gauss-Legendre over alpha and beta).
+
+    >>> round(float(nu_prior_cdf(2.0)), 4)
+    0.029
+    """
+    x = np.maximum(np.asarray(nu, dtype=float) - 1, 0.0)
+    a, wa = _gauss_legendre(alpha[0], alpha[1], points)
+    b, wb = _gauss_legendre(beta[0], beta[1], points)
+    p = special.gammainc(a[:, None], b[None, :] * x[..., None, None])
+    return (np.einsum("...ij,i,j->...", p, wa, wb) / ((alpha[1] - alpha[0]) * (beta[1] - beta[0])))[()]
+
+
+@functools.lru_cache(maxsize=None)
+def _legendre_rule(points):
+    x, w = np.polynomial.legendre.leggauss(points)
+    x.flags.writeable = w.flags.writeable = False
+    return x, w
+
+
+def _gauss_legendre(a, b, points):
+    """The Gauss-Legendre nodes and weights of [a, b]."""
+    x, w = _legendre_rule(points)
+    return 0.5 * (b - a) * x + 0.5 * (a + b), 0.5 * (b - a) * w
+
+
+@dataclass(frozen=True)
+class ExactGrid:
+    """Resolution of :func:`exact_posterior` (defaults give about three decimals; see the module's tests).
+
+    ``delta0_points``: nodes per delta0 segment; ``nu_points``: Gauss-Legendre nodes per log(nu - 1) panel of
+    at most ``nu_panel``; ``sigma0_points``: nodes per log sigma0 panel of at most ``sigma0_panel``, split until its
+    estimated error is below ``sigma0_tolerance`` of the total; ``cell_nats``: how much log L_i may change across
+    one likelihood cell; ``subcells``: sub-cells of a cell where the kernel is narrower than the cell;
+    ``support_nats``: L_i is cut this many nats below its top. ``error_estimate`` repeats the computation on
+    ``coarser()`` and reports the differences.
+
+    >>> ExactGrid().coarser().delta0_points
+    12
+    """
+
+    delta0_points: int = 24
+    nu_points: int = 4
+    nu_panel: float = 2.0
+    sigma0_points: int = 5
+    sigma0_panel: float = 1.0
+    sigma0_tolerance: float = 1e-4
+    cell_nats: float = 2.5
+    subcells: int = 16
+    support_nats: float = 50.0
+    error_estimate: bool = True
+
+    def __post_init__(self):
+        for name, minimum in (("delta0_points", 4), ("nu_points", 2), ("sigma0_points", 4), ("subcells", 2)):
+            check_count(name, getattr(self, name), minimum=minimum)
+        for name in ("nu_panel", "sigma0_panel", "sigma0_tolerance", "cell_nats", "support_nats"):
+            check_real(name, getattr(self, name), low=0, low_open=True)
+
+    def scaled(self, factor: float) -> ExactGrid:
+        """Every resolution multiplied by ``factor`` (2: twice as fine in every direction)."""
+        return replace(self, delta0_points=max(4, round(self.delta0_points * factor)),
+                       nu_points=max(2, round(self.nu_points * factor)), nu_panel=self.nu_panel / factor,
+                       sigma0_points=max(4, round(self.sigma0_points * factor)),
+                       sigma0_panel=self.sigma0_panel / factor, sigma0_tolerance=self.sigma0_tolerance / factor**4,
+                       cell_nats=self.cell_nats / factor, subcells=max(2, round(self.subcells * factor)),
+                       error_estimate=False)
+
+    def coarser(self) -> ExactGrid:
+        """Half the resolution in every direction (the error estimate's grid)."""
+        return self.scaled(0.5)
+
+
+_COARSE = np.polynomial.legendre.leggauss(5)  # the rule on every cell: exact for degree 9
+_COARSE_POINTS = len(_COARSE[0])
+_GAUSS = np.polynomial.legendre.leggauss(3)  # the rule on every sub-cell: exact for degree 5
+_GAUSS_OFFSET = float(_GAUSS[0][2])  # the outer nodes sit at +-0.7746 of the half-width from the centre
+_GAUSS_10 = np.polynomial.legendre.leggauss(10)
+
+
+@dataclass(frozen=True)
+class _Likelihoods:
+    """Each data set's L_i (divided by its top, exp(``log_top``)) on cells of its own, padded to a common count.
+
+    ``edges`` (q, C + 1) bound the cells (padding cells have width 0). ``points`` (q, 5C) are the five
+    Gauss-Legendre nodes of every cell and ``weights`` (q, 5C, 6) the rule's weights times [L, L y, L y^2,
+    L 1(d < r_lo), L 1(d > r_hi), L 1(d > 0)], y = (d - xbar_i) / scale_i. ``fine`` maps S = 2, 4, 8, ... up
+    to ``subcells`` to an array (q, C, S, 3, 3) of L [1, y, y^2] at the three Gauss-Legendre nodes of each of
+    S equal sub-cells of every cell, for cells on which the kernel is not smooth. ``top`` (q, C) is the largest L_i on a cell and ``sides`` (q, C, 3) says whether a cell
+    lies below r_lo, above r_hi, above 0.
+    """
+
+    xbar: np.ndarray
+    scale: np.ndarray
+    log_top: np.ndarray
+    mass: np.ndarray
+    edges: np.ndarray
+    points: np.ndarray
+    weights: np.ndarray
+    fine: dict
+    top: np.ndarray
+    sides: np.ndarray
+
+    @property
+    def q(self):
+        return len(self.xbar)
+
+    @property
+    def width(self):
+        return np.diff(self.edges, axis=1)
+
+    def log_value(self, d):
+        """log L_i(d) / top for every data set (rows) at every d, interpolated between the cells' middle nodes
+        (-inf outside the support): for the pilot."""
+        out = np.empty((self.q, len(d)))
+        for i in range(self.q):
+            cells = np.count_nonzero(self.width[i])
+            centre = _COARSE_POINTS // 2
+            middle = self.points[i, centre : _COARSE_POINTS * cells : _COARSE_POINTS]
+            level = self.weights[i, centre : _COARSE_POINTS * cells : _COARSE_POINTS, 0]
+            logs = np.log(np.maximum(level, 1e-300) / (self.width[i, :cells] * _COARSE[1][centre] / 2))
+            inside = (d >= self.edges[i, 0]) & (d <= self.edges[i, cells])
+            out[i] = np.where(inside, np.interp(d, middle, logs), -np.inf)
+        return out
+
+
+def _build_likelihoods(xbar, ss, n, rho, lo, hi, splits, grid: ExactGrid) -> _Likelihoods:
+    """Cells for every data set (see the module docstring, step 2) and L_i on them."""
+    c = (1 - rho) / n + rho
+    spread = ss / (1 - rho)
+    scale = np.sqrt(c) * np.clip(np.sqrt(spread / (n - 1)), lo, hi)
+
+    def log_l(i, d):
+        return log_sigma_integral(0.5 * ((d - xbar[i]) ** 2 / c[i] + spread[i]), n[i], lo[i], hi[i])
+
+    q, sub = len(xbar), grid.subcells
+    log_top = np.array([log_l(i, xbar[i]) for i in range(q)])
+    radius = _support_radius(log_l, xbar, log_top, scale, grid.support_nats)
+    cell_edges = []
+    for i in range(q):
+        r = scale[i] * np.sinh(np.linspace(0.0, np.arcsinh(radius[i] / scale[i]), 2001))
+        below = log_top[i] - log_l(i, xbar[i] + r)  # nats below the top, increasing in r
+        nats = grid.cell_nats * np.maximum(1.0, below / 10.0)
+        monitor = np.sqrt(_CELLS_PER_SCALE**2 / (scale[i] ** 2 + r * r) + (np.gradient(below, r) / nats) ** 2)
+        cumulative = np.concatenate([[0.0], np.cumsum(0.5 * (monitor[1:] + monitor[:-1]) * np.diff(r))])
+        radii = np.interp(np.linspace(0.0, cumulative[-1], max(2, math.ceil(cumulative[-1])) + 1), cumulative, r)
+        edges = np.concatenate([xbar[i] - radii[:0:-1], xbar[i] + radii])
+        for point in sorted(set(splits)):
+            if edges[0] < point < edges[-1]:
+                edges = _insert(edges, point)
+        cell_edges.append(edges)
+    cells = max(len(edges) - 1 for edges in cell_edges)
+    edges = np.empty((q, cells + 1))
+    for i, own in enumerate(cell_edges):
+        edges[i, : len(own)], edges[i, len(own):] = own, own[-1]
+    width = np.diff(edges, axis=1)
+    nodes = (_GAUSS[0] + 1) / 2  # on [0, 1]
+    levels = sorted({2**j for j in range(1, 30) if 2**j < sub} | {sub})
+    fractions = np.concatenate([(_COARSE[0] + 1) / 2] + [((np.arange(s)[:, None] + nodes) / s).ravel()
+                                                         for s in levels])
+    at = edges[:, :-1, None] + width[..., None] * fractions  # (q, C, 5 + 3 (2 + 4 + ... + S))
+    level = np.zeros(at.shape)
+    for i, own in enumerate(cell_edges):
+        level[i, : len(own) - 1] = np.exp(log_l(i, at[i, : len(own) - 1]) - log_top[i])
+    y = (at - xbar[:, None, None]) / scale[:, None, None]
+    moments = level[..., None] * np.stack([np.ones_like(y), y, y * y], axis=-1)  # (q, C, points, 3)
+    lower, upper = edges[:, :-1], edges[:, 1:]
+    inside = (lower <= xbar[:, None]) & (xbar[:, None] <= upper)
+    ends = np.exp(log_l_edges(log_l, edges, cell_edges, log_top))
+    top = np.where(inside, 1.0, np.maximum(ends[:, :-1], ends[:, 1:]))
+    sides = np.stack([upper <= splits[0], lower >= splits[1], lower >= 0.0], axis=-1).astype(float)
+    n = _COARSE_POINTS
+    coarse = moments[:, :, :n] * (width[..., None] * _COARSE[1] / 2)[..., None]  # (q, C, 5, 3)
+    weights = np.concatenate([coarse, coarse[..., :1] * sides[:, :, None, :]], axis=-1).reshape(q, n * cells, 6)
+    offsets = np.cumsum([n] + [3 * s for s in levels])
+    fine = {s: moments[:, :, a:b].reshape(q, cells, s, 3, 3) for s, a, b in zip(levels, offsets[:-1], offsets[1:])}
+    return _Likelihoods(xbar, scale, log_top, weights[:, :, 0].sum(axis=1), edges, at[:, :, :n].reshape(q, -1),
+                        weights, fine, top, sides)
+
+
+def log_l_edges(log_l, edges, cell_edges, log_top):
+    """log L_i / top at every cell edge (-inf at padding edges)."""
+    out = np.full(edges.shape, -np.inf)
+    for i, own in enumerate(cell_edges):
+        out[i, : len(own)] = log_l(i, own) - log_top[i]
+    return out
+
+
+def _support_radius(log_l, xbar, log_top, scale, nats):
+    """The distance from xbar_i at which L_i falls ``nats`` below its top (L_i decreases away from xbar_i)."""
+    radius = np.empty(len(xbar))
+    for i in range(len(xbar)):
+        def drop(r):
+            return log_top[i] - log_l(i, xbar[i] + r)
+
+        inner, outer = 0.0, scale[i]
+        while drop(outer) < nats:
+            inner, outer = outer, 2 * outer
+        for _ in range(60):
+            middle = 0.5 * (inner + outer)
+            inner, outer = (middle, outer) if drop(middle) < nats else (inner, middle)
+        radius[i] = outer
+    return radius
+
+
+def _insert(edges, point):
+    """Sorted cell edges with ``point`` among them: the nearest edge moves there when it is within 1e-6 of a
+    cell (not the first or last edge), otherwise the cell is cut."""
+    j = int(np.searchsorted(edges, point))  # edges[j - 1] < point <= edges[j]
+    cell = edges[j] - edges[j - 1]
+    if edges[j] - point < 1e-6 * cell and j < len(edges) - 1:
+        return np.concatenate([edges[:j], [point], edges[j + 1:]])
+    if point - edges[j - 1] < 1e-6 * cell and j > 1:
+        return np.concatenate([edges[:j - 1], [point], edges[j:]])
+    return np.insert(edges, j, point)
+
+
+def _log_t_constant(nu):
+    return special.gammaln((nu + 1) / 2) - special.gammaln(nu / 2) - 0.5 * np.log(nu * np.pi)
+
+
+def _t_density(z, nu, constant):
+    """The t density f_nu(z) (its log normalising ``constant`` given)."""
+    return np.exp(constant - 0.5 * (nu + 1) * np.log1p(z * z / nu))
+
+
+def _gauss_error(gap, width, nu, constant, points=3):
+    """A bound on the Gauss-Legendre error (``points`` = 3 or 5 nodes) for int kernel * L over a cell
+    [gap, gap + width] (units of sigma0, gap >= 0), relative to L. The 3-point rule's error is
+    width^7 (3!)^4 / (7 (6!)^3) ~ 5e-7 width^7 times the integrand's 6th derivative, at most about 20 roughness^6
+    times the kernel (the normal and Cauchy densities' 6th derivatives at 0 are 15 and 720 times their value,
+    where roughness is 1 and 2); the 5-point rule's is ~ 3.9e-13 width^11 times the 10th derivative, at most
+    about 3500 roughness^10 times the kernel (945 and 3628800 times, roughness 1 and 2)."""
+    spread = width * _roughness(gap, width, nu)
+    factor = 1e-5 * spread**6 if points == 3 else 1.4e-9 * spread**10
+    return _t_density(gap, nu, constant) * width * factor
+
+
+def _roughness(gap, width, nu):
+    """The largest log-slope scale of the kernel on [gap, gap + width] (gap >= 0, in units of sigma0): its log
+    density changes by about roughness * dz over dz there. (nu + 1)(1 + z) / (nu + z^2) peaks at
+    z = sqrt(1 + nu) - 1."""
+    z = np.clip(np.sqrt(1 + nu) - 1, gap, gap + width)
+    return (nu + 1) * (1 + z) / (nu + z * z)
+
+
+def _kernel_moments(left, right, middle, nu, constant):
+    """int f_nu, int (z - middle) f_nu and int (z - middle)^2 f_nu over [left, right] (see the module docstring)."""
+    tail_left, tail_right = special.stdtr(nu, -np.abs(left)), special.stdtr(nu, -np.abs(right))  # from each end
+    m0 = np.where(left >= 0, tail_left - tail_right, np.where(right <= 0, tail_right - tail_left,
+                                                              1 - tail_left - tail_right))
+    half_excess = 0.5 * (nu - 1)  # > 0
+    log_left, log_right = np.log1p(left * left / nu), np.log1p(right * right / nu)
+    scale = np.exp(constant) * nu  # A(z) = scale (1 + z^2 / nu)^-(nu - 1) / 2
+    a_left, a_right = scale * np.exp(-half_excess * log_left), scale * np.exp(-half_excess * log_right)
+    # m1 = -(A(right) - A(left)) / (nu - 1), written to stay exact as nu -> 1
+    gap = np.abs(log_left - log_right)
+    m1 = (-0.5 * scale * np.sign(log_left - log_right) * np.exp(-half_excess * np.minimum(log_left, log_right))
+          * -np.expm1(-half_excess * gap) / half_excess)
+    m2 = (nu * m0 - (right * a_right - left * a_left)) / (nu - 2)
+    return m0, m1 - middle * m0, m2 - 2 * middle * m1 + middle * middle * m0
+
+
+def _convolve(lik: _Likelihoods, sigma0, delta0, nu, grid: ExactGrid):
+    """G[k, m, i, :] = int t_nu_m(d; delta0_k, sigma0) L_i(d) [1, y, y^2, 1(d < r_lo), 1(d > r_hi), 1(d > 0)] dd.
+
+    Three-point Gauss-Legendre on every cell where the kernel is smooth; on the others (where they matter) the
+    sub-cells of :func:`_narrow_cells` instead.
+    """
+    constants = _log_t_constant(nu)
+    size, q = len(delta0), lik.q
+    out = np.empty((size, len(nu), q, 6))
+    chunk = max(1, int(4e5 // (size * lik.points.shape[1])))
+    for start in range(0, q, chunk):
+        rows = slice(start, start + chunk)
+        z2 = ((lik.points[None, rows] - delta0[:, None, None]) / sigma0) ** 2
+        weights = lik.weights[rows]
+        for m, (v, constant) in enumerate(zip(nu, constants)):
+            kernel = np.exp(constant - 0.5 * (v + 1) * np.log1p(z2 / v)) / sigma0  # (size, rows, points)
+            out[:, m, rows] = np.matmul(kernel.transpose(1, 0, 2), weights).transpose(1, 0, 2)
+    _narrow_cells(out, lik, sigma0, delta0, nu, constants, grid)
+    return out
+
+
+def _narrow_cells(out, lik: _Likelihoods, sigma0, delta0, nu, constants, grid: ExactGrid):
+    """Replace the cells on which the kernel is not smooth, where they can matter, by sub-cells: as many as make
+    the kernel smooth on each (Gauss-Legendre there), at most ``subcells``; then on the sub-cells where it is still
+    not smooth, L's quadratic through the sub-cell's nodes times the kernel's exact moments (or a finer rule).
+    A cell is refined for every nu when one nu needs it."""
+    lower, upper = lik.edges[:, :-1], lik.edges[:, 1:]
+    gap = np.maximum(np.maximum(lower[None] - delta0[:, None, None], delta0[:, None, None] - upper[None]), 0.0)
+    gap /= sigma0  # (size, q, C): distance of delta0 to each cell, in units of sigma0
+    cell_z = lik.width / sigma0
+    levels = np.array(sorted(lik.fine))
+    level = np.zeros(gap.shape, dtype=int)
+    for m, (v, constant) in enumerate(zip(nu, constants)):
+        bound = _gauss_error(gap, cell_z[None], v, constant, _COARSE_POINTS) * lik.top[None]
+        k, i, c = np.nonzero(bound > _TOLERANCE * out[:, m, :, :1])
+        if len(k) == 0:
+            continue
+        # the fewest sub-cells that bring the bound down (the largest level, with exact moments, if none does)
+        g, z = gap[k, i, c], cell_z[i, c]
+        need = np.full(len(k), levels[-1])
+        for sub in levels[::-1]:
+            good = _gauss_error(g, z / sub, v, constant) * lik.top[i, c] * sub < _TOLERANCE * out[k, m, i, 0]
+            need = np.where(good, sub, need)
+        level[k, i, c] = np.maximum(level[k, i, c], need)
+    for sub in levels:
+        k, i, c = np.nonzero(level == sub)
+        step = max(1, int(2e5 // (sub * len(nu))))
+        for start in range(0, len(k), step):
+            part = slice(start, start + step)
+            change = _narrow_change(lik, sub, sigma0, delta0, nu, constants, k[part], i[part], c[part])
+            np.add.at(out, (k[part], slice(None), i[part]), change)
+
+
+def _rough_subcells(left, width, values, nu, constant):
+    """int kernel * L over sub-cells [left, left + width] (units of sigma0) with L's quadratic through the
+    sub-cell's three Gauss-Legendre nodes (``values`` (n, 3 nodes, 3 moments)): ten-point Gauss-Legendre where
+    the kernel is at least 2/3 of a sub-cell wide (its poles at +-i sqrt(nu) are then far enough for 1e-10), the
+    kernel's exact moments where it is narrower."""
+    out = np.empty((len(left), 3))
+    low, mid, high = values[:, 0], values[:, 1], values[:, 2]
+    slope, curve = 0.5 * (high - low), 0.5 * (high - 2 * mid + low)  # in tau / offset, tau in [-1, 1]
+    wide = width <= 1.5
+    if wide.any():
+        tau, w = _GAUSS_10
+        z = (left[wide] + 0.5 * width[wide])[:, None] + 0.5 * width[wide][:, None] * tau
+        density = _t_density(z, nu[wide][:, None], constant[wide][:, None]) * (0.5 * width[wide])[:, None] * w
+        u = tau / _GAUSS_OFFSET
+        out[wide] = (density.sum(axis=1)[:, None] * mid[wide] + (density @ u)[:, None] * slope[wide]
+                     + (density @ (u * u))[:, None] * curve[wide])
+    narrow = ~wide
+    if narrow.any():
+        middle = left[narrow] + 0.5 * width[narrow]
+        m0, c1, c2 = _kernel_moments(left[narrow], left[narrow] + width[narrow], middle, nu[narrow],
+                                     constant[narrow])
+        half = _GAUSS_OFFSET * 0.5 * width[narrow]
+        out[narrow] = (mid[narrow] * m0[:, None] + slope[narrow] * (c1 / half)[:, None]
+                       + curve[narrow] * (c2 / half**2)[:, None])
+    return out
+
+
+def _narrow_change(lik: _Likelihoods, sub, sigma0, delta0, nu, constants, k, i, c):
+    """For each (delta0_k, data set i, cell c) and every nu: the integral over ``sub`` sub-cells minus the
+    cell's Gauss-Legendre value, as the 6 components of :func:`_convolve` (shape (n, nu, 6))."""
+    start, width = lik.edges[i, c], lik.width[i, c]
+    z_start, cell_z = (start - delta0[k]) / sigma0, width / sigma0
+    sub_z = cell_z / sub
+    nodes = (_GAUSS[0] + 1) / 2
+    left = z_start[:, None] + sub_z[:, None] * np.arange(sub)  # (F, S)
+    z = left[..., None] + sub_z[:, None, None] * nodes  # (F, S, 3)
+    density = _t_density(z[..., None], nu, constants)  # (F, S, 3, nu)
+    values = lik.fine[sub][i, c]  # (F, S, 3 nodes, 3 moments)
+    gauss = np.einsum("fsnm,fsnj->fsmj", density * (0.5 * _GAUSS[1])[:, None], values) * sub_z[:, None, None, None]
+    if sub == max(lik.fine):
+        gap = np.maximum(np.maximum(left, -(left + sub_z[:, None])), 0.0)[..., None]
+        rough = _gauss_error(gap, sub_z[:, None, None], nu, constants) > _TOLERANCE / sub  # (F, S, nu)
+        if rough.any():
+            f, s, m = np.nonzero(rough)
+            gauss[f, s, m] = _rough_subcells(left[f, s], sub_z[f], values[f, s], nu[m], constants[m])
+    n = _COARSE_POINTS
+    coarse_z = z_start[:, None] + cell_z[:, None] * (_COARSE[0] + 1) / 2
+    coarse_density = _t_density(coarse_z[..., None], nu, constants)  # (F, 5, nu)
+    coarse_values = lik.weights[i[:, None], n * c[:, None] + np.arange(n), :3] / sigma0  # weights include width
+    change = gauss.sum(axis=1) - np.einsum("fnm,fnj->fmj", coarse_density, coarse_values)  # (F, nu, 3)
+    return np.concatenate([change, change[..., :1] * lik.sides[i, c][:, None, :]], axis=2)
+
+
+@dataclass(frozen=True)
+class _NuGrid:
+    """Nodes of nu with their prior masses ``weight`` (summing to ~1) and whether they count as nu < 2."""
+
+    nu: np.ndarray
+    weight: np.ndarray
+    below_2: np.ndarray
+
+    @classmethod
+    def build(cls, alpha, beta, grid: ExactGrid) -> _NuGrid:
+        """Gauss-Legendre panels in t = log(nu - 1) (the likelihood changes smoothly with it), at most
+        ``grid.nu_panel`` and 1.5 prior sds of t wide and cut at nu = 2, from nu = 1.001 (the prior mass below
+        sits on one node there) to the prior's 1 - 1e-12 quantile; the weights are the rule's times the prior
+        density of t."""
+        lump = float(nu_prior_cdf(1 + _NU_LUMP, alpha, beta))
+        quantiles = np.log(_prior_quantile(np.array([_NU_TAIL, 0.1587, 0.8413, 1 - _NU_TAIL]), alpha, beta) - 1)
+        low = math.log(_NU_LUMP) if lump > _NU_TAIL else quantiles[0]
+        high = quantiles[-1]
+        width = min(grid.nu_panel, 0.75 * (quantiles[2] - quantiles[1]))  # 1.5 prior sd of t, at most nu_panel
+        t, w = [], []
+        for a, b in _panels(low, high, width, (0.0,)):
+            nodes, weights = _gauss_legendre(a, b, grid.nu_points)
+            t.append(nodes)
+            w.append(weights * nu_prior_density(1 + np.exp(nodes), alpha, beta) * np.exp(nodes))
+        nu, w = 1 + np.exp(np.concatenate(t)), np.concatenate(w)
+        if lump > _NU_TAIL:
+            nu, w = np.append(1 + _NU_LUMP, nu), np.append(lump, w)
+        return cls(nu, w, nu < 2)
+
+
+def _prior_quantile(u, alpha, beta):
+    """nu with F(nu) = u for the prior CDF F (bisection in log(nu - 1), all u at once)."""
+    low, high = np.full(u.shape, -40.0), np.full(u.shape, 40.0)
+    for _ in range(56):
+        middle = 0.5 * (low + high)
+        below = nu_prior_cdf(1 + np.exp(middle), alpha, beta, points=24) < u
+        low, high = np.where(below, middle, low), np.where(below, high, middle)
+    return 1 + np.exp(0.5 * (low + high))
+
+
+
+
+@dataclass(frozen=True)
+class _Segment:
+    """A piece of the delta0 axis and its rule, in v with delta0 = center + scale sinh(v), v in [low, high].
+    Where the conditional density has decayed at both ends and nothing is cut: the trapezoid rule on ``points``
+    equally spaced v (spectrally accurate, and so is the sinc interpolant's integral up to any x). Otherwise
+    (``hard`` ends: a bound of delta0's prior; or ``cuts``, v where a summand has a step, for small sigma0):
+    Gauss-Legendre on every piece between them, and the pieces' Legendre interpolants."""
+
+    center: float
+    scale: float
+    low: float
+    high: float
+    points: int
+    cuts: tuple = ()
+    hard: bool = False
+
+    @property
+    def trapezoid(self):
+        return not self.cuts and not self.hard
+
+    @functools.cached_property
+    def pieces(self):
+        """(start, end, nodes) of the Gauss-Legendre pieces, nodes in proportion to their length (at least 6)."""
+        edges = [self.low, *self.cuts, self.high]
+        span = self.high - self.low
+        return tuple((a, b, max(6, round(self.points * (b - a) / span))) for a, b in zip(edges[:-1], edges[1:]))
+
+    @functools.cached_property
+    def v(self):
+        if self.trapezoid:
+            return np.linspace(self.low, self.high, self.points)
+        return np.concatenate([_gauss_legendre(a, b, n)[0] for a, b, n in self.pieces])
+
+    @property
+    def size(self):
+        return len(self.v)
+
+    @property
+    def nodes(self):
+        return self.center + self.scale * np.sinh(self.v)
+
+    @property
+    def jacobian(self):
+        return self.scale * np.cosh(self.v)
+
+    def weights(self):
+        """The rule's weights on the density at the nodes."""
+        if self.trapezoid:
+            weights = (self.high - self.low) / (self.points - 1) * self.jacobian
+            weights[[0, -1]] *= 0.5
+            return weights
+        return np.concatenate([_gauss_legendre(a, b, n)[1] for a, b, n in self.pieces]) * self.jacobian
+
+    def _to_v(self, x):
+        return np.atleast_1d(np.arcsinh((np.asarray(x, dtype=float) - self.center) / self.scale))
+
+    def cdf_weights(self, x):
+        """W (nodes, len(x)) with density @ W the integral from the segment's start to each x of the density's
+        interpolant (sinc in v for the trapezoid rule, the pieces' Legendre interpolants otherwise)."""
+        vx = self._to_v(x)
+        if self.trapezoid:
+            step = (self.high - self.low) / (self.points - 1)
+            si, _ = special.sici(np.pi * (vx[None, :] - self.v[:, None]) / step)
+            return (self.jacobian * step)[:, None] * (0.5 + si / np.pi)
+        blocks = []
+        for a, b, n in self.pieces:
+            u = 2 * (np.clip(vx, a, b) - a) / (b - a) - 1
+            blocks.append(0.5 * (b - a) * _legendre_integrals(n, u))
+        return np.concatenate(blocks) * self.jacobian[:, None]
+
+    def interpolation_weights(self, x):
+        """W (nodes, len(x)) with density @ W the density's interpolant at each x (0 outside the segment)."""
+        vx = self._to_v(x)
+        inside = (vx >= self.low) & (vx <= self.high)
+        if self.trapezoid:
+            step = (self.high - self.low) / (self.points - 1)
+            weights = self.jacobian[:, None] * np.sinc((vx[None, :] - self.v[:, None]) / step)
+        else:
+            blocks = []
+            for a, b, n in self.pieces:
+                u = 2 * (vx - a) / (b - a) - 1
+                own = (vx >= a) & ((vx < b) | (b == self.high))
+                blocks.append(_legendre_values(n, np.clip(u, -1, 1)) * own)
+            weights = np.concatenate(blocks) * self.jacobian[:, None]
+        return weights * inside / (self.scale * np.cosh(vx))
+
+    def cdf(self, density, x):
+        """The integral from the segment's start to x of the density's interpolant."""
+        return density @ self.cdf_weights(x)
+
+    def interpolate(self, density, x):
+        """The density's interpolant at x (0 outside the segment)."""
+        return density @ self.interpolation_weights(x)
+
+
+@functools.lru_cache(maxsize=None)
+def _legendre_basis(n):
+    """(2k + 1) / 2 w_j P_k(x_j) for the n-point Gauss-Legendre rule: values at the nodes -> Legendre series."""
+    x, w = _legendre_rule(n)
+    basis = np.polynomial.legendre.legvander(x, n - 1) * (2 * np.arange(n) + 1) / 2 * w[:, None]
+    basis.flags.writeable = False
+    return basis
+
+
+def _legendre_values(n, u):
+    """(n, len(u)): the Lagrange basis of the n Gauss-Legendre nodes at u in [-1, 1]."""
+    return _legendre_basis(n) @ np.polynomial.legendre.legvander(u, n - 1).T
+
+
+def _legendre_integrals(n, u):
+    """(n, len(u)): the Lagrange basis of the n Gauss-Legendre nodes integrated from -1 to u."""
+    p = np.polynomial.legendre.legvander(u, n)  # P_0 .. P_n at u
+    k = np.arange(n)
+    below = np.concatenate([np.zeros((len(u), 1)), p[:, : n - 1]], axis=1)  # P_(k-1)
+    integral = (p[:, 1:] - below) / (2 * k + 1)  # int_-1^u P_k = (P_(k+1) - P_(k-1)) / (2k + 1) for k >= 1
+    integral[:, 0] = u + 1
+    return _legendre_basis(n) @ integral.T
+
+
+def _legendre_series(values, a, b):
+    """The Legendre series on [a, b] interpolating ``values`` at its Gauss-Legendre nodes."""
+    x, w = np.polynomial.legendre.leggauss(len(values))
+    basis = np.polynomial.legendre.legvander(x, len(values) - 1)  # (nodes, degree)
+    coefficients = (2 * np.arange(len(values)) + 1) / 2 * ((w * values) @ basis)
+    return np.polynomial.legendre.Legendre(coefficients, domain=[a, b])
+
+
+def _segments(x, log_density, bounds, points, sigma0=np.inf, splits=()):
+    """delta0 segments covering where ``log_density`` (at sorted points x) is within _DELTA0_NATS of its top: one
+    per run of such points, from the point before the run to the point after it (or to the bounds), centred on
+    the run's top with scale half the width where it is within _PEAK_NATS of that top. A run that reaches a
+    point on a bound of delta0's prior gets a hard end there; the ``splits`` inside a segment become cuts where
+    sigma0 is below three node spacings (summands then step there within a few sigma0)."""
+    top = np.max(log_density)
+    above = log_density > top - _DELTA0_NATS
+    starts = np.flatnonzero(above & ~np.concatenate([[False], above[:-1]]))
+    ends = np.flatnonzero(above & ~np.concatenate([above[1:], [False]]))
+    span = bounds[1] - bounds[0]
+    out = []
+    for j0, j1 in zip(starts, ends):
+        hard = x[j0] <= bounds[0] + 1e-12 * span or x[j1] >= bounds[1] - 1e-12 * span
+        a = bounds[0] if x[j0] <= bounds[0] + 1e-12 * span else (x[j0 - 1] if j0 > 0 else bounds[0])
+        b = bounds[1] if x[j1] >= bounds[1] - 1e-12 * span else (x[j1 + 1] if j1 + 1 < len(x) else bounds[1])
+        run = slice(j0, j1 + 1)
+        peak = j0 + int(np.argmax(log_density[run]))
+        center = x[peak]
+        near = np.flatnonzero(log_density[run] > log_density[peak] - _PEAK_NATS) + j0
+        left = x[near[0] - 1] if near[0] > 0 else a
+        right = x[near[-1] + 1] if near[-1] + 1 < len(x) else b
+        half = ((x[near[-1]] - x[near[0]]) + (right - left)) / 4  # between the inner and the outer bracket
+        scale = max(half / 2, 1e-9 * max(b - a, abs(center), 1e-300))  # a normal's sd
+        low, high = np.arcsinh((a - center) / scale), np.arcsinh((b - center) / scale)
+        count = max(points, math.ceil((high - low) * points / 6))
+        step = (high - low) / count
+        cuts = tuple(sorted({float(np.arcsinh((r - center) / scale)) for r in splits if a < r < b
+                             and sigma0 < 3 * scale * math.cosh(math.asinh((r - center) / scale)) * step}))
+        out.append(_Segment(float(center), float(scale), float(low), float(high), int(count), cuts, bool(hard)))
+    return out
+
+
+@dataclass
+class _Node:
+    """What one sigma0 node contributes: log phi(t) (the posterior density of t = log sigma0, unnormalised) and
+    expectations given sigma0."""
+
+    t: float
+    log_value: float
+    segments: list
+    density: list  # per segment: the conditional density of delta0 at its nodes (normalised to integrate to 1)
+    nu: np.ndarray
+    delta0: np.ndarray  # E[delta0], E[delta0^2], P(delta0 > 0)
+    new: np.ndarray  # E[p_left], E[p_rope], E[p_right], P(left / rope / right largest)
+    datasets: np.ndarray  # (q, 5): E[y], E[y^2], P(delta_i < r_lo), P(delta_i > r_hi), P(delta_i > 0)
+    count: np.ndarray  # P(#{delta_i > 0} = j), j = 0..q
+
+
+class _Problem:
+    """One posterior computation at one grid resolution."""
+
+    def __init__(self, xbar, ss, n, rho, lo, hi, bounds, sigma0_max, alpha, beta, rope, grid: ExactGrid):
+        self.grid, self.bounds, self.sigma0_max, self.rope = grid, bounds, sigma0_max, rope
+        self.alpha, self.beta = alpha, beta
+        self.splits = tuple(sorted({rope[0], rope[1], 0.0}))
+        self.lik = _build_likelihoods(xbar, ss, n, rho, lo, hi, (rope[0], rope[1], 0.0), grid)
+        self.nus = _NuGrid.build(alpha, beta, grid)
+        self.floor = math.log(_SIGMA0_FLOOR * min(1.0, sigma0_max))
+        self.ceiling = math.log(sigma0_max)
+        self.evaluations = 0
+
+    # --- pilot: every g_i replaced by a t density, to find where the posterior lives
+    def pilot(self):
+        """t = log sigma0 nodes, the approximate log marginal of t and delta0 segments at each."""
+        lik, grid = self.lik, self.grid
+        ts = np.arange(self.floor, self.ceiling + 0.25, 0.25)
+        ts[-1] = min(ts[-1], self.ceiling)
+        pick = np.unique(np.linspace(0, len(self.nus.nu) - 1, 5).round().astype(int))
+        nu, log_w = self.nus.nu[pick], np.log(self.nus.weight[pick])
+        constants = _log_t_constant(nu)
+        low, high = self.bounds
+        center = float(np.clip(np.median(lik.xbar), low, high))
+        spots = np.clip(np.concatenate([lik.xbar, np.linspace(lik.xbar.min(), lik.xbar.max(), 80)]), low, high)
+        log_mass = np.log(lik.mass)
+        values, segments = [], []
+        for t in ts:
+            sigma0 = math.exp(t)
+            width = max(sigma0, lik.scale.min()) / 2
+            v = np.linspace(np.arcsinh((low - center) / width), np.arcsinh((high - center) / width), 160)
+            x = np.unique(np.concatenate([spots, np.clip(center + width * np.sinh(v), low, high)]))
+            log_l = lik.log_value(x)
+            spread = np.sqrt(sigma0**2 + lik.scale**2)[:, None, None]
+            z = (x[None, :, None] - lik.xbar[:, None, None]) / spread
+            log_t = constants - 0.5 * (nu + 1) * np.log1p(z * z / nu) - np.log(spread) + log_mass[:, None, None]
+            log_g = np.logaddexp(log_t, log_l[..., None])  # (q, points, nu)
+            log_p = log_g.sum(axis=0) + log_w  # (points, nu)
+            profile = special.logsumexp(log_p, axis=1)
+            dx = np.gradient(x) if len(x) > 1 else np.ones(1)
+            values.append(special.logsumexp(profile + np.log(dx)) + t)
+            segments.append(_segments(x, profile, self.bounds, grid.delta0_points, sigma0, self.splits))
+        return ts, np.array(values), segments
+
+    # --- the sigma0 panels
+    def run(self):
+        """Nodes of log sigma0 (Gauss-Legendre panels, adapted) with their weights, the panels and the extra
+        weights of the end nodes for the tails beyond them."""
+        ts, values, pilot_segments = self.pilot()
+        inside = np.flatnonzero(values > values.max() - _SIGMA0_NATS)
+        start, stop = ts[max(inside[0] - 1, 0)], ts[min(inside[-1] + 1, len(ts) - 1)]
+        flat = math.log(1e-3 * self.lik.scale.min())  # below, prod g_i barely depends on sigma0
+        start = max(start, min(flat, ts[int(np.argmax(values))] - 1.0))
+        width = min(self.grid.sigma0_panel, max((stop - start) / 4, 0.05))
+        panels = _panels(start, stop, width, (math.log(0.01), *self._kinks()))
+        nodes = {}
+
+        def guess(t):
+            if nodes:
+                near = min(nodes, key=lambda u: abs(u - t))
+                if abs(near - t) <= 1.0 and nodes[near].segments:
+                    return nodes[near].segments
+            return pilot_segments[int(np.argmin(np.abs(ts - t)))]
+
+        points = self.grid.sigma0_points
+        for _ in range(40):
+            for a, b in panels:
+                for t in _gauss_legendre(a, b, points)[0]:
+                    if t not in nodes:
+                        nodes[t] = self.node(t, guess(t))
+            top = max(node.log_value for node in nodes.values())
+            weighted, masses, errors = [], [], []
+            for a, b in panels:
+                t, w = _gauss_legendre(a, b, points)
+                log_phi = np.array([nodes[u].log_value - top for u in t])
+                weighted.extend((nodes[u], wu) for u, wu in zip(t, w))
+                masses.append(w @ np.exp(log_phi))
+                wins = np.array([nodes[u].new[3:5] for u in t]).T  # P(left), P(rope) largest: kinks in sigma0
+                errors.append(_panel_error(log_phi, 0.5 * (b - a), wins))
+            tolerance = self.grid.sigma0_tolerance * sum(masses)
+            (low, high), steady = self._tails(panels, weighted), self._steady(weighted)
+            first, last = panels[0], panels[-1]
+            grow_down = (first[0] > self.floor + 1e-9 and math.exp(weighted[0][0].log_value - top) * low > tolerance
+                         and not (first[0] <= flat and steady[0]))
+            grow_up = (last[1] < self.ceiling - 1e-9 and math.exp(weighted[-1][0].log_value - top) * high > tolerance
+                       and not steady[1])
+            split = [panel for panel, error in zip(panels, errors) if error > tolerance]
+            panels = sorted([panel for panel in panels if panel not in split]
+                            + [half for a, b in split for half in ((a, 0.5 * (a + b)), (0.5 * (a + b), b))])
+            if grow_down:
+                panels.insert(0, (max(self.floor, first[0] - self.grid.sigma0_panel), first[0]))
+            if grow_up:
+                panels.append((last[1], min(self.ceiling, last[1] + self.grid.sigma0_panel)))
+            if not (split or grow_down or grow_up):
+                break
+        return panels, weighted, (low, high)
+
+    def _kinks(self):
+        """log sigma0 where the rope stops being the most probable region at its centre, for the smallest and
+        the largest nu: there P(rope largest) has a kink in sigma0 (for each nu in between)."""
+        half = 0.5 * (self.rope[1] - self.rope[0])
+        if half <= 0:
+            return ()
+        return tuple(math.log(half / special.stdtrit(v, 2 / 3)) for v in (self.nus.nu.min(), self.nus.nu.max()))
+
+    @staticmethod
+    def _steady(weighted):
+        """Whether log phi is straight (slopes within 1%) over the three lowest and the three highest nodes:
+        the tails beyond then follow the exponential of :meth:`_tails`."""
+        def straight(a, b, c):
+            left = (b.log_value - a.log_value) / (b.t - a.t)
+            right = (c.log_value - b.log_value) / (c.t - b.t)
+            return abs(left - right) <= 0.01 * max(abs(left), abs(right))
+
+        nodes = [node for node, _ in weighted]
+        return straight(*nodes[:3]), straight(*nodes[-3:])
+
+    def _tails(self, panels, weighted):
+        """Extra weights of the lowest and the highest node for the mass beyond the panels, phi continued as the
+        exponential through the two end nodes (at least like e^t below: below the floor prod g_i no longer
+        depends on sigma0; nothing above the ceiling)."""
+        (first, _), (second, _) = weighted[0], weighted[1]
+        slope = max(1.0, (second.log_value - first.log_value) / (second.t - first.t))
+        low = math.exp(-slope * (first.t - panels[0][0])) / slope
+        (last, _), (before, _) = weighted[-1], weighted[-2]
+        slope = (before.log_value - last.log_value) / (last.t - before.t)
+        beyond = self.ceiling - panels[-1][1]
+        high = 0.0
+        if beyond > 0:
+            if abs(slope) * beyond < 1e-9:
+                high = beyond
+            else:
+                high = math.exp(-slope * (panels[-1][1] - last.t)) * -math.expm1(-slope * beyond) / slope
+        return low, high
+
+    # --- one sigma0 node, exactly
+    def node(self, t, segments) -> _Node:
+        """Evaluate the node at t = log sigma0, re-building its delta0 segments from the exact values until they
+        cover the conditional posterior (ends low enough, peaks resolved)."""
+        sigma0 = math.exp(t)
+        samples_x, samples_p = np.empty(0), np.empty(0)
+        for _ in range(6):
+            x = np.concatenate([s.nodes for s in segments])
+            conv = _convolve(self.lik, sigma0, x, self.nus.nu, self.grid)
+            self.evaluations += 1
+            with np.errstate(divide="ignore"):
+                log_g = np.log(conv[..., 0]) + self.lik.log_top  # (points, nu, q)
+            log_p = log_g.sum(axis=2) + np.log(self.nus.weight)  # (points, nu)
+            profile = special.logsumexp(log_p, axis=1)
+            samples_x = np.concatenate([samples_x, x])
+            samples_p = np.concatenate([samples_p, profile])
+            order = np.argsort(samples_x)
+            better = _segments(samples_x[order], samples_p[order], self.bounds, self.grid.delta0_points, sigma0,
+                               self.splits)
+            if self._covers(segments, x, profile):
+                break
+            segments = better
+        return self._summarise(t, segments, x, conv, log_p)
+
+    def _covers(self, segments, x, profile):
+        """Every segment's ends are _DELTA0_NATS - 3 below the overall top or bounds of delta0's prior, and its
+        peak has at least 5 nodes within _PEAK_NATS."""
+        top = profile.max()
+        if not np.isfinite(top):
+            return True
+        start, span = 0, self.bounds[1] - self.bounds[0]
+        for s in segments:
+            part = profile[start : start + s.size]
+            ends = s.center + s.scale * np.sinh([s.low, s.high])
+            start += s.size
+            at_bound = (ends[0] <= self.bounds[0] + 1e-9 * span, ends[1] >= self.bounds[1] - 1e-9 * span)
+            for j, bound in ((0, at_bound[0]), (-1, at_bound[1])):
+                if part[j] > top - _DELTA0_NATS + 3 and not bound:
+                    return False
+            if np.count_nonzero(part > part.max() - _PEAK_NATS) < 5 and part.max() > top - 20:
+                return False
+        return True
+
+    def _summarise(self, t, segments, x, conv, log_p) -> _Node:
+        sigma0, lik, nus = math.exp(t), self.lik, self.nus
+        rule = np.concatenate([s.weights() for s in segments])
+        log_w = log_p + np.log(rule)[:, None]
+        top = np.max(log_w)
+        q = lik.q
+        if not np.isfinite(top):
+            return _Node(t, -np.inf, segments, [], np.zeros(len(nus.nu)), np.zeros(3), np.zeros(6),
+                         np.zeros((q, 5)), np.zeros(q + 1))
+        w = np.exp(log_w - top)
+        total = w.sum()
+        p = w / total
+        log_value = top + math.log(total) + t - math.log(self.sigma0_max)
+        nu_p = p.sum(axis=0)
+        # delta0 given sigma0 (and given sigma0 and nu, for the regions of a new data set)
+        density_nu = np.exp(log_p - top)  # (points, nu), unnormalised densities at the nodes
+        bounds = np.cumsum([0] + [s.size for s in segments])
+        pieces = [slice(a, b) for a, b in zip(bounds[:-1], bounds[1:])]
+        r_lo, r_hi = self.rope
+        nu = nus.nu
+        cut_low, cut_high = _region_cuts(r_lo, r_hi, sigma0, nu)
+        where = np.concatenate([[0.0, np.inf], cut_low, cut_high])
+        cdf = sum(density_nu[piece].T @ s.cdf_weights(where) for s, piece in zip(segments, pieces))  # (nu, where)
+        total = cdf[:, 1]
+        density = density_nu.sum(axis=1)
+        delta0 = np.array([(p.sum(axis=1) * x).sum(), (p.sum(axis=1) * x * x).sum(),
+                           1 - cdf[:, 0].sum() / total.sum()])
+        left = special.stdtr(nu, (r_lo - x[:, None]) / sigma0)
+        right = special.stdtr(nu, (x[:, None] - r_hi) / sigma0)
+        means = [(p * left).sum(), (p * np.maximum(1 - left - right, 0.0)).sum(), (p * right).sum()]
+        m = np.arange(len(nu))
+        with np.errstate(invalid="ignore", divide="ignore"):
+            below_low = np.where(total > 0, cdf[m, 2 + m] / total, 0.0)
+            below_high = np.where(total > 0, cdf[m, 2 + len(nu) + m] / total, 0.0)
+        wins = np.clip(nu_p @ np.stack([below_low, below_high - below_low, 1 - below_high], axis=1), 0.0, 1.0)
+        norm = total.sum()
+        with np.errstate(invalid="ignore", divide="ignore"):
+            ratios = np.where(conv[..., :1] > 0, conv[..., 1:] / conv[..., :1], 0.0)  # (points, nu, q, 5)
+        datasets = np.einsum("km,kmij->ij", p, ratios)
+        count = self._count(p, ratios[..., 4])
+        densities = [density[piece] / norm for piece in pieces]
+        return _Node(t, log_value, segments, densities, nu_p, delta0, np.concatenate([means, wins]), datasets, count)
+
+    def _count(self, p, positive):
+        """P(#{delta_i > 0} = j) given sigma0: Poisson-binomial given (delta0, nu), averaged (terms of weight
+        below 1e-12 of the largest dropped)."""
+        keep = p > 1e-12 * p.max()
+        probabilities = np.clip(positive[keep], 0.0, 1.0)
+        pmf = PoissonBinomial(probabilities).pmf()
+        return (p[keep][:, None] * pmf).sum(axis=0) / p[keep].sum()
+
+
+def _region_cuts(r_lo, r_hi, sigma0, nu):
+    """For each nu: delta0 below the first cut makes 'left' the most probable region for a new data set, above
+    the second 'right', in between the rope (the cuts coincide when the rope never wins)."""
+    center, half = 0.5 * (r_lo + r_hi), 0.5 * (r_hi - r_lo)
+    nu = np.asarray(nu, dtype=float)
+    offset = np.zeros(nu.shape)
+    wins = special.stdtr(nu, half / sigma0) > 2 / 3  # P(rope) > P(left) = P(right) at the rope's centre
+    if half > 0 and wins.any():
+        def excess(b):  # P(rope) - P(right) at delta0 = centre + b
+            return 2 * special.stdtr(nu, (half - b) / sigma0) - special.stdtr(nu, (-half - b) / sigma0) - 1
+
+        low, high = np.zeros(nu.shape), np.full(nu.shape, half)
+        for _ in range(80):
+            middle = 0.5 * (low + high)
+            ahead = excess(middle) > 0
+            low, high = np.where(ahead, middle, low), np.where(ahead, high, middle)
+        offset = np.where(wins, 0.5 * (low + high), 0.0)
+    return center - offset, center + offset
+
+
+def _panels(start, stop, width, cuts=()):
+    """Panels of at most ``width`` covering [start, stop], with the ``cuts`` inside among their edges."""
+    edges = [start, *sorted(c for c in cuts if start < c < stop), stop]
+    out = []
+    for a, b in zip(edges[:-1], edges[1:]):
+        pieces = max(1, math.ceil((b - a) / width - 1e-9))
+        out.extend((a + (b - a) * j / pieces, a + (b - a) * (j + 1) / pieces) for j in range(pieces))
+    return out
+
+
+def _panel_error(log_phi, half_width, shares=()):
+    """An estimate of a panel's Gauss-Legendre error (phi = exp(log_phi) at its nodes, which are fewer than its
+    highest degree, also times each of ``shares``, values in [0, 1] at the nodes): the rule is exact up to degree
+    2p - 1, so the error is of the order of the Legendre coefficients of degree 2p, extrapolated from the decay
+    of the interpolant's last ones. A panel over which log phi spans more than 10 nats counts as unresolved
+    (its whole mass)."""
+    phi = np.exp(log_phi)
+    mass = float(phi @ _legendre_rule(len(phi))[1]) * half_width
+    if not np.all(np.isfinite(log_phi)) or np.ptp(log_phi) > 10:
+        return mass
+    error = 0.0
+    for values in (phi, *(phi * share for share in shares)):
+        c = np.abs(_legendre_series(values, -1.0, 1.0).coef)
+        tail, before = c[-1] + c[-2], c[-3] + c[-4]
+        ratio = min(1.0, tail / before) if before > 0 else 1.0
+        error = max(error, half_width * tail * ratio ** ((len(phi) + 1) / 2))
+    return error
+
+
+def _edge_mass(panel, nodes, top, points, end):
+    """The mass a panel's outermost node stands for: whether the posterior goes on beyond the panel."""
+    t, w = _gauss_legendre(panel[0], panel[1], points)
+    return w[end] * math.exp(nodes[t[end]].log_value - top)
+
+
+def _panel_cdf(a, b, values, x):
+    """int_a^x of the Legendre interpolant of ``values`` (at the Gauss-Legendre nodes of [a, b])."""
+    return float(_legendre_series(values, a, b).integ(lbnd=a)(x))
+
+
+@dataclass(frozen=True, repr=False)
+class ExactPosterior:
+    """The hierarchical model's posterior from :func:`exact_posterior` (all in the model's unit).
+
+    delta0: ``delta0_mean``, ``delta0_sd``, ``delta0_p_positive`` = P(delta0 > 0), ``delta0_q025`` and
+    ``delta0_q975``, and its density ``delta0_density`` on ``delta0_grid``. A new data set, delta_new ~
+    t_nu(delta0, sigma0): posterior means ``p_left`` = P(delta_new < r_lo), ``p_rope``, ``p_right`` =
+    P(delta_new > r_hi), and ``win_left``, ``win_rope``, ``win_right``, the posterior probability that each is
+    the largest. Per data set (arrays of q): ``delta_mean``, ``delta_sd``, ``delta_p_left``, ``delta_p_rope``,
+    ``delta_p_right``, ``delta_p_positive``. ``nu_mean``, ``nu_p_below_2`` and the density ``nu_density`` at the
+    nodes ``nu_grid``; ``sigma0_median``, ``sigma0_p_below_0_01`` and ``sigma0_density`` (per unit of sigma0) at
+    ``sigma0_grid``. ``positive_count`` [j] = P(#{i: delta_i > 0} = j). ``error`` maps every scalar above (and
+    the largest over data sets of the arrays) to its change from a grid half as fine (empty without the
+    estimate; ``max_error`` is the largest for a probability); ``nodes`` counts the (sigma0, delta0, nu) points.
+    """
+
+    rope: tuple[float, float]
+    delta0_mean: float
+    delta0_sd: float
+    delta0_p_positive: float
+    delta0_q025: float
+    delta0_q975: float
+    p_left: float
+    p_rope: float
+    p_right: float
+    win_left: float
+    win_rope: float
+    win_right: float
+    nu_mean: float
+    nu_p_below_2: float
+    sigma0_median: float
+    sigma0_p_below_0_01: float
+    delta_mean: np.ndarray
+    delta_sd: np.ndarray
+    delta_p_left: np.ndarray
+    delta_p_rope: np.ndarray
+    delta_p_right: np.ndarray
+    delta_p_positive: np.ndarray
+    positive_count: np.ndarray
+    delta0_grid: np.ndarray
+    delta0_density: np.ndarray
+    sigma0_grid: np.ndarray
+    sigma0_density: np.ndarray
+    nu_grid: np.ndarray
+    nu_density: np.ndarray
+    nodes: int
+    error: dict = field(default_factory=dict)
+
+    @property
+    def max_error(self) -> float:
+        """The largest change of a probability in ``error`` (nan without the estimate)."""
+        changes = [v for name, v in self.error.items() if name in PROBABILITY_FIELDS]
+        return max(changes) if changes else float("nan")
+
+    def __repr__(self):
+        shown = ", ".join(f"{name}={getattr(self, name):.4g}" for name in SUMMARY_FIELDS)
+        return f"ExactPosterior(q={len(self.delta_mean)}, {shown}, max_error={self.max_error:.1g})"
+
+
+def exact_posterior(xbar, ss, n, rho, *, delta0_max, sigma0_max, sigma_bounds, alpha=(0.5, 5.0), beta=(0.05, 0.15),
+                    rope=(0.0, 0.0), grid=None) -> ExactPosterior:
+    """The posterior of the hierarchical model by deterministic quadrature (see the module docstring).
+
+    ``xbar``, ``ss``, ``n``, ``rho``: per data set the mean of its fold differences, their sum of squared
+    deviations (may be 0), their count (>= 2) and correlation (in [0, 1)), all in the model's unit.
+    ``delta0_max`` = D and ``sigma0_max`` = U bound delta0 ~ U(-D, D) and sigma0 ~ U(0, U); ``sigma_bounds`` =
+    (lo, hi), scalars or one per data set, bound sigma_i ~ U(lo, hi); ``alpha`` and ``beta`` are the ranges of
+    nu's hyperpriors; ``rope`` a half-width r (the rope (-r, r)) or a pair (lo, hi); ``grid`` an
+    :class:`ExactGrid`.
+
+    >>> post = exact_posterior([0.2, 0.5, -0.1], [9.0, 12.0, 7.0], 10, 0.1, delta0_max=3.0, sigma0_max=30.0,
+    ...                        sigma_bounds=(0.01, 100.0), grid=ExactGrid(error_estimate=False))
+    >>> bool(0.5 < post.delta0_p_positive < 1), round(post.p_left + post.p_rope + post.p_right, 9)
+    (True, 1.0)
+    """
+    xbar, ss, n, rho, lo, hi = _check(xbar, ss, n, rho, sigma_bounds)
+    delta0_max = check_real("delta0_max", delta0_max, low=0, low_open=True)
+    sigma0_max = check_real("sigma0_max", sigma0_max, low=0, low_open=True)
+    alpha, beta = _check_range("alpha", alpha), _check_range("beta", beta)
+    rope = as_rope(rope)
+    if grid is None:
+        grid = ExactGrid()
+    elif not isinstance(grid, ExactGrid):
+        raise TypeError(f"grid must be an ExactGrid or None, got {type(grid).__name__}")
+    problem = _Problem(xbar, ss, n, rho, lo, hi, (-delta0_max, delta0_max), sigma0_max, alpha, beta, rope, grid)
+    result = _assemble(problem, *problem.run())
+    if grid.error_estimate:
+        coarse = exact_posterior(xbar, ss, n, rho, delta0_max=delta0_max, sigma0_max=sigma0_max,
+                                 sigma_bounds=(lo, hi), alpha=alpha, beta=beta, rope=rope, grid=grid.coarser())
+        error = {name: abs(getattr(result, name) - getattr(coarse, name)) for name in SUMMARY_FIELDS}
+        error.update({name: float(np.max(np.abs(getattr(result, name) - getattr(coarse, name))))
+                      for name in DATASET_FIELDS})
+        result = replace(result, error=error)
+    return result
+
+
+def _check(xbar, ss, n, rho, sigma_bounds):
+    """The data as float arrays of one length q, each checked by name."""
+    xbar, ss, n, rho = (np.atleast_1d(real_array(name, v)) for name, v in
+                        (("xbar", xbar), ("ss", ss), ("n", n), ("rho", rho)))
+    if xbar.ndim != 1 or len(xbar) == 0:
+        raise ValueError(f"xbar must be one mean per data set (a 1-D array), got shape {xbar.shape}")
+    q = len(xbar)
+    try:
+        ss, n, rho = (np.broadcast_to(v, (q,)).astype(float) for v in (ss, n, rho))
+    except ValueError:
+        raise ValueError(f"ss, n and rho must be one value or one per data set ({q}), got shapes "
+                         f"{np.shape(ss)}, {np.shape(n)}, {np.shape(rho)}") from None
+    if np.any(ss < 0):
+        raise ValueError(f"ss must be >= 0 (sums of squared deviations), got {ss[ss < 0][0]}")
+    if np.any(n < 2) or np.any(n != np.round(n)):
+        raise ValueError(f"n must be whole numbers >= 2 (folds per data set), got {n[(n < 2) | (n != np.round(n))][0]}")
+    if np.any(rho < 0) or np.any(rho >= 1):
+        raise ValueError(f"rho must be in [0, 1), got {rho[(rho < 0) | (rho >= 1)][0]}")
+    if not isinstance(sigma_bounds, (tuple, list)) or len(sigma_bounds) != 2:
+        raise ValueError(f"sigma_bounds must be a pair (lo, hi) of scalars or arrays, got {sigma_bounds!r}")
+    lo, hi = (np.atleast_1d(real_array(f"sigma_bounds {name}", v)) for name, v in zip(("lo", "hi"), sigma_bounds))
+    try:
+        lo, hi = np.broadcast_to(lo, (q,)).astype(float), np.broadcast_to(hi, (q,)).astype(float)
+    except ValueError:
+        raise ValueError(f"sigma_bounds must hold scalars or arrays of {q} (one per data set)") from None
+    if np.any(lo <= 0) or np.any(hi <= lo):
+        raise ValueError("sigma_bounds must satisfy 0 < lo < hi for every data set")
+    return xbar, ss, n, rho, lo, hi
+
+
+def _check_range(name, pair):
+    """A hyperprior range (a, b) with 0 < a < b."""
+    if isinstance(pair, (str, bytes)) or np.ndim(pair) != 1 or len(pair) != 2:
+        raise ValueError(f"{name} must be a pair (low, high), got {pair!r}")
+    low, high = (check_real(f"{name} bound", v, low=0, low_open=True) for v in pair)
+    if not low < high:
+        raise ValueError(f"{name} must be a pair (low, high) with low < high, got {pair!r}")
+    return (low, high)
+
+
+def _assemble(problem: _Problem, panels, weighted, tails) -> ExactPosterior:
+    """Combine the sigma0 nodes into the posterior's summaries (``tails``: the extra weights of the lowest and the
+    highest node, for sigma0 beyond the panels)."""
+    nodes = [node for node, _ in weighted]
+    extra = np.zeros(len(weighted))
+    extra[0], extra[-1] = extra[0] + tails[0], extra[-1] + tails[1]
+    log_w = np.array([node.log_value + math.log(w + e) for (node, w), e in zip(weighted, extra)])
+    w = np.exp(log_w - log_w.max())
+    w /= w.sum()
+    lik, nus = problem.lik, problem.nus
+    delta0 = w @ np.array([node.delta0 for node in nodes])
+    new = w @ np.array([node.new for node in nodes])
+    datasets = np.einsum("s,sij->ij", w, np.array([node.datasets for node in nodes]))
+    count = w @ np.array([node.count for node in nodes])
+    nu_mass = w @ np.array([node.nu for node in nodes])
+
+    used = [(wi, node) for wi, node in zip(w, nodes) if wi > 0]
+
+    def delta0_cdf(x):
+        return sum(wi * sum(d @ s.cdf_weights(x) for s, d in zip(node.segments, node.density)) for wi, node in used)
+
+    span = (min(node.segments[0].nodes[0] for _, node in used), max(node.segments[-1].nodes[-1] for _, node in used))
+    q025, q975, first, last = _invert(delta0_cdf, np.array([0.025, 0.975, 5e-4, 1 - 5e-4]), span)
+    grid_x = np.linspace(first, last, 201)
+    density = sum(wi * sum(d @ s.interpolation_weights(grid_x) for s, d in zip(node.segments, node.density))
+                  for wi, node in used)
+    t = np.array([node.t for node in nodes])
+    mean_y, mean_y2 = datasets[:, 0], datasets[:, 1]
+    sd = lik.scale * np.sqrt(np.maximum(mean_y2 - mean_y**2, 0.0))
+    left, right = np.clip(datasets[:, 2], 0, 1), np.clip(datasets[:, 3], 0, 1)
+    sigma0_median, below = _sigma0_summary(panels, weighted, extra, w, problem.grid.sigma0_points)
+    return ExactPosterior(
+        rope=problem.rope, delta0_mean=float(delta0[0]), delta0_sd=float(np.sqrt(max(delta0[1] - delta0[0] ** 2, 0))),
+        delta0_p_positive=float(delta0[2]), delta0_q025=q025, delta0_q975=q975,
+        p_left=float(new[0]), p_rope=float(new[1]), p_right=float(new[2]),
+        win_left=float(new[3]), win_rope=float(new[4]), win_right=float(new[5]),
+        nu_mean=float(nu_mass @ nus.nu), nu_p_below_2=float(nu_mass @ nus.below_2),
+        sigma0_median=sigma0_median, sigma0_p_below_0_01=below,
+        delta_mean=lik.xbar + lik.scale * mean_y, delta_sd=sd, delta_p_left=left,
+        delta_p_rope=np.clip(1 - left - right, 0, 1), delta_p_right=right,
+        delta_p_positive=np.clip(datasets[:, 4], 0, 1), positive_count=count,
+        delta0_grid=grid_x, delta0_density=density,
+        sigma0_grid=np.exp(t), sigma0_density=_sigma0_density(weighted, extra, w),
+        nu_grid=nus.nu, nu_density=nu_mass / nus.weight * nu_prior_density(nus.nu, problem.alpha, problem.beta),
+        nodes=int(sum(len(np.concatenate([s.nodes for s in node.segments])) for node in nodes) * len(nus.nu)))
+
+
+def _invert(cdf, p, span):
+    """x with cdf(x) = p (an array of targets) by bisection on ``span``."""
+    low, high = np.full(p.shape, float(span[0])), np.full(p.shape, float(span[1]))
+    for _ in range(60):
+        middle = 0.5 * (low + high)
+        below = cdf(middle) < p
+        low, high = np.where(below, middle, low), np.where(below, high, middle)
+    return tuple(float(v) for v in 0.5 * (low + high))
+
+
+def _density_of_t(weighted, extra, w):
+    """The normalised posterior density of t = log sigma0 at the nodes (mass over quadrature weight, without the
+    ``extra`` weights that stand for the tails beyond the panels)."""
+    weights = np.array([weight for _, weight in weighted])
+    return w / (weights + extra)
+
+
+def _sigma0_density(weighted, extra, w):
+    """The posterior density of sigma0 at the nodes (per unit of sigma0)."""
+    return _density_of_t(weighted, extra, w) / np.exp([node.t for node, _ in weighted])
+
+
+def _sigma0_summary(panels, weighted, extra, w, points):
+    """sigma0's posterior median and P(sigma0 < 0.01) from the panels' Legendre interpolants (the mass below the
+    panels counted as below both)."""
+    cut = math.log(0.01)
+    phi = _density_of_t(weighted, extra, w)
+    masses, phis, start = [], [], 0
+    for a, b in panels:
+        part = slice(start, start + points)
+        start += points
+        weights = np.array([weight for _, weight in weighted[part]])
+        phis.append(phi[part])
+        masses.append(float(phi[part] @ weights))
+    under = float(phi[0] * extra[0])  # below the panels
+    below = under + sum(m for (a, b), m in zip(panels, masses) if b <= cut + 1e-12)
+    cumulative = under + np.cumsum(masses)
+    j = int(np.searchsorted(cumulative, 0.5))
+    j = min(j, len(panels) - 1)
+    before = cumulative[j - 1] if j > 0 else 0.0
+    a, b = panels[j]
+    low, high = a, b
+    for _ in range(80):
+        middle = 0.5 * (low + high)
+        low, high = (middle, high) if before + _panel_cdf(a, b, phis[j], middle) < 0.5 else (low, middle)
+    return float(math.exp(0.5 * (low + high))), float(min(below, 1.0))

@@ -21,32 +21,41 @@ sufficient statistics are xbar_i and S_i).
    continued fraction of the upper incomplete gamma function instead. This gives L_i(delta_i), a bump at xbar_i.
 
 2. delta_i integrates against the population's t density: g_i(delta0, sigma0, nu) = int t_nu(d; delta0, sigma0)
-   L_i(d) dd. L_i lives on cells of its own (symmetric about xbar_i; a cell spans at most the bump's scale w_i and
-   at most about one nat of log L_i, coarser where L_i is already e^-10 below its top; L_i is cut where it is
-   e^-70 below it). Where the kernel is smooth on a cell, Simpson's rule on the product is used (for a smooth
-   integrand on a smooth grid this is spectrally accurate). Where the kernel is narrower than the cell (sigma0
-   small: the funnel) the cell is cut into sub-cells; on each sub-cell where the kernel is still not smooth L_i is
-   replaced by its quadratic through three points and integrated against the kernel exactly, with the partial
-   moments of the t density: with A(z) = (nu + z^2) f_nu(z), A' = -(nu - 1) z f_nu, so
-   int z f = -[A] / (nu - 1) and int z^2 f = (nu int f - [z A]) / (nu - 2), int f being differences of the t CDF.
-   A sigma0 far below every cell is thus exact: g_i -> L_i(delta0). The same sums with (d - xbar_i) and
-   (d - xbar_i)^2 and with d cut at the rope and at 0 give each delta_i's conditional moments and tail
-   probabilities.
+   L_i(d) dd. L_i lives on cells of its own, symmetric about xbar_i: at most half the bump's scale w_i wide
+   (half the distance to xbar_i in the tails) and spanning at most 2.5 nats of log L_i (more where L_i is already
+   e^-10 below its top); L_i is cut where it is e^-50 below it. On every cell a five-point Gauss-Legendre rule
+   integrates kernel * L_i (exact to degree 9). Where the kernel is not smooth on a cell (sigma0 comparable with
+   or below the cell: the funnel), as judged by a bound on the rule's error from the kernel's log-slope, and the
+   cell can matter, it is cut into 2, 4, 8 or 16 sub-cells with three-point rules; on the finest sub-cells that
+   are still not smooth L_i is replaced by its quadratic through the sub-cell's nodes and integrated against the
+   kernel by a ten-point rule (kernel at least as wide as the sub-cell) or exactly, with the partial moments of
+   the t density: with A(z) = (nu + z^2) f_nu(z), A' = -(nu - 1) z f_nu, so int z f = -[A] / (nu - 1) and
+   int z^2 f = (nu int f - [z A]) / (nu - 2), int f being differences of the t CDF. A sigma0 far below every
+   cell is thus exact: g_i -> L_i(delta0). The same sums with (d - xbar_i) and (d - xbar_i)^2 and with d cut at
+   the rope and at 0 (cell edges) give each delta_i's conditional moments and tail probabilities.
 
 3. alpha and beta integrate into the prior of nu: beta in closed form,
    int_b1^b2 beta^a e^(-beta x) d beta = x^-(a+1) Gamma(a + 1) [P(a + 1, b2 x) - P(a + 1, b1 x)], so with x = nu - 1
    p(nu) = x^-2 / ((a2 - a1)(b2 - b1)) int_a1^a2 a [P(a + 1, b2 x) - P(a + 1, b1 x)] da (Gauss-Legendre in a).
 
 4. The rest is a 3-D integral over (delta0, log sigma0, log(nu - 1)) of U(delta0) U(sigma0) p(nu) prod_i g_i:
-   - log(nu - 1): Gauss-Legendre panels, split at nu = 2 (for P(nu < 2)); the prior mass below nu = 1.001 sits on
-     one node there (the likelihood barely moves between the Cauchy kernel and nu = 1.001).
-   - delta0: given sigma0, a trapezoid rule in v with delta0 = c + s sinh(v) centred on the conditional posterior
-     (spectrally accurate for smooth densities decaying at both ends, heavy tails included); partial integrals
-     (P(delta0 > 0), quantiles, the regions of a new data set) come from the sinc interpolant of the same nodes.
-   - log sigma0: Gauss-Legendre panels over the region where the posterior lives, found by a cheap pilot (each
-     g_i approximated by a t density), extended while the end panels hold mass, and split until the panels'
-     highest Legendre coefficients are small. The grid reaches 1e-6 of the unit; the mass below is the last
-     node's density times the remaining length (there prod g_i no longer depends on sigma0).
+   - log(nu - 1): Gauss-Legendre panels (the likelihood changes smoothly with it), at most 1.5 prior sds wide and
+     cut at nu = 2 (for P(nu < 2)); the prior mass below nu = 1.001 sits on one node there (the likelihood barely
+     moves between the Cauchy kernel and nu = 1.001).
+   - delta0: given sigma0, segments in v with delta0 = c + s sinh(v) centred on the conditional posterior (found
+     from the values themselves, re-built until their ends are e^-27 below the top and the peak resolved): the
+     trapezoid rule in v where the density has decayed at both ends (spectrally accurate, heavy tails included),
+     and the sinc interpolant for partial integrals (P(delta0 > 0), quantiles, the regions of a new data set).
+     Where a segment ends on a bound of delta0's prior, or where sigma0 is so small that summands step at the
+     rope's ends or 0 (P(delta_new < r_lo), P(delta_i > 0) as functions of delta0), Gauss-Legendre pieces
+     between those points and their Legendre interpolants instead.
+   - log sigma0: Gauss-Legendre panels over the region where a cheap pilot (each g_i a t density) puts the
+     posterior, cut at sigma0 = 0.01 and where the rope stops being the most probable region at its centre (a
+     kink); extended while the tail beyond an end panel holds mass (unless log phi is already straight there,
+     below 1e-3 of the smallest w_i), split while a panel's error estimate (its highest Legendre coefficients,
+     extrapolated) is above 1e-4 of the total. The grid reaches 1e-6 of the unit at most; the tails beyond the
+     end panels are the exponential through the two end nodes (below: at least like e^t, as there prod g_i no
+     longer depends on sigma0).
    Everything is summed in logs (the largest term factored out).
 
 A new data set, delta_new ~ t_nu(delta0, sigma0), has P(delta_new < r_lo) = T_nu((r_lo - delta0) / sigma0) given
@@ -70,7 +79,6 @@ from ._args import as_rope, check_count, check_real
 from .intraclass import real_array
 from .poisson_binomial import PoissonBinomial
 
-_TINY = 1e-280  # below this a regularised incomplete gamma function is recomputed from its series
 _SIGMA0_FLOOR = 1e-6  # the sigma0 grid reaches this many units (times U when U < 1)
 _NU_LUMP = 1e-3  # prior mass of nu - 1 below this sits on one node
 _NU_TAIL = 1e-12  # prior mass of nu left out at either end
@@ -79,7 +87,6 @@ _SIGMA0_NATS = 15.0  # the pilot's sigma0 region ends where the density of log s
 _PEAK_NATS = 2.0  # the half-width of a peak is where it falls this far (sets the scale of a delta0 segment)
 _CELLS_PER_SCALE = 2.0  # cells at most this many per bump scale (per distance in the tails)
 _TOLERANCE = 1e-5  # a (sub-)cell keeps the Gauss-Legendre rule while its error bound is below this (relative)
-_SUBPOINTS_PER_CELL = 2  # Simpson: both ends and the midpoint of every cell
 SUMMARY_FIELDS = ("delta0_mean", "delta0_sd", "delta0_p_positive", "delta0_q025", "delta0_q975",
                   "p_left", "p_rope", "p_right", "win_left", "win_rope", "win_right",
                   "nu_mean", "nu_p_below_2", "sigma0_median", "sigma0_p_below_0_01")
@@ -92,7 +99,8 @@ PROBABILITY_FIELDS = ("delta0_p_positive", "p_left", "p_rope", "p_right", "win_l
 def log_sigma_integral(b, n, lo, hi):
     """log int_lo^hi s^-n exp(-b / s^2) ds, elementwise, for b >= 0, n > 1 and 0 < lo < hi.
 
-    Accurate in relative terms from b = 0 (where it is log((lo^(1-n) - hi^(1-n)) / (n - 1))) to b far above hi^2.
+    Accurate in relative terms from b = 0 (where it is log((lo^(1-n) - hi^(1-n)) / (n - 1))) to b far above hi^2,
+    and for lo close to hi.
 
     >>> round(float(log_sigma_integral(0.0, 3, 1.0, 2.0)), 12) == round(math.log((1 - 2.0**-2) / 2), 12)
     True
@@ -103,75 +111,54 @@ def log_sigma_integral(b, n, lo, hi):
     b, n, lo, hi = np.broadcast_arrays(*(np.asarray(v, dtype=float) for v in (b, n, lo, hi)))
     k = (n - 1) / 2
     out = np.empty(b.shape)
-    zero = b == 0
-    if zero.any():
-        kz, loz = k[zero], lo[zero]
-        out[zero] = -np.log(2 * kz) - 2 * kz * np.log(loz) + np.log(-np.expm1(2 * kz * np.log(loz / hi[zero])))
-    pos = ~zero
-    if pos.any():
-        kp, bp = k[pos], b[pos]
-        xa, xb = bp / lo[pos] ** 2, bp / hi[pos] ** 2  # xa > xb
-        diff = np.empty(bp.shape)  # log(P(k, xa) - P(k, xb))
-        low, high = xa <= kp + 1, xb > kp + 1
-        middle = ~low & ~high
-        if low.any():
-            la, lb = _log_lower_gamma(kp[low], xa[low]), _log_lower_gamma(kp[low], xb[low])
-            diff[low] = la + np.log(-np.expm1(lb - la))
-        if high.any():
-            ua, ub = _log_upper_gamma(kp[high], xa[high]), _log_upper_gamma(kp[high], xb[high])
-            diff[high] = ub + np.log(-np.expm1(ua - ub))
-        if middle.any():
-            km = kp[middle]
-            diff[middle] = np.log(special.gammainc(km, xa[middle]) - special.gammainc(km, xb[middle]))
-        out[pos] = special.gammaln(kp) - np.log(2.0) - kp * np.log(bp) + diff
+    xa, xb = b / lo**2, b / hi**2  # xa > xb
+    low, high = xa <= k + 1, xb > k + 1
+    if low.any():  # F(lo) - F(hi), F(s) = int_s^inf
+        la, lb = _log_upper_part(k[low], xa[low], lo[low]), _log_upper_part(k[low], xb[low], hi[low])
+        out[low] = la + np.log(-np.expm1(lb - la))
+    if high.any():  # G(hi) - G(lo), G(s) = int_0^s
+        ga, gb = _log_lower_part(k[high], xa[high], lo[high]), _log_lower_part(k[high], xb[high], hi[high])
+        out[high] = gb + np.log(-np.expm1(ga - gb))
+    middle = ~low & ~high
+    if middle.any():  # Gamma(k) B^-k [P(k, xa) - P(k, xb)] / 2, neither term small
+        km, bm = k[middle], b[middle]
+        out[middle] = (special.gammaln(km) - np.log(2.0) - km * np.log(bm)
+                       + np.log(special.gammainc(km, xa[middle]) - special.gammainc(km, xb[middle])))
     return out[()]
 
 
-def _log_lower_gamma(k, x):
-    """log P(k, x) for 0 < x <= k + 1; from the series x^k e^-x / Gamma(k + 1) sum_j x^j / ((k+1)..(k+j)) where
-    P underflows (there x << k and the series converges fast)."""
-    plain = special.gammainc(k, x)
-    with np.errstate(divide="ignore"):
-        out = np.log(plain)
-    small = plain < _TINY
-    if small.any():
-        ks, xs = k[small], x[small]
-        term, total = np.ones_like(xs), np.ones_like(xs)
-        for j in range(1, 10_000):
-            term *= xs / (ks + j)
-            total += term
-            if np.all(term < 1e-17 * total):
-                break
-        out[small] = ks * np.log(xs) - xs - special.gammaln(ks + 1) + np.log(total)
-    return out
+def _log_upper_part(k, x, s):
+    """log int_s^inf u^-n exp(-b / u^2) du for x = b / s^2 <= k + 1 (k = (n - 1) / 2): s^-2k e^-x
+    sum_j x^j / ((k + 1) ... (k + j)) / (2k), the series of the lower incomplete gamma function written without
+    b^-k (finite at b = 0) and summed while its terms matter."""
+    term, total = np.ones_like(x), np.ones_like(x)
+    for j in range(1, 100_000):
+        term *= x / (k + j)
+        total += term
+        if np.all(term < 1e-17 * total):
+            break
+    return -np.log(2 * k) - 2 * k * np.log(s) - x + np.log(total)
 
 
-def _log_upper_gamma(k, x):
-    """log Q(k, x) for x > k + 1; from the continued fraction of Gamma(k, x) e^x x^-k (modified Lentz) where Q
-    underflows."""
-    plain = special.gammaincc(k, x)
-    with np.errstate(divide="ignore"):
-        out = np.log(plain)
-    small = plain < _TINY
-    if small.any():
-        ks, xs = k[small], x[small]
-        floor = 1e-300
-        b = xs + 1 - ks
-        c, d = np.full_like(xs, 1 / floor), 1 / b
-        h = d.copy()
-        for i in range(1, 10_000):
-            an = -i * (i - ks)
-            b = b + 2
-            d = an * d + b
-            d = 1 / np.where(np.abs(d) < floor, floor, d)
-            c = b + an / c
-            c = np.where(np.abs(c) < floor, floor, c)
-            step = d * c
-            h *= step
-            if np.all(np.abs(step - 1) < 4e-16):
-                break
-        out[small] = ks * np.log(xs) - xs - special.gammaln(ks) + np.log(h)
-    return out
+def _log_lower_part(k, x, s):
+    """log int_0^s u^-n exp(-b / u^2) du for x = b / s^2 > k + 1: s^-2k e^-x h / 2 with h the continued fraction
+    of Gamma(k, x) e^x x^-k (modified Lentz), which converges fast there."""
+    floor = 1e-300
+    b = x + 1 - k
+    c, d = np.full_like(x, 1 / floor), 1 / b
+    h = d.copy()
+    for i in range(1, 100_000):
+        an = -i * (i - k)
+        b = b + 2
+        d = an * d + b
+        d = 1 / np.where(np.abs(d) < floor, floor, d)
+        c = b + an / c
+        c = np.where(np.abs(c) < floor, floor, c)
+        step = d * c
+        h *= step
+        if np.all(np.abs(step - 1) < 4e-16):
+            break
+    return -np.log(2.0) - 2 * k * np.log(s) - x + np.log(h)
 
 
 def nu_prior_density(nu, alpha=(0.5, 5.0), beta=(0.05, 0.15), points=48):
@@ -279,8 +266,8 @@ class _Likelihoods:
     Gauss-Legendre nodes of every cell and ``weights`` (q, 5C, 6) the rule's weights times [L, L y, L y^2,
     L 1(d < r_lo), L 1(d > r_hi), L 1(d > 0)], y = (d - xbar_i) / scale_i. ``fine`` maps S = 2, 4, 8, ... up
     to ``subcells`` to an array (q, C, S, 3, 3) of L [1, y, y^2] at the three Gauss-Legendre nodes of each of
-    S equal sub-cells of every cell, for cells on which the kernel is not smooth. ``top`` (q, C) is the largest L_i on a cell and ``sides`` (q, C, 3) says whether a cell
-    lies below r_lo, above r_hi, above 0.
+    S equal sub-cells of every cell, for cells on which the kernel is not smooth. ``top`` (q, C) is the largest
+    L_i on a cell and ``sides`` (q, C, 3) says whether a cell lies below r_lo, above r_hi, above 0.
     """
 
     xbar: np.ndarray
@@ -359,24 +346,18 @@ def _build_likelihoods(xbar, ss, n, rho, lo, hi, splits, grid: ExactGrid) -> _Li
     moments = level[..., None] * np.stack([np.ones_like(y), y, y * y], axis=-1)  # (q, C, points, 3)
     lower, upper = edges[:, :-1], edges[:, 1:]
     inside = (lower <= xbar[:, None]) & (xbar[:, None] <= upper)
-    ends = np.exp(log_l_edges(log_l, edges, cell_edges, log_top))
+    ends = np.zeros(edges.shape)  # L_i / top at the cell edges
+    for i, own in enumerate(cell_edges):
+        ends[i, : len(own)] = np.exp(log_l(i, own) - log_top[i])
     top = np.where(inside, 1.0, np.maximum(ends[:, :-1], ends[:, 1:]))
     sides = np.stack([upper <= splits[0], lower >= splits[1], lower >= 0.0], axis=-1).astype(float)
-    n = _COARSE_POINTS
-    coarse = moments[:, :, :n] * (width[..., None] * _COARSE[1] / 2)[..., None]  # (q, C, 5, 3)
-    weights = np.concatenate([coarse, coarse[..., :1] * sides[:, :, None, :]], axis=-1).reshape(q, n * cells, 6)
-    offsets = np.cumsum([n] + [3 * s for s in levels])
+    points = _COARSE_POINTS
+    coarse = moments[:, :, :points] * (width[..., None] * _COARSE[1] / 2)[..., None]  # (q, C, 5, 3)
+    weights = np.concatenate([coarse, coarse[..., :1] * sides[:, :, None, :]], axis=-1).reshape(q, points * cells, 6)
+    offsets = np.cumsum([points] + [3 * s for s in levels])
     fine = {s: moments[:, :, a:b].reshape(q, cells, s, 3, 3) for s, a, b in zip(levels, offsets[:-1], offsets[1:])}
-    return _Likelihoods(xbar, scale, log_top, weights[:, :, 0].sum(axis=1), edges, at[:, :, :n].reshape(q, -1),
-                        weights, fine, top, sides)
-
-
-def log_l_edges(log_l, edges, cell_edges, log_top):
-    """log L_i / top at every cell edge (-inf at padding edges)."""
-    out = np.full(edges.shape, -np.inf)
-    for i, own in enumerate(cell_edges):
-        out[i, : len(own)] = log_l(i, own) - log_top[i]
-    return out
+    return _Likelihoods(xbar, scale, log_top, weights[:, :, 0].sum(axis=1), edges,
+                        at[:, :, :points].reshape(q, -1), weights, fine, top, sides)
 
 
 def _support_radius(log_l, xbar, log_top, scale, nats):
@@ -457,7 +438,7 @@ def _kernel_moments(left, right, middle, nu, constant):
 def _convolve(lik: _Likelihoods, sigma0, delta0, nu, grid: ExactGrid):
     """G[k, m, i, :] = int t_nu_m(d; delta0_k, sigma0) L_i(d) [1, y, y^2, 1(d < r_lo), 1(d > r_hi), 1(d > 0)] dd.
 
-    Three-point Gauss-Legendre on every cell where the kernel is smooth; on the others (where they matter) the
+    Five-point Gauss-Legendre on every cell where the kernel is smooth; on the others (where they matter) the
     sub-cells of :func:`_narrow_cells` instead.
     """
     constants = _log_t_constant(nu)
@@ -600,8 +581,6 @@ def _prior_quantile(u, alpha, beta):
     return 1 + np.exp(0.5 * (low + high))
 
 
-
-
 @dataclass(frozen=True)
 class _Segment:
     """A piece of the delta0 axis and its rule, in v with delta0 = center + scale sinh(v), v in [low, high].
@@ -736,6 +715,8 @@ def _segments(x, log_density, bounds, points, sigma0=np.inf, splits=()):
     point on a bound of delta0's prior gets a hard end there; the ``splits`` inside a segment become cuts where
     sigma0 is below three node spacings (summands then step there within a few sigma0)."""
     top = np.max(log_density)
+    if not np.isfinite(top):
+        return []
     above = log_density > top - _DELTA0_NATS
     starts = np.flatnonzero(above & ~np.concatenate([[False], above[:-1]]))
     ends = np.flatnonzero(above & ~np.concatenate([above[1:], [False]]))
@@ -840,7 +821,8 @@ class _Problem:
                 near = min(nodes, key=lambda u: abs(u - t))
                 if abs(near - t) <= 1.0 and nodes[near].segments:
                     return nodes[near].segments
-            return pilot_segments[int(np.argmin(np.abs(ts - t)))]
+            found = [j for j in np.argsort(np.abs(ts - t)) if pilot_segments[j]]
+            return pilot_segments[found[0]]
 
         points = self.grid.sigma0_points
         for _ in range(40):
@@ -927,17 +909,19 @@ class _Problem:
                 log_g = np.log(conv[..., 0]) + self.lik.log_top  # (points, nu, q)
             log_p = log_g.sum(axis=2) + np.log(self.nus.weight)  # (points, nu)
             profile = special.logsumexp(log_p, axis=1)
+            if self._covers(segments, profile):
+                break
             samples_x = np.concatenate([samples_x, x])
             samples_p = np.concatenate([samples_p, profile])
             order = np.argsort(samples_x)
             better = _segments(samples_x[order], samples_p[order], self.bounds, self.grid.delta0_points, sigma0,
                                self.splits)
-            if self._covers(segments, x, profile):
+            if not better:
                 break
             segments = better
         return self._summarise(t, segments, x, conv, log_p)
 
-    def _covers(self, segments, x, profile):
+    def _covers(self, segments, profile):
         """Every segment's ends are _DELTA0_NATS - 3 below the overall top or bounds of delta0's prior, and its
         peak has at least 5 nodes within _PEAK_NATS."""
         top = profile.max()
@@ -985,7 +969,8 @@ class _Problem:
                            1 - cdf[:, 0].sum() / total.sum()])
         left = special.stdtr(nu, (r_lo - x[:, None]) / sigma0)
         right = special.stdtr(nu, (x[:, None] - r_hi) / sigma0)
-        means = [(p * left).sum(), (p * np.maximum(1 - left - right, 0.0)).sum(), (p * right).sum()]
+        inside = np.maximum(1 - left - right, 0.0) if r_hi > r_lo else np.zeros_like(left)
+        means = [(p * left).sum(), (p * inside).sum(), (p * right).sum()]
         m = np.arange(len(nu))
         with np.errstate(invalid="ignore", divide="ignore"):
             below_low = np.where(total > 0, cdf[m, 2 + m] / total, 0.0)
@@ -1055,12 +1040,6 @@ def _panel_error(log_phi, half_width, shares=()):
         ratio = min(1.0, tail / before) if before > 0 else 1.0
         error = max(error, half_width * tail * ratio ** ((len(phi) + 1) / 2))
     return error
-
-
-def _edge_mass(panel, nodes, top, points, end):
-    """The mass a panel's outermost node stands for: whether the posterior goes on beyond the panel."""
-    t, w = _gauss_legendre(panel[0], panel[1], points)
-    return w[end] * math.exp(nodes[t[end]].log_value - top)
 
 
 def _panel_cdf(a, b, values, x):
@@ -1178,8 +1157,9 @@ def _check(xbar, ss, n, rho, sigma_bounds):
                          f"{np.shape(ss)}, {np.shape(n)}, {np.shape(rho)}") from None
     if np.any(ss < 0):
         raise ValueError(f"ss must be >= 0 (sums of squared deviations), got {ss[ss < 0][0]}")
-    if np.any(n < 2) or np.any(n != np.round(n)):
-        raise ValueError(f"n must be whole numbers >= 2 (folds per data set), got {n[(n < 2) | (n != np.round(n))][0]}")
+    bad = (n < 2) | (n != np.round(n))
+    if bad.any():
+        raise ValueError(f"n must be whole numbers >= 2 (folds per data set), got {n[bad][0]}")
     if np.any(rho < 0) or np.any(rho >= 1):
         raise ValueError(f"rho must be in [0, 1), got {rho[(rho < 0) | (rho >= 1)][0]}")
     if not isinstance(sigma_bounds, (tuple, list)) or len(sigma_bounds) != 2:
@@ -1243,7 +1223,8 @@ def _assemble(problem: _Problem, panels, weighted, tails) -> ExactPosterior:
         nu_mean=float(nu_mass @ nus.nu), nu_p_below_2=float(nu_mass @ nus.below_2),
         sigma0_median=sigma0_median, sigma0_p_below_0_01=below,
         delta_mean=lik.xbar + lik.scale * mean_y, delta_sd=sd, delta_p_left=left,
-        delta_p_rope=np.clip(1 - left - right, 0, 1), delta_p_right=right,
+        delta_p_rope=np.clip(1 - left - right, 0, 1) if problem.rope[1] > problem.rope[0] else np.zeros_like(left),
+        delta_p_right=right,
         delta_p_positive=np.clip(datasets[:, 4], 0, 1), positive_count=count,
         delta0_grid=grid_x, delta0_density=density,
         sigma0_grid=np.exp(t), sigma0_density=_sigma0_density(weighted, extra, w),
@@ -1278,19 +1259,15 @@ def _sigma0_summary(panels, weighted, extra, w, points):
     panels counted as below both)."""
     cut = math.log(0.01)
     phi = _density_of_t(weighted, extra, w)
-    masses, phis, start = [], [], 0
-    for a, b in panels:
-        part = slice(start, start + points)
-        start += points
-        weights = np.array([weight for _, weight in weighted[part]])
-        phis.append(phi[part])
-        masses.append(float(phi[part] @ weights))
+    weights = np.array([weight for _, weight in weighted])
+    phis = [phi[j : j + points] for j in range(0, len(phi), points)]  # one panel each
+    masses = [float(values @ weights[j * points : (j + 1) * points]) for j, values in enumerate(phis)]
     under = float(phi[0] * extra[0])  # below the panels
-    below = under + sum(m for (a, b), m in zip(panels, masses) if b <= cut + 1e-12)
+    below = under + sum(m for (_, end), m in zip(panels, masses) if end <= cut + 1e-12)
     cumulative = under + np.cumsum(masses)
     j = int(np.searchsorted(cumulative, 0.5))
     j = min(j, len(panels) - 1)
-    before = cumulative[j - 1] if j > 0 else 0.0
+    before = cumulative[j - 1] if j > 0 else under
     a, b = panels[j]
     low, high = a, b
     for _ in range(80):

@@ -1,21 +1,43 @@
-"""Plots (matplotlib, ArviZ): computing stays in the other modules, each function here draws one figure."""
+"""Plots (matplotlib, ArviZ): computing stays in the other modules, each function here draws one figure.
+
+Every figure takes its colours from :mod:`pp_corr.palette`: A better blue, practically equivalent grey, B better
+orange, with hatches and markers where a region carries a verdict, and legends that name the algorithms.
+Figures whose rows grow with the problem (data sets, algorithms) take their size and fonts from the number of rows.
+"""
 from __future__ import annotations
 
 import arviz as az
 import matplotlib.pyplot as plt
 import numpy as np
+from matplotlib.patches import Patch, Rectangle
 from scipy import stats
 
 from ._args import as_generator, check_count
+from .palette import (A_BETTER, B_BETTER, INK, OKABE_ITO, REGION_COLORS, REGION_HATCHES, REGION_MARKERS, ROPE,
+                      UNDECIDED, region_labels, series_color, tint)
 from .poisson_test import PoissonTestResult
 from .ttest import CorrelatedTTestResult
 
 
-REGION_COLORS = ("C3", "0.5", "C2")  # A better, rope (or a tie), B better: the same in every figure
-
-
 def _axes(ax, figsize=(6, 4)):
     return ax if ax is not None else plt.subplots(figsize=figsize, layout="constrained")[1]
+
+
+def _row_font(n_rows) -> float:
+    """Font size of row labels: 8 points up to 60 rows, smaller beyond (down to 6 from 120 rows)."""
+    return 8.0 if n_rows <= 60 else 7.0 if n_rows <= 120 else 6.0
+
+
+def _rows_figsize(labels, font, extra_height, plot_width=4.5):
+    """A figure size that gives each row label 1.5 times its font height and the longest label its width."""
+    label_width = max((len(str(v)) for v in labels), default=0) * 0.6 * font / 72
+    return plot_width + label_width + 0.4, len(labels) * 1.5 * font / 72 + extra_height
+
+
+def _legend_on_top(ax, handles, title, ncols=1):
+    """A legend above the axes, whose title is the figure's title (so the two never overlap)."""
+    return ax.legend(handles=handles, title=title, loc="lower center", bbox_to_anchor=(0.5, 1.0), ncols=ncols,
+                     fontsize=8, title_fontsize=9, frameon=False, alignment="center")
 
 
 def _row(result: CorrelatedTTestResult, dataset):
@@ -36,29 +58,40 @@ def _row(result: CorrelatedTTestResult, dataset):
 
 
 def plot_posterior(result: CorrelatedTTestResult, dataset=None, *, ax=None):
-    """Posterior density of the mean difference on one data set, with the rope and the three probabilities.
+    """Posterior density of the mean difference on one data set; the area of each region (A better, rope,
+    B better) is shaded in its colour and hatch, and the legend gives its probability.
 
     >>> import numpy as np, pp_corr
     >>> res = pp_corr.correlated_ttest(np.random.default_rng(0).normal(0.01, 0.02, 10), folds=10, rope=0.01)
     >>> plot_posterior(res).get_xlabel()
-    'mean difference B - A'
+    'mean difference B - A (positive: B better)'
     """
     ax = _axes(ax)
     i, name, law = _row(result, dataset)
-    grid = np.linspace(*law.ppf([0.0005, 0.9995]), 400)
-    ax.plot(grid, law.pdf(grid), color="C0", label="posterior (analytic)")
     a, b = result.names
     lo, hi = result.rope or (0.0, 0.0)
-    if lo < hi:
-        ax.axvspan(lo, hi, color="0.85", label="rope")
-    else:
-        ax.axvline(0, color="0.5", lw=1)
+    grid = np.linspace(*law.ppf([0.0005, 0.9995]), 400)
+    ax.plot(grid, law.pdf(grid), color=INK, lw=1.2, label="posterior (analytic)")
+    grid = np.union1d(grid, [v for v in (lo, hi) if grid[0] < v < grid[-1]])  # the shaded regions meet
+    density = law.pdf(grid)
     probs = (np.asarray(result.p_left)[i], np.asarray(result.p_rope)[i], np.asarray(result.p_right)[i])
-    ax.set_title(f"{name + ': ' if name else ''}P({a} better) = {probs[0]:.3f}, P(rope) = {probs[1]:.3f}, "
-                 f"P({b} better) = {probs[2]:.3f}", fontsize=9)
-    ax.set_xlabel(f"mean difference {b} - {a}")
+    inside = (grid <= lo, (grid >= lo) & (grid <= hi), grid >= hi)
+    for k, (label, where) in enumerate(zip(region_labels(a, b), inside)):
+        if lo == hi and k == 1:
+            continue
+        ax.fill_between(grid, density, where=where, facecolor=tint(REGION_COLORS[k], 0.45), hatch=REGION_HATCHES[k],
+                        edgecolor=REGION_COLORS[k], linewidth=0, label=f"P({label}) = {probs[k]:.3f}")
+    if lo < hi:
+        for bound in (lo, hi):
+            ax.axvline(bound, color=ROPE, lw=0.8, ls="--")
+    else:
+        ax.axvline(0, color=ROPE, lw=1)
+    ax.set_xlabel(f"mean difference {b} - {a} (positive: {b} better)")
     ax.set_ylabel("density")
-    ax.legend(fontsize=8)
+    ax.set_ylim(bottom=0)
+    rope = f"rope [{lo:g}, {hi:g}]" if lo < hi else "no rope"
+    _legend_on_top(ax, ax.get_legend_handles_labels()[0],
+                   f"{name + ': ' if name else ''}posterior of the mean difference, {rope}", ncols=2)
     return ax
 
 
@@ -73,18 +106,20 @@ def plot_analytic_overlay(idata, result: CorrelatedTTestResult, dataset=None, va
     'mu: mean difference B - A'
     """
     coords = {"dataset": [dataset]} if dataset is not None else None
-    pc = az.plot_dist(idata, var_names=[var_name], coords=coords, backend="matplotlib")
+    pc = az.plot_dist(idata, var_names=[var_name], coords=coords, backend="matplotlib",
+                      visuals={"dist": {"color": OKABE_ITO["sky_blue"], "label": "MCMC"}})
     ax = pc.get_viz("plot", var_name, **({"dataset": dataset} if dataset is not None else {}))
     _, name, law = _row(result, dataset)
     grid = np.linspace(*law.ppf([0.001, 0.999]), 300)
-    ax.plot(grid, law.pdf(grid), "k--", lw=1.5, label="analytic")
+    ax.plot(grid, law.pdf(grid), color=INK, ls="--", lw=1.5, label="analytic")
     ax.legend(fontsize=8)
     ax.set_xlabel(f"{var_name}: mean difference {result.names[1]} - {result.names[0]}")
     return ax
 
 
 def plot_forest(result: CorrelatedTTestResult, *, confidence_level=0.95, ax=None):
-    """Per-data-set posterior means and credible intervals, coloured by the most probable region.
+    """Per-data-set posterior means and credible intervals; colour and marker say which region is the most
+    probable (A better, rope, B better). The figure grows with the number of data sets.
 
     >>> import pp_corr
     >>> res = pp_corr.correlated_ttest(pp_corr.load_scores(pp_corr.example_path()), algorithms=("tree", "knn"))
@@ -93,72 +128,174 @@ def plot_forest(result: CorrelatedTTestResult, *, confidence_level=0.95, ax=None
     """
     n = len(result.datasets)
     lo, hi = result.interval(confidence_level)  # checks confidence_level before a figure is opened
-    ax = _axes(ax, figsize=(6, max(2.5, 0.22 * n + 1)))
+    font = _row_font(n)
+    ax = _axes(ax, figsize=_rows_figsize(result.datasets, font, extra_height=1.9))
     y = np.arange(n)[::-1]
-    probs = np.column_stack([result.p_left, result.p_rope, result.p_right])
-    colors = np.array(REGION_COLORS)[probs.argmax(axis=1)]
-    ax.hlines(y, lo, hi, colors=colors)
-    ax.scatter(result.mean, y, c=colors, s=12, zorder=3)
-    if result.rope and result.rope[0] < result.rope[1]:
-        ax.axvspan(*result.rope, color="0.9", zorder=0)
-    ax.axvline(0, color="0.5", lw=0.8)
-    ax.set_yticks(y, result.datasets, fontsize=7)
+    mean = np.asarray(result.mean)
+    largest = np.column_stack([result.p_left, result.p_rope, result.p_right]).argmax(axis=1)
+    rope = result.rope if result.rope and result.rope[0] < result.rope[1] else None
+    if rope:
+        ax.axvspan(*rope, color=tint(ROPE, 0.3), lw=0, zorder=0)
+    ax.axvline(0, color=ROPE, lw=0.8)
     a, b = result.names
-    ax.set_xlabel(f"mean difference {b} - {a} ({round(100 * confidence_level):g}% interval)")
-    ax.set_title(f"red: {a} more probably better, green: {b}, grey: rope", fontsize=9)
+    handles = []
+    for k, label in enumerate(region_labels(a, b)):
+        chosen = largest == k
+        if k == 1 and not rope:
+            continue
+        ax.hlines(y[chosen], lo[chosen], hi[chosen], colors=REGION_COLORS[k], lw=1.2)
+        handles.append(ax.scatter(mean[chosen], y[chosen], color=REGION_COLORS[k], marker=REGION_MARKERS[k],
+                                  s=22, zorder=3, label=f"most probable: {label} ({chosen.sum()} data sets)"))
+    ax.set_yticks(y, result.datasets, fontsize=font)
+    ax.set_ylim(-0.7, n - 0.3)
+    level = f"{round(100 * confidence_level):g}%"
+    ax.set_xlabel(f"mean difference {b} - {a}: posterior mean and {level} interval")
+    _legend_on_top(ax, handles, f"{b} vs {a} on {n} data sets{', rope shaded' if rope else ''}")
     return ax
 
 
 def plot_poisson_binomial(result: PoissonTestResult, *, ax=None):
-    """pmf of the number of data sets where B is better, with the majority threshold q/2.
+    """pmf of the number of data sets where B is better (orange) and of those where A is better (blue), with
+    the majority threshold q/2; bars beyond it, a majority, are hatched and in full colour.
 
     >>> import pp_corr
     >>> res = pp_corr.poisson_test(pp_corr.load_scores(pp_corr.example_path()), algorithms=("tree", "knn"))
     >>> plot_poisson_binomial(res).get_xlabel()
-    'number of data sets (of 4) where knn is better than tree'
+    'number of data sets (of 4) where the algorithm is better'
     """
-    ax = _axes(ax)
-    pmf = result.distribution.pmf()
-    q = len(pmf) - 1
-    counts = np.arange(q + 1)
+    ax = _axes(ax, figsize=(7, 4))
     a, b = result.names
-    a_side, tie, b_side = REGION_COLORS
-    ax.bar(counts, pmf, color=np.select([counts < q / 2, counts > q / 2], [a_side, b_side], tie))
-    ax.axvline(q / 2, color="k", ls="--", lw=1, label=f"q/2 = {q / 2:g}")
-    ax.set_xlabel(f"number of data sets (of {q}) where {b} is better than {a}")
+    q = result.n_datasets
+    counts = np.arange(q + 1)
+    majority = counts > q / 2
+    width = 0.42
+    for side, (name, distribution, k, p) in enumerate(((a, result.distribution_a, 0, result.p_a_majority),
+                                                       (b, result.distribution, 2, result.p_b_majority))):
+        pmf = distribution.pmf()
+        colour = REGION_COLORS[k]
+        offset = (side - 0.5) * width
+        ax.bar(counts[~majority] + offset, pmf[~majority], width, color=tint(colour, 0.4), edgecolor=colour,
+               lw=0.5, label=f"{name} better on this many")
+        ax.bar(counts[majority] + offset, pmf[majority], width, color=colour, hatch=REGION_HATCHES[k],
+               edgecolor=INK, lw=0.5, label=f"{name} better on a majority: P = {p:.3f}")
+    ax.axvline(q / 2, color=INK, ls="--", lw=1, label=f"majority threshold q/2 = {q / 2:g}")
+    ax.set_xlabel(f"number of data sets (of {q}) where the algorithm is better")
     ax.set_ylabel("probability")
-    ax.set_title(f"P({b} better on a majority) = {result.p_b_majority:.3f}", fontsize=9)
-    ax.legend(fontsize=8)
+    _legend_on_top(ax, ax.get_legend_handles_labels()[0], f"Poisson test, {b} vs {a}: {_verdict(result.decision, result.alpha)}",
+                   ncols=2)
     return ax
 
 
-def plot_pairs(table, *, test="poisson", ax=None):
-    """The all-pairs matrix: P(column better than row on a majority) as colour and number, and in each cell the
-    decision of ``test`` (``"poisson"``, ``"wilcoxon"``, ``"signed_rank"`` or ``"sign"``) at the table's alpha.
+def _verdict(decision, alpha) -> str:
+    """A test's decision in words."""
+    if decision == "none":
+        return f"no decision at alpha = {alpha:g}"
+    return f"{'practically equivalent' if decision == 'rope' else decision + ' better'} at alpha = {alpha:g}"
+
+
+def order_by_mean_score(scores) -> list[str]:
+    """The algorithms of a scores Dataset, best first by their mean score over all data sets, runs and folds.
+
+    >>> import pp_corr
+    >>> order_by_mean_score(pp_corr.load_scores(pp_corr.example_path()))
+    ['logistic', 'knn', 'naive_bayes', 'tree']
+    """
+    means = scores.score.mean(dim=[d for d in scores.score.dims if d != "algorithm"])
+    return [str(name) for name in means.algorithm.values[np.argsort(-means.values, kind="stable")]]
+
+
+PAIR_TESTS = {  # test: (the table's variable of P(column better), what the bar shows), None for p-values
+    "poisson": ("p_b_majority", "on a majority of data sets"),
+    "signed_rank": ("signed_rank_right", "(posterior means)"),
+    "sign": ("sign_right", "(posterior means)"),
+    "wilcoxon": None,
+}
+PAIR_OUTCOMES = ("row better", "equivalent", "column better", "no decision")
+
+
+def _pair_cells(table, test, order):
+    """Per cell (row i, column j): the outcome index into PAIR_OUTCOMES and (P(row better), P(neither),
+    P(column better)), or for Wilcoxon the smaller one-sided p-value."""
+    sub = table.sel(a=order, b=order)
+    decisions = sub[f"decision_{test}"].values
+    k = len(order)
+    outcome = np.full((k, k), 3)
+    for (i, j), verdict in np.ndenumerate(decisions):
+        outcome[i, j] = 0 if verdict == order[i] else 2 if verdict == order[j] else 1 if verdict == "rope" else 3
+    if PAIR_TESTS[test] is None:
+        p = sub.wilcoxon_pvalue.values
+        return outcome, np.fmin(p, p.T)
+    right = sub[PAIR_TESTS[test][0]].values
+    left = right.T
+    return outcome, np.stack([left, np.clip(1 - left - right, 0, 1), right], axis=-1)
+
+
+def plot_pairs(table, *, test="poisson", order=None, ax=None):
+    """The all-pairs matrix: each cell (row A, column B) says in words what ``test`` (``"poisson"``,
+    ``"signed_rank"``, ``"sign"`` or ``"wilcoxon"``) decides at the table's alpha - row better (blue),
+    column better (orange), practically equivalent (grey) or no decision (white) - and, for the Bayesian tests,
+    shows P(row better), P(neither), P(column better) as a three-part bar with the numbers under it.
+    ``order`` lists the algorithms (e.g. :func:`order_by_mean_score`); the figure grows with their number.
 
     >>> import pp_corr
     >>> table = pp_corr.compare_all_pairs(pp_corr.load_scores(pp_corr.example_path()), n_samples=2000, random_seed=0)
     >>> [t.get_text() for t in plot_pairs(table).get_xticklabels()]
     ['naive_bayes', 'logistic', 'tree', 'knn']
     """
-    if f"decision_{test}" not in table:
-        raise ValueError(f"test must be one of 'poisson', 'wilcoxon', 'signed_rank', 'sign'; got {test!r}")
-    values, decisions = table.p_b_majority.values, table[f"decision_{test}"].values
-    names = list(table.a.values)
-    ax = _axes(ax, figsize=(1.3 * len(names) + 2, 1.1 * len(names) + 1.5))
-    image = ax.imshow(values, vmin=0, vmax=1, cmap="RdYlGn")
-    for (i, j), v in np.ndenumerate(values):
-        if not np.isnan(v):
-            ax.text(j, i, f"{v:.2f}\n{decisions[i, j]}", ha="center", va="center", fontsize=8,
-                    color="white" if v < 0.2 or v > 0.85 else "black")
-    ax.set_xticks(range(len(names)), names, rotation=45, ha="right")
-    ax.set_yticks(range(len(names)), names)
+    if test not in PAIR_TESTS or f"decision_{test}" not in table:
+        raise ValueError(f"test must be one of {list(PAIR_TESTS)}; got {test!r}")
+    names = [str(v) for v in table.a.values]
+    order = names if order is None else [str(v) for v in order]
+    if sorted(order) != sorted(names):
+        raise ValueError(f"order must list each algorithm of the table once ({names}), got {order}")
+    outcome, numbers = _pair_cells(table, test, order)
+    k = len(order)
+    cell = 0.95 if k <= 6 else 0.78 if k <= 12 else 0.72
+    font = 7.0 if k <= 12 else 6.0
+    label_font = 9.0 if k <= 12 else 8.0
+    label_width = max(len(v) for v in order) * 0.6 * label_font / 72
+    ax = _axes(ax, figsize=(max(k * cell + label_width + 0.9, 7.0), k * cell + 0.75 * label_width + 2.1))
+    fills = (tint(A_BETTER, 0.4), tint(ROPE, 0.45), tint(B_BETTER, 0.45), UNDECIDED)
+    for i, j in zip(*np.nonzero(~np.eye(k, dtype=bool))):
+        ax.add_patch(Rectangle((j - 0.5, i - 0.5), 1, 1, facecolor=fills[outcome[i, j]], edgecolor="none"))
+        ax.text(j, i - 0.22, PAIR_OUTCOMES[outcome[i, j]], ha="center", va="center", fontsize=font, color=INK)
+        if PAIR_TESTS[test] is None:
+            ax.text(j, i + 0.15, f"p = {numbers[i, j]:.2g}", ha="center", va="center", fontsize=font, color=INK)
+            continue
+        left = j - 0.42
+        for part, (share, colour, hatch) in enumerate(zip(numbers[i, j], REGION_COLORS, REGION_HATCHES)):
+            ax.add_patch(Rectangle((left, i - 0.06), 0.84 * share, 0.22, facecolor=colour, hatch=hatch,
+                                   edgecolor=INK if part != 1 else colour, lw=0.3))
+            left += 0.84 * share
+        ax.text(j, i + 0.33, " ".join(f"{v:.2f}".removeprefix("0") for v in numbers[i, j]), ha="center",
+                va="center", fontsize=font - 0.5, color=INK)
+    for i in range(k):
+        ax.add_patch(Rectangle((i - 0.5, i - 0.5), 1, 1, facecolor=tint(INK, 0.08), edgecolor="none"))
+    for v in np.arange(k + 1) - 0.5:
+        ax.axhline(v, color=INK, lw=0.4)
+        ax.axvline(v, color=INK, lw=0.4)
+    ax.set_xlim(-0.5, k - 0.5)
+    ax.set_ylim(k - 0.5, -0.5)
+    ax.set_aspect("equal")
+    ax.set_xticks(range(k), order, rotation=45, ha="right", rotation_mode="anchor", fontsize=label_font)
+    ax.set_yticks(range(k), order, fontsize=label_font)
+    ax.tick_params(length=0)
     ax.set_xlabel("column algorithm (B)")
     ax.set_ylabel("row algorithm (A)")
-    plt.colorbar(image, ax=ax, label="P(column better on a majority)")
-    ax.set_title(f"{table.attrs.get('n_datasets', '?')} data sets, rope {table.attrs.get('rope', 0)}; in each cell "
-                 f"the better of the pair by the {test.replace('_', '-')} test at alpha = {table.attrs.get('alpha')}",
-                 fontsize=8)
+    decides_rope = test in ("signed_rank", "sign")
+    words = ("row algorithm better", "practically equivalent", "column algorithm better", "no decision")
+    handles = [Patch(facecolor=f, edgecolor=INK, lw=0.4, label=w) for n, (f, w) in enumerate(zip(fills, words))
+               if n != 1 or decides_rope]
+    if PAIR_TESTS[test] is None:
+        shown = "p: the smaller one-sided p-value"
+    else:
+        shown = f"bar and numbers:\nP(row better), P(neither), P(column better) {PAIR_TESTS[test][1]}"
+        handles += [Patch(facecolor=c, hatch=h, edgecolor=INK, lw=0.4, label=f"P({s})")
+                    for c, h, s in zip(REGION_COLORS, REGION_HATCHES, ("row better", "neither", "column better"))]
+    title = (f"{test.replace('_', '-')} test at alpha = {table.attrs.get('alpha')} on "
+             f"{table.attrs.get('n_datasets', '?')} data sets, rope {table.attrs.get('rope', 0)}\n"
+             f"cell: the test's decision; {shown}")
+    _legend_on_top(ax, handles, title, ncols=2)
     return ax
 
 
@@ -173,23 +310,60 @@ def plot_shrinkage(result, *, ax=None):
     >>> x = np.random.default_rng(0).normal(0.02, 0.02, (6, 10))
     >>> res = hierarchical_test(x, folds=10, random_seed=1, names=("a", "b"))
     >>> plot_shrinkage(res).get_xlabel()
-    'mean difference b - a'
+    'mean difference b - a (positive: b better)'
     """
     table = result.datasets().sort_values("indep. mean")
     y = np.arange(len(table))
-    ax = _axes(ax, figsize=(6.5, max(3, 0.16 * len(table) + 1.2)))
+    font = _row_font(len(table))
+    ax = _axes(ax, figsize=_rows_figsize(table.index, font, extra_height=2.1))
     if result.rope[0] < result.rope[1]:
-        ax.axvspan(*result.rope, color="0.9", zorder=0, label="rope")
-    ax.hlines(y, table["hier. lo"], table["hier. hi"], color="C0", lw=1, alpha=0.6)
-    ax.scatter(table["indep. mean"], y, facecolors="none", edgecolors="C1", s=16, label="independent (t-test)")
-    ax.scatter(table["hier. mean"], y, color="C0", s=12, zorder=3, label="hierarchical (95% interval)")
-    ax.axvline(result.delta0.mean(), color="k", ls="--", lw=1, label="delta0 (posterior mean)")
-    ax.set_yticks(y, table.index, fontsize=6)
+        ax.axvspan(*result.rope, color=tint(ROPE, 0.3), lw=0, zorder=0, label="rope")
+    ax.hlines(y, table["hier. lo"], table["hier. hi"], color=INK, lw=1, alpha=0.5)
+    ax.scatter(table["indep. mean"], y, facecolors="none", edgecolors=OKABE_ITO["vermillion"], s=18,
+               label="independent (t-test)")
+    ax.scatter(table["hier. mean"], y, color=INK, s=12, zorder=3, label="hierarchical (95% interval)")
+    ax.axvline(result.delta0.mean(), color=INK, ls="--", lw=1, label="delta0 (posterior mean)")
+    ax.set_yticks(y, table.index, fontsize=font)
+    ax.set_ylim(-0.7, len(table) - 0.3)
     a, b = result.names
-    ax.set_xlabel(f"mean difference {b} - {a}")
-    ax.set_title("shrinkage of the per-data-set means towards delta0", fontsize=9)
-    ax.legend(fontsize=7, loc="lower right")
+    ax.set_xlabel(f"mean difference {b} - {a} (positive: {b} better)")
+    _legend_on_top(ax, ax.get_legend_handles_labels()[0], "shrinkage of the per-data-set means towards delta0",
+                   ncols=2)
     return ax
+
+
+def plot_posterior_predictive(result, *, n_draws=50, random_seed=0):
+    """Posterior predictive check of the hierarchical model: the empirical distribution (ECDF) over data sets
+    of the per-data-set means and standard deviations, observed (black) against ``n_draws`` replicates (grey).
+
+    >>> import numpy as np
+    >>> from pp_corr import hierarchical_test
+    >>> x = np.random.default_rng(0).normal(0.02, 0.02, (6, 10))
+    >>> res = hierarchical_test(x, folds=10, draws=100, tune=100, chains=1, random_seed=1, names=("a", "b"),
+    ...                         retry=False)  # a short fit: the example ignores convergence
+    >>> [ax.get_xlabel() for ax in plot_posterior_predictive(res).axes]
+    ['per-data-set mean of b - a', 'per-data-set sd of b - a']
+    """
+    check_count("n_draws", n_draws)
+    tree = result.posterior_predictive(random_seed=random_seed)
+    rng = as_generator(random_seed)
+    fig, axes = plt.subplots(1, 2, figsize=(9, 3.8), layout="constrained")
+    a, b = result.names
+    for ax, var in zip(axes, ("mean", "sd")):
+        draws = tree["posterior_predictive"][var].stack(sample=("chain", "draw")).transpose("sample", "dataset")
+        chosen = rng.choice(draws.sizes["sample"], min(n_draws, draws.sizes["sample"]), replace=False)
+        q = draws.sizes["dataset"]
+        heights = np.arange(1, q + 1) / q
+        for n, values in enumerate(draws.values[chosen]):
+            ax.step(np.sort(values), heights, where="post", color=ROPE, lw=0.6, alpha=0.5,
+                    label=f"replicated ({len(chosen)} posterior draws)" if n == 0 else None)
+        observed = np.sort(tree["observed_data"][var].values)
+        ax.step(observed, heights, where="post", color=INK, lw=1.6, label="observed")
+        ax.set_xlabel(f"per-data-set {var} of {b} - {a}")
+        ax.set_ylabel("share of data sets")
+        ax.legend(fontsize=7, loc="lower right")
+    fig.suptitle(f"posterior predictive check, {b} vs {a} on {q} data sets", fontsize=10)
+    return fig
 
 
 SIMPLEX_CORNERS = np.array([[0.0, 0.0], [0.5, np.sqrt(3) / 2], [1.0, 0.0]])  # left, rope, right
@@ -203,34 +377,37 @@ def plot_simplex(result, *, max_points=3000, random_seed=0, ax=None):
 
     >>> import pp_corr
     >>> res = pp_corr.bayesian_signed_rank([0.02, 0.01, 0.03, -0.01, 0.02], rope=0.01, random_seed=0)
-    >>> plot_simplex(res).get_title().startswith("P(region largest)")
+    >>> plot_simplex(res).get_legend().get_title().get_text().startswith("share of draws where")
     True
     """
     samples = result.samples
     if len(samples) > check_count("max_points", max_points):
         samples = samples[as_generator(random_seed).choice(len(samples), max_points, replace=False)]
-    ax = _axes(ax, figsize=(5, 4.6))
+    ax = _axes(ax, figsize=(5.5, 5.4))
     xy = samples @ SIMPLEX_CORNERS
     a, b = result.names
-    labels = (f"{a} better", "rope", f"{b} better")
+    labels = region_labels(a, b)
     largest = samples.argmax(axis=1)
+    wins = (result.win_left, result.win_rope, result.win_right)
     for k, color in enumerate(REGION_COLORS):
-        ax.scatter(*xy[largest == k].T, s=3, alpha=0.3, color=color, label=f"{labels[k]} largest")
-    ax.add_patch(plt.Polygon(SIMPLEX_CORNERS, fill=False, color="k", lw=1))
+        ax.scatter(*xy[largest == k].T, s=4, alpha=0.35, color=color, marker=REGION_MARKERS[k], linewidths=0,
+                   label=f"{labels[k]}: {wins[k]:.3f}")
+    ax.add_patch(plt.Polygon(SIMPLEX_CORNERS, fill=False, color=INK, lw=1))
     centre = SIMPLEX_CORNERS.mean(axis=0)
     for k in range(3):  # where two regions are equally probable: the centre to the middle of an edge
         edge_middle = (SIMPLEX_CORNERS[k] + SIMPLEX_CORNERS[(k + 1) % 3]) / 2
-        ax.plot(*np.column_stack([centre, edge_middle]), color="k", lw=0.6, ls=":")
+        ax.plot(*np.column_stack([centre, edge_middle]), color=INK, lw=0.6, ls=":")
     for k, (x, y) in enumerate(SIMPLEX_CORNERS):
         ax.annotate(labels[k], (x, y), xytext=(0, 8 if k == 1 else -14), textcoords="offset points", ha="center",
                     fontsize=9)
-    ax.set_title(f"P(region largest): {a} {result.win_left:.3f}, rope {result.win_rope:.3f}, "
-                 f"{b} {result.win_right:.3f}\n({result.method})", fontsize=9)
     ax.set_aspect("equal")
     ax.set_xlim(-0.12, 1.12)
     ax.set_ylim(-0.15, 1.0)
     ax.axis("off")
-    ax.legend(fontsize=7, loc="upper right", markerscale=3)
+    legend = _legend_on_top(ax, None, f"share of draws where the region is the most probable\n({result.method})")
+    for handle in legend.legend_handles:
+        handle.set_alpha(1)
+        handle.set_sizes([30])
     return ax
 
 
@@ -254,11 +431,11 @@ def plot_rejection_rates(rates, *, ax=None):
     for i, test in enumerate(rates.test.values):
         for j, runs in enumerate(rates.runs.values):
             sel = rates.sel(test=test, runs=runs)
-            ax.errorbar(sel.delta + (j - 0.5) * 0.0008, sel.rate, yerr=1.96 * sel.se, color=f"C{i}",
+            ax.errorbar(sel.delta + (j - 0.5) * 0.0008, sel.rate, yerr=1.96 * sel.se, color=series_color(i),
                         ls=("-", "--", ":")[j % 3], marker="o", ms=3, capsize=2,
                         label=f"{TEST_NAMES[str(test)]}, {int(runs)} run{'s' if runs > 1 else ''} "
                               f"of {rates.folds} folds")
-    ax.axhline(rates.alpha, color="0.4", lw=0.8, ls=":", label=f"alpha = {rates.alpha:g}")
+    ax.axhline(rates.alpha, color=ROPE, lw=0.8, ls=":", label=f"alpha = {rates.alpha:g}")
     cauchy = rates.attrs.get("distribution") == "cauchy"
     ax.set_xlabel("d: each data set's gap ~ Cauchy(d, d)" if cauchy
                   else "accuracy gap delta, the same on all data sets")
@@ -282,7 +459,7 @@ def plot_toy_example(results):
     fig, axes = plt.subplots(1, 2, figsize=(9, 3.5), layout="constrained")
     bins = np.linspace(0, 1, 41)
     for k, case in enumerate(results.case.values):
-        style = dict(bins=bins, histtype="step", lw=1.5, color=f"C{k}", label=f"case {case}")
+        style = dict(bins=bins, histtype="step", lw=1.5, color=series_color(k), label=f"case {case}")
         axes[0].hist(results.p_b_majority.sel(case=case), **style)
         axes[1].hist(results.wilcoxon_pvalue.sel(case=case), **style)
     axes[0].set_xlabel("Poisson test: P(B better on a majority)")

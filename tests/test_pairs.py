@@ -43,9 +43,11 @@ def test_plot_pairs_writes_each_decision():
     table = compare_all_pairs(load_scores(example_path()), n_samples=2000, random_seed=0)
     ax = plots.plot_pairs(table, test="wilcoxon")
     cells = [t.get_text() for t in ax.texts]
-    expected = [f"{table.p_b_majority.values[i, j]:.2f}\n{table.decision_wilcoxon.values[i, j]}"
-                for i in range(4) for j in range(4) if i != j]
-    assert cells == expected
+    names, p = list(table.a.values), table.wilcoxon_pvalue.values
+    words = [{names[i]: "row better", names[j]: "column better", "none": "no decision"}[verdict]
+             for (i, j), verdict in np.ndenumerate(table.decision_wilcoxon.values) if i != j]
+    pvalues = [f"p = {min(p[i, j], p[j, i]):.2g}" for i in range(4) for j in range(4) if i != j]
+    assert cells == [text for pair in zip(words, pvalues) for text in pair]
     with pytest.raises(ValueError, match="test must be one of"):
         plots.plot_pairs(table, test="friedman")
 

@@ -8,8 +8,11 @@ and the names of written files to stderr.
 from __future__ import annotations
 
 import argparse
+import functools
 import itertools
+import re
 import sys
+import tempfile
 import warnings
 from pathlib import Path
 
@@ -131,17 +134,91 @@ def _pairs(scores, args, source):
     return list(itertools.combinations(algos, 2))
 
 
+PLOT_FORMATS = ("png", "svg", "pdf")
+
+
+def _check_plot_options(args):
+    """The figure options, checked before any work: --plots DIR is created if needed and a file can be written
+    in it; --plot-format and --plot-dataset need it; --plot-dataset is for pair comparisons. Returns the
+    directory or None."""
+    if not args.plots:
+        for option, value in (("--plot-format", args.plot_format), ("--plot-dataset", args.plot_dataset)):
+            if value:
+                raise ValueError(f"{option} applies with --plots DIR only")
+        return None
+    if args.plot_dataset and (args.all_pairs or args.hierarchical):
+        raise ValueError("--plot-dataset applies to pair comparisons (without --all-pairs or --hierarchical)")
+    try:
+        directory = check_output_dir(args.plots)
+        directory.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=directory):  # a probe: permissions alone do not say it (root, /proc)
+            pass
+    except (OSError, ValueError) as err:
+        reason = getattr(err, "strerror", None) or err
+        raise ValueError(f"--plots {args.plots}: cannot write figures there ({reason})") from None
+    return directory
+
+
+def _stem(kind, a, b, *more) -> str:
+    """The file name (without suffix) of a figure of the pair (a, b): ``kind_a_vs_b[_more]``, where in each name
+    runs of characters other than letters, digits, '.' and '-' become one '_'."""
+    parts = [re.sub(r"[^\w.-]+", "_", str(name)).strip("_") or "_" for name in (a, b, *more)]
+    return "_".join([kind, parts[0], "vs", *parts[1:]])
+
+
+def _save_figure(draw, file_format, path):
+    from matplotlib import pyplot as plt
+
+    figure = draw()
+    figure = getattr(figure, "figure", figure)  # plots return an Axes or a Figure
+    try:
+        figure.savefig(path, format=file_format, dpi=150)
+    finally:
+        plt.close(figure)
+
+
+def _write_figures(directory, formats, figures):
+    """Write ``figures`` (pairs of a file stem and a function that draws the figure) in each format, all or
+    none; each figure is drawn when it is written and closed after."""
+    writers = {}
+    for stem, draw in figures:
+        for file_format in formats or ["png"]:
+            path = directory / f"{stem}.{file_format}"
+            if path in writers:
+                raise ValueError(f"--plots: two figures would both be written to {path} (rename an algorithm)")
+            writers[path] = functools.partial(_save_figure, draw, file_format)
+    write_files(writers)
+
+
+def _pair_figures(result, datasets):
+    """The figures of one pair's Poisson test: the forest, the Poisson-binomial (with more than one data set)
+    and the posterior on each of ``datasets``."""
+    from . import plots
+
+    a, b = result.names
+    figures = [(_stem("forest", a, b), lambda: plots.plot_forest(result.per_dataset))]
+    if result.n_datasets > 1:
+        figures.append((_stem("poisson_binomial", a, b), lambda: plots.plot_poisson_binomial(result)))
+    figures += [(_stem("posterior", a, b, d), functools.partial(plots.plot_posterior, result.per_dataset, d))
+                for d in datasets]
+    return figures
+
+
 def _compare(args):
     source = _input_file(args.file)
     output = check_output_file(args.output) if args.output else None
+    plots_dir = _check_plot_options(args)
     prior = _parse_prior(args.prior)
     scores = load_scores(source, columns=_parse_columns(args.column), higher_is_better=not args.lower_is_better,
                          encoding=args.encoding)
     pairs = _pairs(scores, args, source)
     if args.allow_unconverged and not args.hierarchical:
         raise ValueError("--allow-unconverged applies to --hierarchical only")
+    unknown = [d for d in args.plot_dataset or [] if d not in set(scores.dataset.values)]
+    if unknown:
+        raise ValueError(f"--plot-dataset {unknown[0]!r} is not in {source} (it has {list(scores.dataset.values)})")
     if args.hierarchical:
-        _compare_hierarchical(scores, pairs, args, output)
+        _compare_hierarchical(scores, pairs, args, output, plots_dir)
     elif args.all_pairs:
         if scores.sizes["dataset"] < 2:
             raise ValueError(f"--all-pairs compares algorithms across data sets, and {source} holds one "
@@ -152,6 +229,13 @@ def _compare(args):
             off_diagonal = table.to_dataframe().reset_index().query("a != b")
             write_result(output, lambda: {"attrs": table.attrs, "pairs": off_diagonal.to_dict(orient="records")},
                          lambda: off_diagonal)
+        if plots_dir:
+            from . import plots
+
+            order = plots.order_by_mean_score(scores)
+            _write_figures(plots_dir, args.plot_format,
+                           [(f"pairs_{test}", functools.partial(plots.plot_pairs, table, test=test, order=order))
+                            for test in plots.PAIR_TESTS])
     else:
         with warnings.catch_warnings():  # the table marks point-mass posteriors itself
             warnings.simplefilter("ignore", DegenerateWarning)
@@ -164,12 +248,15 @@ def _compare(args):
         if output:
             write_result(output, lambda: [pair_record(r) for r in results],
                          lambda: pd.concat([pair_frame(r) for r in results], ignore_index=True))
+        if plots_dir:
+            _write_figures(plots_dir, args.plot_format,
+                           [f for r in results for f in _pair_figures(r, args.plot_dataset or [])])
 
 
 UNCONVERGED = 3  # exit status of ``compare --hierarchical`` when a fit did not converge
 
 
-def _compare_hierarchical(scores, pairs, args, output):
+def _compare_hierarchical(scores, pairs, args, output, plots_dir=None):
     from .hierarchical import hierarchical_test  # PyMC: imported only when asked for
 
     results = []
@@ -184,6 +271,15 @@ def _compare_hierarchical(scores, pairs, args, output):
     if output:
         write_result(output, lambda: [r.to_dict() for r in results],
                      lambda: pd.concat([r.to_frame() for r in results], ignore_index=True))
+    if plots_dir:  # the figures of the fits whose numbers were shown
+        from . import plots
+
+        shown = [r for r in results if r.converged or args.allow_unconverged]
+        _write_figures(plots_dir, args.plot_format,
+                       [f for r in shown for f in (
+                           (_stem("shrinkage", *r.names), functools.partial(plots.plot_shrinkage, r)),
+                           (_stem("posterior_predictive", *r.names),
+                            functools.partial(plots.plot_posterior_predictive, r, random_seed=args.seed)))])
     failed = [f"{r.names[1]} - {r.names[0]}" for r in results if not r.converged]
     if failed and not args.allow_unconverged:
         print(f"pp-corr: the hierarchical model did not converge for {', '.join(failed)}, even after a retry with "
@@ -196,6 +292,7 @@ def _demo(args):
     args.file, args.column, args.prior, args.output, args.seed = str(example_path()), None, None, None, 0
     args.a, args.b, args.all_pairs, args.hierarchical, args.lower_is_better = "logistic", "knn", False, False, False
     args.alpha, args.encoding, args.allow_unconverged = 0.05, "utf-8", False
+    args.plots, args.plot_format, args.plot_dataset = None, None, None
     print(f"Embedded example: {example_path().name} (scikit-learn classifiers, 10 runs of 10-fold CV)\n")
     _compare(args)
     args.all_pairs = True
@@ -294,6 +391,14 @@ def _build_parser() -> argparse.ArgumentParser:
                            f"(default: its diagnostics, no verdict, exit status {UNCONVERGED})")
     cmp_.add_argument("--seed", type=seed, default=0, help="seed of every random draw (default 0)")
     cmp_.add_argument("--output", "-o", help="write the results to a .json or .csv file")
+    cmp_.add_argument("--plots", metavar="DIR",
+                      help="write the figures of the analysis to DIR (created if needed): forest and Poisson-binomial "
+                           "of each pair, the all-pairs matrix of each test, shrinkage and posterior predictive "
+                           "check of each hierarchical fit")
+    cmp_.add_argument("--plot-format", action="append", choices=PLOT_FORMATS,
+                      help="file format of the figures (default png; repeat for several)")
+    cmp_.add_argument("--plot-dataset", action="append", metavar="DATASET",
+                      help="with --plots: also the posterior of each pair on this data set (repeatable)")
     cmp_.set_defaults(func=_compare)
     sim = sub.add_parser("simulate", help="the simulation studies of Corani & Benavoli 2015")
     sim.add_argument("study", choices=["experiment1", "experiment2", "toy"],

@@ -1,5 +1,6 @@
 """The command line: its numbers against independent computations, its files, and its errors (one line, named)."""
 import json
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -250,3 +251,100 @@ def test_allow_unconverged_shows_the_numbers_under_a_warning_and_exits_0(scores_
 
 def test_allow_unconverged_needs_hierarchical(scores_csv, capsys):
     _fails(["compare", str(scores_csv), "--allow-unconverged"], capsys, "--allow-unconverged", "--hierarchical")
+
+
+# --- figures from the command line (#18): written where asked, named for what they show, all listed on stderr
+
+MAGIC = {"png": b"\x89PNG\r\n\x1a\n", "svg": b"<?xml", "pdf": b"%PDF"}
+
+
+def _written(directory, capsys):
+    """The files in ``directory``, each checked to be what its suffix says and listed on stderr."""
+    err = capsys.readouterr().err
+    names = sorted(p.name for p in directory.iterdir())
+    for name in names:
+        assert (directory / name).read_bytes().startswith(MAGIC[name.rsplit(".", 1)[1]]), name
+        assert f"wrote {directory / name}" in err
+    return names
+
+
+def test_plots_of_a_pair_in_the_formats_asked(tmp_path, capsys, monkeypatch):
+    figures, elsewhere = tmp_path / "figs", tmp_path / "cwd"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    main(["compare", str(example_path()), "-a", "tree", "-b", "knn", "--plots", str(figures)])
+    assert _written(figures, capsys) == ["forest_tree_vs_knn.png", "poisson_binomial_tree_vs_knn.png"]
+    main(["compare", str(example_path()), "-a", "tree", "-b", "knn", "--plots", str(tmp_path / "more"),
+          "--plot-format", "svg", "--plot-format", "pdf", "--plot-dataset", "iris"])
+    assert _written(tmp_path / "more", capsys) == sorted(
+        f"{kind}_tree_vs_knn{part}.{suffix}" for kind, part in (("forest", ""), ("poisson_binomial", ""),
+                                                                ("posterior", "_iris")) for suffix in ("svg", "pdf"))
+    assert list(elsewhere.iterdir()) == []
+
+
+def test_plots_of_all_pairs_and_of_every_pair(tmp_path, capsys):
+    main(["compare", str(example_path()), "--all-pairs", "--plots", str(tmp_path / "all")])
+    assert _written(tmp_path / "all", capsys) == [f"pairs_{t}.png" for t in ("poisson", "sign", "signed_rank",
+                                                                             "wilcoxon")]
+    main(["compare", str(example_path()), "--plots", str(tmp_path / "each")])
+    pairs = [("naive_bayes", "logistic"), ("naive_bayes", "tree"), ("naive_bayes", "knn"), ("logistic", "tree"),
+             ("logistic", "knn"), ("tree", "knn")]
+    assert _written(tmp_path / "each", capsys) == sorted(f"{kind}_{a}_vs_{b}.png" for a, b in pairs
+                                                         for kind in ("forest", "poisson_binomial"))
+
+
+def test_plot_file_names_are_safe_and_one_data_set_has_no_poisson_binomial(scores_csv, tmp_path, capsys):
+    frame = pd.read_csv(scores_csv).query("dataset == 'd1'")
+    odd = tmp_path / "odd.csv"
+    frame.assign(algorithm=frame.algorithm.map({"A": "k-NN (k=5)", "B": "../svm rbf"})).to_csv(odd, index=False)
+    main(["compare", str(odd), "--plots", str(tmp_path / "figs"), "--plot-dataset", "d1"])
+    assert _written(tmp_path / "figs", capsys) == ["forest_k-NN_k_5_vs_.._svm_rbf.png",
+                                                   "posterior_k-NN_k_5_vs_.._svm_rbf_d1.png"]
+
+
+@pytest.mark.slow
+def test_plots_of_the_hierarchical_test_only_for_the_numbers_shown(scores_csv, tmp_path, capsys, monkeypatch):
+    import functools
+
+    import pp_corr.hierarchical as hierarchical
+
+    monkeypatch.setattr(hierarchical, "hierarchical_test", functools.partial(  # one short fit: not converged
+        hierarchical.hierarchical_test, draws=60, tune=60, chains=2, retry=False))
+    figures = tmp_path / "figs"
+    argv = ["compare", str(scores_csv), "-a", "A", "-b", "B", "--hierarchical", "--plots", str(figures)]
+    with pytest.raises(SystemExit):
+        main(argv)  # not converged: no verdict, so no figures
+    assert _written(figures, capsys) == []
+    main([*argv, "--allow-unconverged", "--plot-format", "svg"])
+    assert _written(figures, capsys) == ["posterior_predictive_A_vs_B.svg", "shrinkage_A_vs_B.svg"]
+
+
+@pytest.mark.parametrize("extra", [[], ["--all-pairs"], ["--hierarchical"]])
+def test_regression_unwritable_plots_dir_refused_before_the_analysis(scores_csv, tmp_path, capsys, monkeypatch,
+                                                                      extra):
+    import pp_corr.cli
+    import pp_corr.hierarchical
+
+    for module, name in ((pp_corr.cli, "poisson_test"), (pp_corr.cli, "compare_all_pairs"),
+                         (pp_corr.hierarchical, "hierarchical_test")):
+        monkeypatch.setattr(module, name, lambda *a, **k: pytest.fail("analysed before checking --plots"))
+    in_the_way = tmp_path / "file.txt"
+    in_the_way.write_text("keep me")
+    argv = ["compare", str(scores_csv), "-a", "A", "-b", "B", *extra, "--plots"]
+    if extra:
+        argv = [a for a in argv if a not in ("-a", "A", "-b", "B")]
+    _fails([*argv, str(in_the_way)], capsys, "--plots", "file.txt")
+    _fails([*argv, str(in_the_way / "figs")], capsys, "--plots", "file.txt")
+    if Path("/proc/self").is_dir():  # writable to the permission bits, even for root, and yet not
+        _fails([*argv, "/proc/pp_corr_figures"], capsys, "--plots", "/proc/pp_corr_figures")
+    assert in_the_way.read_text() == "keep me"
+
+
+def test_regression_plot_options_need_plots(scores_csv, tmp_path, capsys):
+    _fails(["compare", str(scores_csv), "--plot-format", "svg"], capsys, "--plot-format", "--plots")
+    _fails(["compare", str(scores_csv), "--plot-dataset", "d1"], capsys, "--plot-dataset", "--plots")
+    _fails(["compare", str(scores_csv), "--plots", str(tmp_path), "--plot-dataset", "d9"], capsys, "d9")
+    _fails(["compare", str(scores_csv), "--all-pairs", "--plots", str(tmp_path), "--plot-dataset", "d1"], capsys,
+           "--plot-dataset", "pair")
+    _fails(["compare", str(scores_csv), "--plots", str(tmp_path), "--plot-format", "jpg"], capsys, "--plot-format")
+    assert list(tmp_path.iterdir()) == [scores_csv]

@@ -335,7 +335,8 @@ def test_regression_unwritable_plots_dir_refused_before_the_analysis(scores_csv,
         argv = [a for a in argv if a not in ("-a", "A", "-b", "B")]
     _fails([*argv, str(in_the_way)], capsys, "--plots", "file.txt")
     _fails([*argv, str(in_the_way / "figs")], capsys, "--plots", "file.txt")
-    if Path("/proc/self").is_dir():  # writable to the permission bits, even for root, and yet not
+    if Path("/proc/self").is_dir():  # a directory root may write to by its permission bits, and yet cannot
+        _fails([*argv, "/proc"], capsys, "--plots", "/proc")
         _fails([*argv, "/proc/pp_corr_figures"], capsys, "--plots", "/proc/pp_corr_figures")
     assert in_the_way.read_text() == "keep me"
 

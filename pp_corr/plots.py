@@ -70,24 +70,34 @@ def plot_posterior(result: CorrelatedTTestResult, dataset=None, *, ax=None):
     i, name, law = _row(result, dataset)
     a, b = result.names
     lo, hi = result.rope or (0.0, 0.0)
-    grid = np.linspace(*law.ppf([0.0005, 0.9995]), 400)
-    ax.plot(grid, law.pdf(grid), color=INK, lw=1.2, label="posterior (analytic)")
-    grid = np.union1d(grid, [v for v in (lo, hi) if grid[0] < v < grid[-1]])  # the shaded regions meet
-    density = law.pdf(grid)
     probs = (np.asarray(result.p_left)[i], np.asarray(result.p_rope)[i], np.asarray(result.p_right)[i])
-    inside = (grid <= lo, (grid >= lo) & (grid <= hi), grid >= hi)
-    for k, (label, where) in enumerate(zip(region_labels(a, b), inside)):
-        if lo == hi and k == 1:
-            continue
-        ax.fill_between(grid, density, where=where, facecolor=tint(REGION_COLORS[k], 0.45), hatch=REGION_HATCHES[k],
-                        edgecolor=REGION_COLORS[k], linewidth=0, label=f"P({label}) = {probs[k]:.3f}")
+    styles = [dict(facecolor=tint(REGION_COLORS[k], 0.45), hatch=REGION_HATCHES[k], edgecolor=REGION_COLORS[k],
+                   linewidth=0, label=f"P({label}) = {probs[k]:.3f}") for k, label in enumerate(region_labels(a, b))]
+    if lo == hi:
+        del styles[1]
+    point_mass = not law.kwds["scale"] > 0  # all differences equal (NaN or 0)
+    if point_mass:  # drawn as a spike
+        location = float(np.asarray(result.mean)[i])
+        ax.vlines(location, 0, 1, color=INK, lw=2, label=f"posterior: a point mass at {location:.4g}")
+        for style in styles:
+            ax.add_patch(Rectangle((location, 0), 0, 0, **style))  # its probability, in the legend
+        margin = max(hi - lo, abs(location), 1e-3)
+        ax.set_xlim(min(lo, location) - margin, max(hi, location) + margin)
+    else:
+        grid = np.linspace(*law.ppf([0.0005, 0.9995]), 400)
+        ax.plot(grid, law.pdf(grid), color=INK, lw=1.2, label="posterior (analytic)")
+        grid = np.union1d(grid, [v for v in (lo, hi) if grid[0] < v < grid[-1]])  # the shaded regions meet
+        density = law.pdf(grid)
+        inside = (grid <= lo, (grid >= lo) & (grid <= hi), grid >= hi)
+        for where, style in zip(inside if lo < hi else inside[::2], styles):
+            ax.fill_between(grid, density, where=where, **style)
     if lo < hi:
         for bound in (lo, hi):
             ax.axvline(bound, color=ROPE, lw=0.8, ls="--")
     else:
         ax.axvline(0, color=ROPE, lw=1)
     ax.set_xlabel(f"mean difference {b} - {a} (positive: {b} better)")
-    ax.set_ylabel("density")
+    ax.set_ylabel("probability" if point_mass else "density")
     ax.set_ylim(bottom=0)
     rope = f"rope [{lo:g}, {hi:g}]" if lo < hi else "no rope"
     _legend_on_top(ax, ax.get_legend_handles_labels()[0],
@@ -181,8 +191,8 @@ def plot_poisson_binomial(result: PoissonTestResult, *, ax=None):
     ax.axvline(q / 2, color=INK, ls="--", lw=1, label=f"majority threshold q/2 = {q / 2:g}")
     ax.set_xlabel(f"number of data sets (of {q}) where the algorithm is better")
     ax.set_ylabel("probability")
-    _legend_on_top(ax, ax.get_legend_handles_labels()[0], f"Poisson test, {b} vs {a}: {_verdict(result.decision, result.alpha)}",
-                   ncols=2)
+    title = f"Poisson test, {b} vs {a}: {_verdict(result.decision, result.alpha)}"
+    _legend_on_top(ax, ax.get_legend_handles_labels()[0], title, ncols=2)
     return ax
 
 
@@ -292,8 +302,9 @@ def plot_pairs(table, *, test="poisson", order=None, ax=None):
         shown = f"bar and numbers:\nP(row better), P(neither), P(column better) {PAIR_TESTS[test][1]}"
         handles += [Patch(facecolor=c, hatch=h, edgecolor=INK, lw=0.4, label=f"P({s})")
                     for c, h, s in zip(REGION_COLORS, REGION_HATCHES, ("row better", "neither", "column better"))]
+    rope = "no rope" if PAIR_TESTS[test] is None else f"rope {table.attrs.get('rope', 0)}"
     title = (f"{test.replace('_', '-')} test at alpha = {table.attrs.get('alpha')} on "
-             f"{table.attrs.get('n_datasets', '?')} data sets, rope {table.attrs.get('rope', 0)}\n"
+             f"{table.attrs.get('n_datasets', '?')} data sets, {rope}\n"
              f"cell: the test's decision; {shown}")
     _legend_on_top(ax, handles, title, ncols=2)
     return ax
@@ -339,8 +350,11 @@ def plot_posterior_predictive(result, *, n_draws=50, random_seed=0):
     >>> import numpy as np
     >>> from pp_corr import hierarchical_test
     >>> x = np.random.default_rng(0).normal(0.02, 0.02, (6, 10))
-    >>> res = hierarchical_test(x, folds=10, draws=100, tune=100, chains=1, random_seed=1, names=("a", "b"),
-    ...                         retry=False)  # a short fit: the example ignores convergence
+    >>> import warnings
+    >>> with warnings.catch_warnings():  # a short fit: the example ignores convergence
+    ...     warnings.simplefilter("ignore")
+    ...     res = hierarchical_test(x, folds=10, draws=100, tune=100, chains=1, random_seed=1, names=("a", "b"),
+    ...                             retry=False)
     >>> [ax.get_xlabel() for ax in plot_posterior_predictive(res).axes]
     ['per-data-set mean of b - a', 'per-data-set sd of b - a']
     """

@@ -60,12 +60,12 @@ def main():
     exec(SETUP, namespace)
     exec(HIERARCHICAL, namespace)
     (DOCS / "gallery").mkdir(parents=True, exist_ok=True)
-    page = ["# Gallery", "",
+    page = ["# Gallery", "", textwrap.fill(
             "Every plot of `pp_corr.plots` on the uci54 results (naive Bayes `nbc` against hidden naive Bayes "
             "`hnb`, and all five classifiers), drawn by `scripts/build_gallery.py`. One palette throughout "
             "(`pp_corr.palette`): A better is blue, practically equivalent grey, B better orange, with hatches "
             "and markers where a region carries a verdict, so the figures read under colour-vision deficiencies "
-            "and in greyscale.", "", "```python", SETUP, HIERARCHICAL, "```", ""]
+            "and in greyscale.", 110), "", "```python", SETUP, HIERARCHICAL, "```", ""]
     for name, caption, code in FIGURES:
         drawn = eval(code, namespace)
         figure = getattr(drawn, "figure", drawn)

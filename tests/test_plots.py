@@ -362,3 +362,15 @@ def test_hierarchical_figures_on_uci54_use_the_palette(uci54, tmp_path):
     observed = check.axes[0].lines[-1].get_xdata()
     np.testing.assert_allclose(observed, np.sort(means.values), atol=1e-12)
     assert [len(a.lines) for a in check.axes] == [21, 21]
+
+
+def test_regression_plot_posterior_of_a_point_mass():
+    """All differences equal: the posterior is a point mass, drawn as a spike at the mean (no NaN density),
+    with the region that holds it at probability 1 in the legend."""
+    with pytest.warns(pp_corr.DegenerateWarning):
+        res = pp_corr.correlated_ttest(np.full(10, 0.02), folds=10, rope=0.01, names=("nbc", "hnb"))
+    ax = plots.plot_posterior(res)
+    (spike,) = ax.collections[:1]
+    np.testing.assert_allclose(spike.get_segments()[0][:, 0], 0.02)
+    assert ax.get_xlim()[0] < -0.01 and ax.get_xlim()[1] > 0.02
+    assert "P(hnb better) = 1.000" in [t.get_text() for t in ax.get_legend().get_texts()]

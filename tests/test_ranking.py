@@ -1,0 +1,287 @@
+"""Bayesian Plackett-Luce ranking against oracles written here: brute-force products over rankings, the exact Beta
+posterior of two algorithms, numerical integration over the simplex, enumeration of rankings, simulation."""
+import itertools
+import math
+import warnings
+
+import arviz as az
+import numpy as np
+import pandas as pd
+import pytest
+import xarray as xr
+from scipy import integrate, stats
+
+from pp_corr import load_scores
+from pp_corr.hierarchical import ConvergenceWarning
+from pp_corr.ranking import _break_ties, dataset_ranks, plackett_luce, plackett_luce_model
+from tests.conftest import UCI54
+
+
+def brute_log_probability(order, w):
+    """log P(order | w) of a strict order (algorithm indices, best first), as the product of choices."""
+    remaining, logp = list(order), 0.0
+    for a in order:
+        logp += math.log(w[a] / math.fsum(w[b] for b in remaining))
+        remaining.remove(a)
+    return logp
+
+
+def compatible_orders(ranks):
+    """Every strict order (best first) that a row of ranks with ties allows."""
+    return [p for p in itertools.permutations(range(len(ranks)))
+            if all(ranks[p[i]] <= ranks[p[i + 1]] for i in range(len(p) - 1))]
+
+
+def average_rule(ranks, w):
+    """The documented tie rule: the mean of log P over the orders the ties allow."""
+    return np.mean([brute_log_probability(p, w) for p in compatible_orders(ranks)])
+
+
+def model_log_likelihood(rankings, w):
+    model = plackett_luce_model(rankings)
+    return float(model.potentials[0].eval({model["w"]: np.asarray(w, dtype=float)}))
+
+
+def quantile_tolerance(draws, prob):
+    """Four Monte Carlo standard errors of the draws' quantile, as a probability (the exact cdf at the quantile)."""
+    return 4 * np.sqrt(prob * (1 - prob) / float(az.ess(draws, method="quantile", prob=prob)))
+
+
+def fit(frame, **kwargs):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)  # every fit here must converge
+        return plackett_luce(frame, **kwargs)
+
+
+@pytest.mark.parametrize("k", [3, 4])
+def test_log_likelihood_is_the_product_of_choices_and_sums_to_one(k):
+    w = np.random.default_rng(k).dirichlet(np.ones(k))
+    total = 0.0
+    for order in itertools.permutations(range(k)):
+        ranks = np.empty(k)
+        ranks[list(order)] = np.arange(1, k + 1)
+        logp = model_log_likelihood([ranks], w)
+        assert logp == pytest.approx(brute_log_probability(order, w), rel=1e-12)
+        total += math.exp(logp)
+    assert total == pytest.approx(1, rel=1e-12)
+    # several data sets add up
+    rankings = [[1, 2, 3] + list(range(4, k + 1)), [3, 1, 2] + list(range(4, k + 1))]
+    assert model_log_likelihood(rankings, w) == pytest.approx(
+        sum(brute_log_probability(list(np.argsort(r)), w) for r in rankings), rel=1e-12)
+
+
+@pytest.mark.parametrize("ranks", [[1, 1, 3, 4], [1, 2, 2, 2], [1.5, 1.5, 3.5, 3.5], [2.5, 2.5, 2.5, 2.5],
+                                   [3, 1, 3, 3], [2, 1, 4, 2]])
+def test_ties_average_the_log_probability_over_their_orders(ranks):
+    w = np.random.default_rng(7).dirichlet(np.ones(4))
+    assert model_log_likelihood([ranks], w) == pytest.approx(average_rule(ranks, w), rel=1e-12)
+
+
+def test_two_algorithms_posterior_is_beta_with_ties_as_half_wins():
+    # 9 wins of A, 4 of B, 5 ties; prior alpha = (2, 0.5): w_A ~ Beta(2 + 9 + 2.5, 0.5 + 4 + 2.5) exactly
+    a = [0.9] * 9 + [0.5] * 4 + [0.7] * 5
+    b = [0.6] * 9 + [0.8] * 4 + [0.7] * 5
+    frame = pd.DataFrame({"A": a, "B": b})
+    res = fit(frame, prior={"B": 0.5, "A": 2.0}, draws=2000, chains=2, random_seed=3)
+    exact = stats.beta(2 + 9 + 2.5, 0.5 + 4 + 2.5)
+    draws = res.idata.posterior["w"].sel(algorithm="A")
+    mcse = float(az.mcse(draws))
+    assert abs(float(draws.mean()) - exact.mean()) <= 4 * mcse
+    for prob in (0.05, 0.5, 0.95):
+        assert abs(exact.cdf(float(draws.quantile(prob))) - prob) <= quantile_tolerance(draws, prob), prob
+    frame_out = res.to_frame()
+    assert frame_out.loc["A", "p_first"] == pytest.approx(exact.mean(), abs=4 * mcse)
+    # the reported MCSE is the one of the draws
+    assert frame_out.loc["A", "p_first_mcse"] == pytest.approx(mcse, rel=1e-9)
+
+
+def test_three_algorithms_posterior_matches_integration_over_the_simplex():
+    ranks = np.array([[1, 2, 3], [2, 1, 3], [1, 2.5, 2.5], [1.5, 1.5, 3]])
+    alpha = np.array([1.0, 2.0, 1.5])
+    frame = pd.DataFrame(-ranks, columns=["a", "b", "c"])  # higher is better: scores -rank rank as ranks
+
+    def density(w1, w0):
+        w = np.array([w0, w1, 1 - w0 - w1])
+        return math.exp(sum(average_rule(r, w) for r in ranks) + np.dot(alpha - 1, np.log(w)))
+
+    def integral(f):
+        return integrate.dblquad(lambda w1, w0: f(np.array([w0, w1, 1 - w0 - w1])) * density(w1, w0), 0, 1, 0,
+                                 lambda w0: 1 - w0, epsabs=1e-12, epsrel=1e-10)[0]
+
+    norm = integral(lambda w: 1.0)
+    res = fit(frame, prior=list(alpha), draws=2000, chains=2, random_seed=5)
+    draws = res._per_draw()
+    table, before = res.to_frame(), res.before()
+    for j, name in enumerate("abc"):
+        assert abs(table.loc[name, "p_first"] - integral(lambda w: w[j]) / norm) <= 4 * table.loc[name, "p_first_mcse"]
+    exact_before = integral(lambda w: w[0] / (w[0] + w[1])) / norm
+    mcse = float(az.mcse(draws["before"].sel(algorithm="a", other="b")))
+    assert abs(before.loc["a", "b"] - exact_before) <= 4 * mcse
+
+
+@pytest.fixture(scope="module")
+def recovery():
+    """Rankings simulated from a known PL model (k = 4, q = 300) by sequential choice without replacement."""
+    truth = np.array([0.45, 0.3, 0.15, 0.1])
+    rng = np.random.default_rng(11)
+    orders = [rng.choice(4, size=4, replace=False, p=truth) for _ in range(300)]
+    ranks = np.empty((300, 4))
+    for i, order in enumerate(orders):
+        ranks[i, order] = np.arange(1, 5)
+    frame = pd.DataFrame(-ranks, columns=["w45", "w30", "w15", "w10"])
+    return truth, fit(frame, draws=1000, chains=2, random_seed=12)
+
+
+def test_recovers_the_weights_of_simulated_rankings(recovery):
+    truth, res = recovery
+    w = res.weights
+    assert res.converged and res.algorithms == ["w45", "w30", "w15", "w10"]
+    assert np.all(np.abs(w.mean(axis=0) - truth) <= 4 * w.std(axis=0))
+    assert res.to_frame().index.tolist() == ["w45", "w30", "w15", "w10"]
+
+
+def test_derived_quantities_match_enumeration_of_rankings(recovery):
+    _, res = recovery
+    w, names = res.weights, res.algorithms
+    table, before = res.to_frame(), res.before()
+    # P(a before b) is the posterior mean of w_a / (w_a + w_b)
+    for (i, a), (j, b) in itertools.permutations(enumerate(names), 2):
+        assert before.loc[a, b] == pytest.approx(np.mean(w[:, i] / (w[:, i] + w[:, j])), rel=1e-12)
+    # expected ranks: the PL probability of each of the 4! rankings, per draw, times the positions
+    expected = np.zeros(4)
+    for order in itertools.permutations(range(4)):
+        remaining = w.sum(axis=1)
+        probability = np.ones(len(w))
+        for a in order:
+            probability *= w[:, a] / remaining
+            remaining = remaining - w[:, a]
+        expected[list(order)] += np.mean(probability) * np.arange(1, 5)
+    np.testing.assert_allclose(table.loc[names, "expected_rank"], expected, rtol=1e-10)
+    # scmamp's definitions: expected.win.prob = colMeans(w), expected.mode.rank = colMeans(rank(-w))
+    np.testing.assert_allclose(table.loc[names, "p_first"], w.mean(axis=0), rtol=1e-12)
+    np.testing.assert_allclose(table.loc[names, "mode_rank"], stats.rankdata(-w, axis=1).mean(axis=0), rtol=1e-12)
+    np.testing.assert_allclose(table.loc[names, "p_best"], np.bincount(w.argmax(axis=1), minlength=4) / len(w))
+    lower, upper = np.quantile(w, [0.05, 0.95], axis=0)
+    interval = res.to_frame(0.9)
+    np.testing.assert_allclose(interval.loc[names, "w_lower"], lower)
+    np.testing.assert_allclose(interval.loc[names, "w_upper"], upper)
+    assert table.index.tolist() == list(before.index) == list(before.columns)
+    assert np.isnan(np.diag(before.to_numpy())).all()
+    assert "w45 has the best expected rank" in repr(res)
+
+
+def test_mean_scores_that_tie_in_exact_arithmetic_tie_and_ties_chain():
+    # 0.7 + 0.85 and 0.8 + 0.75 differ in binary floating point, not in the recorded decimals
+    scores = load_scores({"A": [[0.9, 0.95], [0.5, 0.5]], "B": [[0.7, 0.85], [0.6, 0.6]],
+                          "C": [[0.8, 0.75], [0.7, 0.7]], "D": [[0.6, 0.6], [0.8, 0.8]]}, runs=1)
+    assert 0.7 + 0.85 != 0.8 + 0.75
+    ranks = dataset_ranks(scores)
+    assert ranks.to_numpy().tolist() == [[1.0, 2.5, 2.5, 4.0], [4.0, 3.0, 2.0, 1.0]]
+    assert ranks.index.tolist() == ["D1", "D2"] and ranks.columns.tolist() == ["A", "B", "C", "D"]
+    # 3 and 3 steps of 2^-53 apart tie (the tolerance is 4 eps x 0.5 = 4 steps); 6 steps alone would not
+    x = [0.5 + i * 2.0**-53 for i in (0, 3, 6)]
+    assert dataset_ranks(pd.DataFrame([[x[0], x[1], x[2], 0.7]])).to_numpy().tolist() == [[3.0, 3.0, 3.0, 1.0]]
+    assert dataset_ranks(pd.DataFrame([[x[0], x[2], 0.7]])).to_numpy().tolist() == [[3.0, 2.0, 1.0]]
+    # a frame of losses ranks the other way; so does a Dataset of losses loaded as such
+    losses = pd.DataFrame({"A": [0.1, 0.3], "B": [0.2, 0.2]}, index=["x", "y"])
+    assert dataset_ranks(losses, higher_is_better=False).to_numpy().tolist() == [[1.0, 2.0], [2.0, 1.0]]
+    negated = load_scores({"A": [[0.1, 0.1], [0.3, 0.3]], "B": [[0.2, 0.2], [0.2, 0.2]]}, higher_is_better=False)
+    assert dataset_ranks(negated).to_numpy().tolist() == [[1.0, 2.0], [2.0, 1.0]]
+
+
+def test_random_tie_breaks_are_uniform_within_groups_and_seeded():
+    row = np.array([2.0, 2.0, 2.0, 1.0])  # algorithm 3 first, then 0, 1, 2 in any order
+    broken = _break_ties(np.tile(row, (6000, 1)), np.random.default_rng(1))
+    assert (broken[:, 3] == 1).all() and np.sort(broken, axis=1).tolist() == [[1, 2, 3, 4]] * 6000
+    orders, counts = np.unique(broken[:, :3], axis=0, return_counts=True)
+    assert len(orders) == 6 and stats.chisquare(counts).pvalue > 1e-3
+    w = np.array([0.1, 0.2, 0.3, 0.4])
+    models = [plackett_luce_model([row] * 5, ties="random", random_seed=seed) for seed in (4, 4, 5)]
+    logps = [float(m.potentials[0].eval({m["w"]: w})) for m in models]
+    assert logps[0] == logps[1] != logps[2]
+
+
+def test_uniform_prior_and_symmetric_data_give_symmetric_answers():
+    # every order of three algorithms once: the posterior is symmetric (exchangeable), so E[w] = 1/3 each
+    ranks = np.array([np.argsort(p) + 1 for p in itertools.permutations(range(3))], dtype=float)
+    res = fit(pd.DataFrame(-ranks, columns=["x", "y", "z"]), draws=1000, chains=2, random_seed=2)
+    table = res.to_frame()
+    assert np.all(np.abs(table.p_first - 1 / 3) <= 4 * table.p_first_mcse)
+    assert np.all(np.abs(table.expected_rank - 2) <= 4 * table.expected_rank_mcse)
+    assert table.observed_mean_rank.tolist() == [2.0, 2.0, 2.0]
+
+
+def test_bad_input_names_the_argument_or_data_set():
+    with pytest.raises(ValueError, match=r"1 algorithm\(s\) \['A'\]: rank at least two"):
+        dataset_ranks(pd.DataFrame({"A": [0.1, 0.2]}))
+    with pytest.raises(ValueError, match="rankings rank 1 algorithm"):
+        plackett_luce_model([[1], [1]])
+    frame = pd.DataFrame({"A": [0.9, 0.8, 0.7], "B": [0.8, np.nan, 0.7], "C": [0.1, 0.2, np.nan]},
+                         index=["iris", "wine", "glass"])
+    with pytest.raises(ValueError, match=r"data set 'wine' lacks \['B'\]; data set 'glass' lacks \['C'\]"):
+        dataset_ranks(frame)
+    with pytest.warns(UserWarning, match=r"left out 2 data set\(s\).*\['wine', 'glass'\]"):
+        assert dataset_ranks(frame, missing="drop").index.tolist() == ["iris"]
+    with pytest.raises(ValueError, match="missing must be one of"):
+        dataset_ranks(frame, missing="ignore")
+    # a Dataset where one algorithm has no score at all on one data set
+    scores = load_scores({"A": [[0.8, 0.9], [0.7, 0.6]], "B": [[0.7, 0.8], [0.6, 0.7]]})
+    scores["score"] = scores.score.where(~((scores.dataset == "D2") & (scores.algorithm == "B")))
+    with pytest.raises(ValueError, match=r"data set 'D2' lacks \['B'\]"):
+        dataset_ranks(scores)
+    with pytest.raises(ValueError, match="'x', algorithm 'A' is inf"):
+        dataset_ranks(pd.DataFrame({"A": [np.inf], "B": [0.0]}, index=["x"]))
+    with pytest.raises(ValueError, match=r"rankings hold NaN or inf \(row 1, column 0\)"):
+        plackett_luce_model([[1, 2], [np.nan, 1]])
+    with pytest.raises(ValueError, match="are negated already"):
+        dataset_ranks(load_scores({"A": [[0.1, 0.2]], "B": [[0.2, 0.2]]}, higher_is_better=False),
+                      higher_is_better=False)
+    with pytest.raises(TypeError, match="scores must be a scores Dataset"):
+        dataset_ranks(np.ones((3, 2)))
+    with pytest.raises(ValueError, match="scores hold no data set"):
+        dataset_ranks(pd.DataFrame({"A": [], "B": []}))
+    with pytest.raises(ValueError, match="prior must be in"):
+        plackett_luce_model([[1, 2]], prior=0)
+    with pytest.raises(ValueError, match=r"prior\['A2'\] must be in"):
+        plackett_luce_model([[1, 2]], prior=[1, -1])
+    with pytest.raises(ValueError, match="prior must be one positive number, 2 of them"):
+        plackett_luce_model([[1, 2]], prior=[1, 1, 1])
+    with pytest.raises(ValueError, match=r"unknown \['Z'\], missing \['A2'\]"):
+        plackett_luce_model([[1, 2]], prior={"A1": 1, "Z": 1})
+    with pytest.raises(ValueError, match="ties must be one of"):
+        plackett_luce_model([[1, 2]], ties="first")
+    with pytest.raises(ValueError, match="algorithms must be 2 distinct names"):
+        plackett_luce_model([[1, 2]], algorithms=["a", "a"])
+    with pytest.raises(ValueError, match="row 0 ties 17 algorithms"):
+        plackett_luce_model([np.ones(17)])
+    with pytest.raises(ValueError, match="draws must be >= 1"):
+        plackett_luce(pd.DataFrame({"A": [1.0], "B": [0.0]}), draws=0)
+    with pytest.raises(ValueError, match="sampler must be"):
+        plackett_luce(pd.DataFrame({"A": [1.0], "B": [0.0]}), sampler="stan")
+
+
+def test_dataset_and_frame_of_means_rank_alike():
+    rng = np.random.default_rng(3)
+    arrays = {name: rng.normal(0.8, 0.05, size=(6, 10)) for name in ("p", "q", "r")}
+    scores = load_scores(arrays, runs=2)
+    means = pd.DataFrame({name: a.mean(axis=1) for name, a in arrays.items()}, index=[f"D{i + 1}" for i in range(6)])
+    pd.testing.assert_frame_equal(dataset_ranks(scores), dataset_ranks(means), check_names=False)
+    assert isinstance(scores, xr.Dataset)
+
+
+@pytest.mark.slow
+def test_uci54_converges_and_agrees_with_the_mean_ranks(request):
+    if not UCI54.exists():
+        pytest.skip(f"the shared uci54 data are not at {UCI54}")
+    res = fit(request.getfixturevalue("uci54"), random_seed=1)
+    assert res.converged and int(res.idata.sample_stats.diverging.sum()) == 0
+    table = res.to_frame()
+    k = len(table)
+    # identities: expected ranks add up to 1 + ... + k, P(first) to 1
+    assert table.expected_rank.sum() == pytest.approx(k * (k + 1) / 2, rel=1e-12)
+    assert table.p_first.sum() == pytest.approx(1, rel=1e-12)
+    # the model's order is the order of the observed mean ranks, each within 0.1 of it
+    assert table.index.tolist() == table.sort_values("observed_mean_rank").index.tolist()
+    assert np.all(np.abs(table.expected_rank - table.observed_mean_rank) <= 0.1)
+    # 15 of the 54 data sets hold an exact tie (j48 and j48gr, mostly)
+    assert "15 data sets tied" in res.summary()

@@ -23,11 +23,14 @@ __all__ = [
     "compare_all_pairs", "corrected_ttest", "correlated_ttest", "differences", "example_path", "format_pairs",
     "hierarchical_model", "hierarchical_test", "imprecise_signed_rank", "intraclass_logp", "load_scores",
     "mean_differences", "paired_ttest", "poisson_binomial_monte_carlo", "poisson_test", "resolve_rho", "sign_test",
-    "wilcoxon_test",
+    "wilcoxon_test", "PlackettLuceResult", "dataset_ranks", "plackett_luce", "plackett_luce_model",
 ]
 __version__ = "0.1.0"
 # these import PyMC
 _LAZY = {"ConvergenceWarning", "HierarchicalResult", "OutlierWarning", "hierarchical_model", "hierarchical_test"}
+
+
+_LAZY_RANKING = {"PlackettLuceResult", "dataset_ranks", "plackett_luce", "plackett_luce_model"}
 
 
 def __getattr__(name):
@@ -35,4 +38,8 @@ def __getattr__(name):
         from . import hierarchical
 
         return getattr(hierarchical, name)
+    if name in _LAZY_RANKING:
+        from . import ranking
+
+        return getattr(ranking, name)
     raise AttributeError(f"module 'pp_corr' has no attribute {name!r}")

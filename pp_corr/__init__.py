@@ -18,28 +18,25 @@ from .ttest import CorrelatedTTestResult, DegenerateWarning, correlated_ttest
 
 __all__ = [
     "AssumptionWarning", "ConvergenceWarning", "CorrelatedTTestResult", "DegenerateWarning", "HierarchicalResult",
-    "ImpreciseSignedRankResult", "NormalGamma", "OutlierWarning", "PoissonBinomial", "PoissonTestResult",
-    "RegionProbabilities", "SufficientStats", "TTestResult", "bayesian_sign_test", "bayesian_signed_rank",
-    "compare_all_pairs", "corrected_ttest", "correlated_ttest", "differences", "example_path", "format_pairs",
-    "hierarchical_model", "hierarchical_test", "imprecise_signed_rank", "intraclass_logp", "load_scores",
-    "mean_differences", "paired_ttest", "poisson_binomial_monte_carlo", "poisson_test", "resolve_rho", "sign_test",
-    "wilcoxon_test", "PlackettLuceResult", "dataset_ranks", "plackett_luce", "plackett_luce_model",
+    "ImpreciseSignedRankResult", "JointResult", "NormalGamma", "OutlierWarning", "PoissonBinomial",
+    "PoissonTestResult", "RegionProbabilities", "SufficientStats", "TTestResult", "bayesian_sign_test",
+    "bayesian_signed_rank", "compare_all_pairs", "corrected_ttest", "correlated_ttest", "differences", "example_path",
+    "format_pairs", "hierarchical_model", "hierarchical_test", "imprecise_signed_rank", "intraclass_logp",
+    "joint_model", "joint_test", "load_scores", "mean_differences", "paired_ttest", "poisson_binomial_monte_carlo",
+    "poisson_test", "resolve_rho", "sign_test", "wilcoxon_test", "PlackettLuceResult", "dataset_ranks", "plackett_luce",
+    "plackett_luce_model",
 ]
 __version__ = "0.1.0"
 # these import PyMC
-_LAZY = {"ConvergenceWarning", "HierarchicalResult", "OutlierWarning", "hierarchical_model", "hierarchical_test"}
-
-
-_LAZY_RANKING = {"PlackettLuceResult", "dataset_ranks", "plackett_luce", "plackett_luce_model"}
+_LAZY = {"ConvergenceWarning": "hierarchical", "HierarchicalResult": "hierarchical", "OutlierWarning": "hierarchical",
+         "hierarchical_model": "hierarchical", "hierarchical_test": "hierarchical", "JointResult": "joint",
+         "joint_model": "joint", "joint_test": "joint", "PlackettLuceResult": "ranking", "dataset_ranks": "ranking",
+         "plackett_luce": "ranking", "plackett_luce_model": "ranking"}
 
 
 def __getattr__(name):
     if name in _LAZY:
-        from . import hierarchical
+        from importlib import import_module
 
-        return getattr(hierarchical, name)
-    if name in _LAZY_RANKING:
-        from . import ranking
-
-        return getattr(ranking, name)
+        return getattr(import_module(f".{_LAZY[name]}", __name__), name)
     raise AttributeError(f"module 'pp_corr' has no attribute {name!r}")

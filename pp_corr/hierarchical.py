@@ -254,6 +254,25 @@ class _Constant:
         return self.value
 
 
+def centred_uniform(name, half, **kwargs):
+    """U(-half, half) with the usual log-odds transform times half / 2 (``half`` a number or an array): near 0
+    one unconstrained unit is one unit of the model whatever the range, so the samplers' initial jitter (+-1)
+    stays near the data even when an outlier makes the range huge. Call inside a model.
+
+    >>> with pm.Model() as model:
+    ...     d = centred_uniform("d", 1e6)
+    >>> to_d = model.compile_fn(model.unobserved_value_vars, inputs=model.value_vars)
+    >>> round(float(to_d({"d_chain__": 1.0})[0]), 6)  # one unconstrained unit is one unit of d
+    1.0
+    """
+    if np.ndim(half):  # Interval takes constant bounds as scalars only
+        interval = Interval(bounds_fn=_Constant((-np.asarray(half), np.asarray(half))))
+    else:
+        interval = Interval(-half, half)
+    return pm.Uniform(name, -half, half, **kwargs,
+                      default_transform=ChainedTransform([interval, ScaleTransform(_Constant(half / 2))]))
+
+
 def _start(data: _Data, limits, form="centered") -> dict:
     """The samplers' initial values (``initvals``, by variable name), near the data in units of s (the samplers
     add their jitter): delta0 at the median mean, sigma0 at the means' robust spread, sigma_i at the sds (at
@@ -295,13 +314,7 @@ def _build(data: _Data, priors, form="centered", bounds=None) -> pm.Model:
     with pm.Model(coords={"dataset": data.names}) as model:
         xbar = pm.Data("xbar_obs", data.mean / s, dims="dataset")
         ss = pm.Data("ss_obs", data.ss(s), dims="dataset")
-        half = limits["delta0"]
-        # the usual log-odds transform of U(-half, half), times half / 2: near 0 one unconstrained unit is one
-        # unit of s whatever the range, so the samplers' initial jitter (+-1) stays near the data even when an
-        # outlier makes the range huge
-        delta0 = pm.Uniform("delta0_scaled", -half, half,
-                            default_transform=ChainedTransform([Interval(-half, half),
-                                                                ScaleTransform(_Constant(half / 2))]))
+        delta0 = centred_uniform("delta0_scaled", limits["delta0"])
         sigma0 = pm.Uniform("sigma0_scaled", 0, limits["sigma0"])
         nu = pm.Deterministic("nu", _nu_minus_one(hyper) + 1)
         sigma = pm.Uniform("sigma_scaled", *limits["sigma"], dims="dataset")
@@ -665,23 +678,47 @@ def hierarchical_test(x, y=None, *, rope=0.01, rho=None, n_test=None, n_train=No
     with warnings.catch_warnings():  # the independent analysis is shown beside the model, point masses and all
         warnings.simplefilter("ignore", DegenerateWarning)
         independent = correlated_ttest(x, rho=data.rho, rope=rope, algorithms=algorithms, names=names)
-    attempts = [{**DEFAULT, **given}]
-    if retry and {**ROBUST, **given} != attempts[0]:  # nothing to retry when the caller set every setting
-        attempts.append({**ROBUST, **given})
-    for number, settings in enumerate(attempts[:2], start=1):
+    def fit(settings):
+        return _fit(data, priors, bounds, settings, chains=chains, random_seed=random_seed, sampler=sampler,
+                    progressbar=progressbar)
+
+    idata, problems, attempts = fit_with_policy(fit, [DEFAULT, ROBUST], given, retry=retry, progressbar=progressbar)
+    return HierarchicalResult(idata, data, rope, names, independent, problems, attempts)
+
+
+def fit_with_policy(fit, settings, given, *, retry=True, progressbar=False, var_names=CHECKED,
+                    what="the hierarchical model"):
+    """The convergence policy: ``fit(settings[0] | given)``, then once more with ``settings[1] | given`` when
+    :func:`diagnose` finds problems in ``var_names`` and ``retry`` is true (and the second differs from the
+    first). Returns the last DataTree, its problems and the settings of each attempt; warns
+    (``ConvergenceWarning``) when the last attempt failed too.
+
+    >>> import arviz as az
+    >>> rng = np.random.default_rng(0)
+    >>> def fit(settings):  # a stand-in for a sampler: chains disagree unless draws are many
+    ...     shift = 0.0 if settings["draws"] > 1000 else np.arange(4)[:, None]
+    ...     return az.from_dict({"posterior": {"delta0": rng.normal(size=(4, 500)) + shift},
+    ...                          "sample_stats": {"diverging": np.zeros((4, 500), dtype=bool)}})
+    >>> idata, problems, attempts = fit_with_policy(fit, [{"draws": 500}, {"draws": 2000}], {}, var_names=["delta0"])
+    >>> problems, attempts
+    ((), ({'draws': 500}, {'draws': 2000}))
+    """
+    attempts = [{**settings[0], **given}]
+    if retry and {**settings[1], **given} != attempts[0]:  # nothing to retry when the caller set every setting
+        attempts.append({**settings[1], **given})
+    for number, chosen in enumerate(attempts, start=1):
         if progressbar and number == 2:
-            print(f"not converged ({_summary(problems)}): fitting again with {_describe(settings)}", file=sys.stderr)
-        idata = _fit(data, priors, bounds, settings, chains=chains, random_seed=random_seed, sampler=sampler,
-                     progressbar=progressbar)
-        problems = diagnose(idata)
+            print(f"not converged ({_summary(problems)}): fitting again with {_describe(chosen)}", file=sys.stderr)
+        idata = fit(chosen)
+        problems = diagnose(idata, var_names)
         if not problems:
             break
     attempts = attempts[:number]
     if problems:
-        warnings.warn(f"the hierarchical model did not converge ({len(attempts)} attempt(s), last with "
+        warnings.warn(f"{what} did not converge ({len(attempts)} attempt(s), last with "
                       f"{_describe(attempts[-1])}): {_summary(problems)}. The result gives no verdict.",
-                      ConvergenceWarning, stacklevel=2)
-    return HierarchicalResult(idata, data, rope, names, independent, tuple(problems), tuple(attempts))
+                      ConvergenceWarning, stacklevel=3)
+    return idata, tuple(problems), tuple(attempts)
 
 
 def _fit(data, priors, bounds, settings, *, chains, random_seed, sampler, progressbar):

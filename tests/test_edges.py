@@ -1768,6 +1768,38 @@ def test_hierarchical_test_refuses_bad_parameters(label):
     check_error(lambda: hierarchical_test(HIER_X, **{**small, **kwargs}), names)
 
 
+JOINT_X = np.random.default_rng(12).normal([0.80, 0.81, 0.83], 0.02, (4, 10, 3))
+JOINT_BAD = {**HIER_TEST_BAD, **{label: HIER_MODEL_BAD[label] for label in (
+    "scale=0", "scale=-1", "bounds list", "bounds unknown key", "bounds sigma reversed", "priors unknown",
+    "folds=inf")},
+    "eta=0": ({"eta": 0.0}, ("eta",)), "missing unknown": ({"missing": "skip"}, ("missing",)),
+    "one algorithm": ({"x": JOINT_X[..., :1]}, ("at least 2 algorithms",)),
+    "x 2-D": ({"x": JOINT_X[..., 0]}, ("x",)), "x with inf": ({"x": np.where(JOINT_X > 0.83, INF, JOINT_X)}, ("x",)),
+    "reference unknown": ({"reference": "bogus"}, ("reference",)),
+}
+
+
+@pytest.mark.parametrize("label", sorted(JOINT_BAD))
+def test_joint_test_refuses_bad_parameters(label):
+    """The joint model of k algorithms checks every argument before any work, naming it."""
+    from pp_corr import joint_test
+
+    kwargs, names = JOINT_BAD[label]
+    kwargs = dict(kwargs)
+    x = kwargs.pop("x", JOINT_X)
+    small = {"draws": 20, "tune": 20, "chains": 1, "random_seed": 0, "folds": 10}
+    check_error(lambda: joint_test(x, **{**small, **kwargs}), names)
+
+
+def test_joint_model_names_the_data_set_an_algorithm_is_missing_on():
+    from pp_corr import JointResult, joint_model
+
+    x = JOINT_X.copy()
+    x[2, :, 1] = NAN
+    check_error(lambda: joint_model(x, folds=10), ("D3", "A2", "missing='drop'"))
+    assert JointResult.__doc__
+
+
 def test_regression_hierarchical_scale_draws_bounds():
     """scale=inf, draws=0 and bounds of the wrong form: each a ValueError naming it (no fit)."""
     from pp_corr import hierarchical_model, hierarchical_test

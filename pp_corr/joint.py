@@ -1,0 +1,479 @@
+"""Joint hierarchical model of k algorithms over q data sets: every pair compared in one posterior.
+
+Comparing k algorithms pair by pair fits k(k-1)/2 separate hierarchical models whose answers can contradict
+each other (A better than B, B than C, C than A). Here one model holds all of them. Algorithm 1 (the
+``reference``) is the baseline: on data set i, fold j, d_ij in R^m (m = k - 1) holds score(a) - score(reference)
+for every other algorithm a. As in the pairwise model, the folds' correlation rho_i makes the likelihood exact
+through two sufficient statistics, the mean vector dbar_i and the scatter matrix S_i = sum_j (d_ij - dbar_i)
+(d_ij - dbar_i)^T, so the work is O(q k^3), never an n x n matrix:
+
+    dbar_i ~ N_m(delta_i, c_i Sigma_i),   S_i ~ Wishart(n_i - 1, (1 - rho_i) Sigma_i),   c_i = (1 - rho_i)/n_i + rho_i,
+
+independent. Each data set's covariance Sigma_i = diag(sigma_i) R_i diag(sigma_i) has the pairwise model's
+uniform sds (sigma_ia ~ U(0.01, 1000 max(1, sd_ia / s_a)) in units s_a, the median sd of coordinate a) and a
+uniform (LKJ, eta = 1) correlation matrix, shrunk by 1e-4 towards the identity: R_i = (1 - 1e-4) L L^T + 1e-4 I.
+Why the shrinkage: two algorithms that agree on every fold of a data set (near-identical learners do) make S_i
+singular, and the Wishart likelihood then grows without bound as R_i becomes singular; the pairwise model meets
+the same at sigma_i -> 0 and bounds sigma_i below by 1% of the unit. Here a direction is treated as nearly
+constant below 1% of the sds (an eigenvalue of R_i >= 1e-4).
+
+Population: delta_i ~ multivariate Student-t(nu, delta0, Sigma0), Sigma0 = diag(sigma0) R0 diag(sigma0), R0
+uniform (LKJ), delta0_a ~ U(-M_a, M_a), sigma0_a ~ U(0, 1000 sd(xbar_a)), nu with the pairwise model's prior
+(:func:`pp_corr.hierarchical.nu_log_prior`). Written, as the pairwise model's ``"marginal"`` form, as a normal
+scale mixture with delta_i integrated out:
+
+    dbar_i | delta0, Sigma0, lambda_i, Sigma_i ~ N_m(delta0, Sigma0 / lambda_i + c_i Sigma_i),
+    lambda_i ~ Gamma(nu/2, rate nu/2),
+
+and each draw of delta_i comes afterwards from its exact conditional normal: with A = Sigma0 / lambda_i and
+B = c_i Sigma_i, mean delta0 + A (A + B)^-1 (dbar_i - delta0) and covariance A - A (A + B)^-1 A (no inverse of
+Sigma0, which nearly identical algorithms make nearly singular). At k = 2 this is exactly the pairwise model.
+
+Every pairwise contrast then comes from the same draws: delta0_b - delta0_a for the population, and for a new
+data set delta_new ~ t_nu(delta0, Sigma0), whose contrast (e_b - e_a)^T delta_new is t_nu with scale
+sqrt((e_b - e_a)^T Sigma0 (e_b - e_a)) - the pairwise model's new-data-set probabilities, per pair.
+"""
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+from itertools import combinations
+
+import numpy as np
+import pandas as pd
+import pymc as pm
+import pytensor.tensor as pt
+import xarray as xr
+from scipy import stats
+
+from ._args import as_generator, as_rope, check_count, check_probability_level, check_real
+from .hierarchical import (CHECKED, PRIORS, SAMPLERS, SIGMA_CEILING, SIGMA_FLOOR, _check_bounds, _check_priors,
+                           _describe, _nu_minus_one, _plain, _summary, _unit, _warn_far_out, centred_uniform,
+                           fit_with_policy)
+from .intraclass import resolve_rho
+from .models import sample
+
+CORRELATION_FLOOR = SIGMA_FLOOR**2  # R_i = (1 - floor) L L^T + floor I: eigenvalues >= floor
+DEFAULT = {"draws": 1000, "tune": 1000, "target_accept": 0.9}
+ROBUST = {"draws": 2000, "tune": 2000, "target_accept": 0.95}
+NEW_PER_DRAW = 20  # draws of a new data set's delta per posterior draw, for P(best) and ranks on a new data set
+
+
+@dataclass(frozen=True)
+class _JointData:
+    names: list            # data sets
+    algorithms: tuple      # k names, the reference first
+    n: np.ndarray          # (q,) folds used per data set
+    rho: np.ndarray        # (q,)
+    mean: np.ndarray       # (q, m) mean differences from the reference, original units
+    scatter: np.ndarray    # (q, m, m) scatter matrices, original units
+    scale: np.ndarray      # (m,) the unit s_a of each coordinate
+    max_abs: np.ndarray    # (m,) max |d| over all folds
+
+    @property
+    def sd(self) -> np.ndarray:
+        """(q, m) per-data-set sds of each coordinate."""
+        return np.sqrt(np.diagonal(self.scatter, axis1=1, axis2=2) / (self.n[:, None] - 1))
+
+    def c(self) -> np.ndarray:
+        return (1 - self.rho) / self.n + self.rho
+
+
+def _score_blocks(x, algorithms):
+    """(q, cells, k) scores, data set names and algorithm names from a scores Dataset or a (q, n, k) array."""
+    if isinstance(x, xr.Dataset):
+        present = [str(v) for v in x.algorithm.values]
+        chosen = present if algorithms is None else [str(a) for a in algorithms]
+        unknown = [a for a in chosen if a not in present]
+        if unknown:
+            raise ValueError(f"algorithms {unknown} are not in the scores (have {present})")
+        block = x.score.sel(algorithm=chosen).transpose("dataset", ..., "algorithm").values
+        return block.reshape(block.shape[0], -1, block.shape[-1]), [str(d) for d in x.dataset.values], chosen
+    block = np.asarray(x, dtype=float)
+    if block.ndim != 3:
+        raise ValueError(f"x must be a scores Dataset or an array (data sets, folds, algorithms), got shape "
+                         f"{block.shape}")
+    chosen = [f"A{j + 1}" for j in range(block.shape[2])] if algorithms is None else [str(a) for a in algorithms]
+    if len(chosen) != block.shape[2]:
+        raise ValueError(f"algorithms names {len(chosen)} algorithms, x holds {block.shape[2]}")
+    return block, [f"D{i + 1}" for i in range(block.shape[0])], chosen
+
+
+def _prepare_joint(x, algorithms=None, reference=None, rho=None, n_test=None, n_train=None, folds=None,
+                   scale=None, missing="raise") -> _JointData:
+    if missing not in ("raise", "drop"):
+        raise ValueError(f"missing must be 'raise' or 'drop', got {missing!r}")
+    block, names, chosen = _score_blocks(x, algorithms)
+    if len(chosen) < 2:
+        raise ValueError(f"the joint model compares at least 2 algorithms, got {len(chosen)}: {chosen}")
+    if len(set(chosen)) != len(chosen):
+        raise ValueError(f"algorithms must be distinct, got {chosen}")
+    if reference is not None:
+        if str(reference) not in chosen:
+            raise ValueError(f"reference={reference!r} is not among the algorithms {chosen}")
+        order = [chosen.index(str(reference))] + [j for j, a in enumerate(chosen) if a != str(reference)]
+        block, chosen = block[..., order], [chosen[j] for j in order]
+    if np.isinf(block).any():
+        raise ValueError("x holds infinite scores")
+    if isinstance(x, xr.Dataset) and all(v is None for v in (rho, n_test, n_train, folds)):
+        rho = np.asarray(x.rho.values, dtype=float)
+    else:
+        rho = np.broadcast_to(resolve_rho(rho, n_test=n_test, n_train=n_train, folds=folds), (len(names),)).copy()
+    keep, problems, rows = [], [], []
+    for i, name in enumerate(names):
+        cells = block[i][~np.isnan(block[i]).all(axis=1)]  # padding of a ragged design: no algorithm has a score
+        absent = [a for j, a in enumerate(chosen) if np.isnan(cells[:, j]).all()]
+        partial = int(np.isnan(cells).any(axis=1).sum())
+        if absent or partial:
+            problems.append(f"{name!r}: " + (f"no scores of {absent}" if absent else
+                                             f"{partial} of {len(cells)} folds lack some algorithm's score"))
+            if absent:
+                continue
+            cells = cells[~np.isnan(cells).any(axis=1)]
+        if len(cells) < 2:
+            problems.append(f"{name!r}: {len(cells)} complete fold(s), at least 2 are needed")
+            continue
+        keep.append(i)
+        rows.append(cells[:, 1:] - cells[:, :1])
+    if problems and missing == "raise":
+        raise ValueError("incomplete scores: " + "; ".join(problems) + ". Pass missing='drop' to compare on the "
+                         "complete folds and data sets only.")
+    if problems:
+        warnings.warn("dropped: " + "; ".join(problems), UserWarning, stacklevel=3)
+    if len(rows) < 2:
+        raise ValueError(f"{len(rows)} data set(s) with complete scores: the joint model needs at least 2")
+    names = [names[i] for i in keep]
+    n = np.array([len(r) for r in rows])
+    mean = np.array([r.mean(axis=0) for r in rows])
+    scatter = np.array([(r - r.mean(axis=0)).T @ (r - r.mean(axis=0)) for r in rows])
+    sd = np.sqrt(np.diagonal(scatter, axis1=1, axis2=2) / (n[:, None] - 1))
+    units = np.array([_unit(sd[:, a], mean[:, a]) for a in range(mean.shape[1])])
+    for a, other in enumerate(chosen[1:]):
+        _warn_far_out([f"{d} ({other} - {chosen[0]})" for d in names], sd[:, a], mean[:, a], units[a])
+    if scale is not None:
+        scale = np.broadcast_to([check_real("scale", v, low=0, low_open=True) for v in np.ravel(scale)],
+                                units.shape)
+    return _JointData(names, tuple(chosen), n, rho[keep], mean, scatter,
+                      units if scale is None else np.array(scale, dtype=float),
+                      np.array([max(float(np.abs(r[:, a]).max()) for r in rows) for a in range(mean.shape[1])]))
+
+
+def _limits(data: _JointData, bounds) -> dict:
+    """The prior's limits per coordinate in its unit s_a (the pairwise model's, coordinate by coordinate)."""
+    xbar = data.mean / data.scale
+    limits = {"delta0": np.maximum(data.max_abs / data.scale, 1e-6),
+              "sigma0": 1000 * np.maximum(np.std(xbar, axis=0, ddof=1), 1e-3),
+              "sigma": (SIGMA_FLOOR, SIGMA_CEILING * np.maximum(1.0, data.sd / data.scale))}
+    limits.update(bounds or {})
+    return limits
+
+
+def joint_model(x, *, algorithms=None, reference=None, rho=None, n_test=None, n_train=None, folds=None,
+                priors="current", scale=None, bounds=None, eta=1.0, missing="raise") -> pm.Model:
+    """The joint hierarchical model of k algorithms (the module docstring gives its mathematics).
+
+    ``x`` is a scores Dataset (:func:`pp_corr.load_scores`; all its algorithms, or ``algorithms``) or an array
+    (data sets, folds, algorithms) with ``rho``, ``n_test``/``n_train`` or ``folds``. Ragged designs are NaN
+    padding in either: each data set uses its complete folds. ``reference`` (default: the first algorithm) is
+    the baseline of the coordinates; the posterior does not depend on it. An algorithm without scores on a
+    data set, or folds lacking some algorithm's score, raise unless ``missing="drop"`` (then those data sets
+    or folds are dropped, with a warning naming them). ``priors``, ``scale`` (one unit, or one per
+    non-reference algorithm) and ``bounds`` are those of :func:`pp_corr.hierarchical_model`, per coordinate;
+    ``eta`` is the LKJ shape of the correlation matrices (1: uniform).
+
+    Variables: ``delta0_scaled``, ``sigma0_scaled`` (dim ``algorithm``: the non-reference algorithms),
+    ``nu``, ``sigma_scaled`` (``dataset`` x ``algorithm``), ``lambda``, and for k > 2 the Cholesky factors
+    ``corr0_chol`` and ``corr_chol`` of R0 and the R_i; ``delta0``, ``sigma0`` in the scores' units. The
+    observed statistics are ``pm.Data`` (``dbar_obs``, ``scatter_obs``, in units of s), so a compiled model
+    refits to new data of the same shape.
+
+    >>> import numpy as np
+    >>> scores = np.random.default_rng(0).normal([0.80, 0.82, 0.85], 0.02, (6, 10, 3))
+    >>> model = joint_model(scores, folds=10, algorithms=["a", "b", "c"])
+    >>> list(model.coords["algorithm"]), sorted(v.name for v in model.free_RVs)[:3]
+    (['b', 'c'], ['corr0_chol', 'corr_chol', 'delta0_scaled'])
+    """
+    check_real("eta", eta, low=0, low_open=True)
+    data = _prepare_joint(x, algorithms, reference, rho, n_test, n_train, folds, scale, missing)
+    return _build(data, priors, _check_bounds(bounds), eta)
+
+
+def _build(data: _JointData, priors, bounds, eta=1.0) -> pm.Model:
+    _check_priors(priors)
+    s = np.asarray(data.scale, dtype=np.float64)
+    limits = _limits(data, bounds)
+    q, m = data.mean.shape
+    others = list(data.algorithms[1:])
+    coords = {"dataset": data.names, "algorithm": others, "algorithm_2": others}
+    with pm.Model(coords=coords) as model:
+        dbar = pm.Data("dbar_obs", data.mean / s, dims=("dataset", "algorithm"))
+        scatter = pm.Data("scatter_obs", data.scatter / np.outer(s, s), dims=("dataset", "algorithm", "algorithm_2"))
+        delta0 = centred_uniform("delta0_scaled", limits["delta0"], dims="algorithm")
+        sigma0 = pm.Uniform("sigma0_scaled", 0, limits["sigma0"], dims="algorithm")
+        nu = pm.Deterministic("nu", _nu_minus_one(PRIORS[priors]) + 1)
+        sigma = pm.Uniform("sigma_scaled", *limits["sigma"], dims=("dataset", "algorithm"))
+        lam = pm.Gamma("lambda", alpha=nu / 2, beta=nu / 2, dims="dataset")
+        if m > 1:
+            chol0 = pm.LKJCorr("corr0_chol", n=m, eta=eta)
+            corr0 = chol0 @ chol0.T
+            chol = pm.LKJCorr("corr_chol", n=m, eta=eta, shape=(q, m, m))
+            corr = (1 - CORRELATION_FLOOR) * (chol @ chol.mT) + CORRELATION_FLOOR * pt.eye(m)
+            pm.Deterministic("corr0", corr0, dims=("algorithm", "algorithm_2"))
+        else:
+            corr0, corr = pt.ones((1, 1)), pt.ones((q, 1, 1))
+        cov0 = sigma0[:, None] * corr0 * sigma0[None, :]
+        cov = sigma[:, :, None] * corr * sigma[:, None, :]
+        total = cov0[None] / lam[:, None, None] + data.c()[:, None, None] * cov
+        pm.MvNormal("dbar", mu=delta0, cov=total, observed=dbar, dims=("dataset", "algorithm"))
+        # S_i ~ Wishart(n_i - 1, (1 - rho_i) Sigma_i): its parameter-dependent part
+        within = (1 - data.rho)[:, None, None] * cov
+        log_det = 2 * pt.log(pt.diagonal(pt.linalg.cholesky(within), axis1=-2, axis2=-1)).sum(axis=-1)
+        trace = pt.diagonal(pt.linalg.solve(within, scatter), axis1=-2, axis2=-1).sum(axis=-1)
+        pm.Potential("scatter", pt.sum(-(data.n - 1) / 2 * log_det - trace / 2))
+        pm.Deterministic("delta0", delta0 * s, dims="algorithm")
+        pm.Deterministic("sigma0", sigma0 * s, dims="algorithm")
+    return model
+
+
+def _start(data: _JointData, limits) -> dict:
+    """Initial values near the data, coordinate by coordinate as the pairwise model's (see
+    ``pp_corr.hierarchical._start``); correlations start at the identity."""
+    xbar = data.mean / data.scale
+    centre = np.median(xbar, axis=0)
+    spread = np.maximum(1.4826 * np.median(np.abs(xbar - centre), axis=0), 0.1)
+    lo, hi = limits["sigma"]
+
+    def inside(value, low, high):
+        return np.clip(value, low + 1e-6 * (high - low), high - 1e-6 * (high - low))
+
+    return {"delta0_scaled": inside(centre, -limits["delta0"], limits["delta0"]),
+            "sigma0_scaled": inside(spread, 0, limits["sigma0"]),
+            "sigma_scaled": inside(np.maximum(data.sd / data.scale, 0.1), lo, hi)}
+
+
+def _covariances(post, data: _JointData):
+    """Per draw, Sigma0 (chain, draw, m, m) and the Sigma_i (chain, draw, q, m, m), in units of s."""
+    sigma0, sigma = post["sigma0_scaled"].values, post["sigma_scaled"].values
+    m = data.mean.shape[1]
+    if m > 1:
+        chol0, chol = post["corr0_chol"].values, post["corr_chol"].values
+        corr0 = chol0 @ np.swapaxes(chol0, -1, -2)
+        corr = (1 - CORRELATION_FLOOR) * (chol @ np.swapaxes(chol, -1, -2)) + CORRELATION_FLOOR * np.eye(m)
+    else:
+        corr0, corr = np.ones(sigma0.shape[:2] + (1, 1)), np.ones(sigma.shape + (1,))
+    cov0 = sigma0[..., :, None] * corr0 * sigma0[..., None, :]
+    cov = sigma[..., :, None] * corr * sigma[..., None, :]
+    return cov0, cov
+
+
+def _draw_delta(idata, data: _JointData, random_seed):
+    """Add delta_i (``delta_scaled``; ``delta`` in the scores' units) to the posterior: per draw, from its
+    exact conditional normal given delta0, Sigma0, lambda_i, Sigma_i and dbar_i (the module docstring)."""
+    post = idata.posterior
+    rng = as_generator(random_seed)
+    cov0, cov = _covariances(post, data)
+    a = cov0[:, :, None] / post["lambda"].values[..., None, None]
+    b = data.c()[:, None, None] * cov
+    gain = np.swapaxes(np.linalg.solve(a + b, np.swapaxes(a, -1, -2)), -1, -2)  # A (A + B)^-1 (both symmetric)
+    d0 = post["delta0_scaled"].values[:, :, None, :]
+    mean = d0 + (gain @ (data.mean / data.scale - d0)[..., None])[..., 0]
+    spread = a - gain @ a
+    spread = 0.5 * (spread + np.swapaxes(spread, -1, -2))
+    values, vectors = np.linalg.eigh(spread)  # PSD: a Cholesky factor may not exist when A is nearly singular
+    root = vectors * np.sqrt(np.clip(values, 0, None))[..., None, :]
+    delta = mean + (root @ rng.standard_normal(mean.shape + (1,)))[..., 0]
+    dims = ("chain", "draw", "dataset", "algorithm")
+    idata["posterior"] = post.to_dataset().assign(delta_scaled=(dims, delta), delta=(dims, delta * data.scale))
+    return idata
+
+
+@dataclass(frozen=True, repr=False)
+class JointResult:
+    """Posterior of the joint model of k algorithms, in the units of the scores.
+
+    Differences read "b - a" with a before b in :attr:`algorithms`' order, as in the pairwise tests:
+    ``p_left`` = P(a better), ``p_right`` = P(b better). ``convergence_problems`` and ``attempts`` are as in
+    :class:`pp_corr.HierarchicalResult`; an unconverged result gives no verdict in its summary.
+    """
+
+    idata: object
+    data: _JointData
+    rope: tuple[float, float]
+    random_seed: object
+    convergence_problems: tuple[str, ...] = ()
+    attempts: tuple[dict, ...] = ()
+
+    @property
+    def converged(self) -> bool:
+        return not self.convergence_problems
+
+    @property
+    def algorithms(self) -> tuple[str, ...]:
+        return self.data.algorithms
+
+    def _levels(self, name="delta0") -> np.ndarray:
+        """(draws, k) population levels relative to the reference (0 for it), the scores' units; ``"delta"``
+        gives (draws, q, k) per data set."""
+        values = self.idata.posterior[name].values
+        values = values.reshape(-1, *values.shape[2:])
+        return np.concatenate([np.zeros(values.shape[:-1] + (1,)), values], axis=-1)
+
+    def _sigma0_full(self) -> tuple[np.ndarray, np.ndarray]:
+        """(draws, k, k) Sigma0 in the scores' units (zero row and column for the reference) and nu (draws,)."""
+        cov0, _ = _covariances(self.idata.posterior, self.data)
+        cov0 = cov0.reshape(-1, *cov0.shape[2:]) * np.outer(self.data.scale, self.data.scale)
+        full = np.zeros((len(cov0), len(self.algorithms), len(self.algorithms)))
+        full[:, 1:, 1:] = cov0
+        return full, self.idata.posterior["nu"].values.ravel()
+
+    def pairs(self, confidence_level=0.95) -> pd.DataFrame:
+        """Every pair (a, b): the population difference delta0_b - delta0_a (mean, interval, P(> 0)) and a new
+        data set's probabilities (``p_*`` posterior means; ``win_*`` shares of draws where each region is the
+        largest, ties shared), as the pairwise hierarchical test reports them."""
+        check_probability_level("confidence_level", confidence_level)
+        tail = (1 - confidence_level) / 2
+        levels, (cov0, nu) = self._levels(), self._sigma0_full()
+        lo, hi = self.rope
+        records = []
+        for i, j in combinations(range(len(self.algorithms)), 2):
+            diff = levels[:, j] - levels[:, i]
+            scale = np.sqrt(np.maximum(cov0[:, i, i] + cov0[:, j, j] - 2 * cov0[:, i, j], 1e-300))
+            left, right = stats.t.cdf((lo - diff) / scale, nu), stats.t.sf((hi - diff) / scale, nu)
+            inside = np.clip(1 - left - right, 0, 1)
+            regions = np.stack([left, inside, right], axis=1)
+            largest = regions == regions.max(axis=1, keepdims=True)
+            wins = (largest / largest.sum(axis=1, keepdims=True)).mean(axis=0)
+            records.append({"a": self.algorithms[i], "b": self.algorithms[j], "delta0_mean": diff.mean(),
+                            "delta0_lower": np.quantile(diff, tail), "delta0_upper": np.quantile(diff, 1 - tail),
+                            "p_delta0_positive": np.mean(diff > 0), "p_left": left.mean(), "p_rope": inside.mean(),
+                            "p_right": right.mean(), "win_left": wins[0], "win_rope": wins[1],
+                            "win_right": wins[2]})
+        return pd.DataFrame.from_records(records)
+
+    def ranking(self) -> pd.DataFrame:
+        """Per algorithm, ordered by expected rank in the population: P(best) and expected rank (1 = best) in
+        the population (delta0) and on a new data set (delta_new ~ t_nu(delta0, Sigma0), ``NEW_PER_DRAW``
+        draws per posterior draw, seeded by the fit's ``random_seed``)."""
+        levels, (cov0, nu) = self._levels(), self._sigma0_full()
+        rng = as_generator(self.random_seed)
+        k = len(self.algorithms)
+        values, vectors = np.linalg.eigh(cov0)
+        root = vectors * np.sqrt(np.clip(values, 0, None))[:, None, :]
+        z = rng.standard_normal((len(levels), NEW_PER_DRAW, k))
+        lam = rng.gamma(nu[:, None] / 2, 2 / nu[:, None], size=z.shape[:2])
+        new = levels[:, None, :] + np.einsum("dij,dnj->dni", root, z) / np.sqrt(lam)[..., None]
+        frame = pd.DataFrame({"P(best)": _best_share(levels), "expected rank": _ranks(levels).mean(axis=0),
+                              "P(best) new data set": _best_share(new.reshape(-1, k)),
+                              "expected rank new data set": _ranks(new.reshape(-1, k)).mean(axis=0)},
+                             index=pd.Index(self.algorithms, name="algorithm"))
+        return frame.sort_values("expected rank")
+
+    def datasets(self, confidence_level=0.95) -> pd.DataFrame:
+        """The shrunk per-data-set difference delta_ib - delta_ia of every pair: mean, interval and rope
+        probabilities, one row per (data set, pair)."""
+        check_probability_level("confidence_level", confidence_level)
+        tail = (1 - confidence_level) / 2
+        delta = self._levels("delta")  # (draws, q, k)
+        lo, hi = self.rope
+        frames = []
+        for i, j in combinations(range(len(self.algorithms)), 2):
+            diff = delta[:, :, j] - delta[:, :, i]
+            frames.append(pd.DataFrame({
+                "a": self.algorithms[i], "b": self.algorithms[j], "dataset": self.data.names,
+                "mean": diff.mean(axis=0), "lower": np.quantile(diff, tail, axis=0),
+                "upper": np.quantile(diff, 1 - tail, axis=0), "p_left": (diff < lo).mean(axis=0),
+                "p_rope": ((diff >= lo) & (diff <= hi)).mean(axis=0), "p_right": (diff > hi).mean(axis=0)}))
+        return pd.concat(frames, ignore_index=True)
+
+    def to_dict(self, confidence_level=0.95) -> dict:
+        """Plain Python values (JSON-ready): settings, ranking, pairs, convergence."""
+        return _plain({"test": "joint hierarchical", "algorithms": list(self.algorithms), "rope": list(self.rope),
+                       "n_datasets": len(self.data.names), "confidence_level": confidence_level,
+                       "converged": self.converged, "convergence_problems": list(self.convergence_problems),
+                       "attempts": [dict(a) for a in self.attempts],
+                       "ranking": self.ranking().reset_index().to_dict(orient="records"),
+                       "pairs": self.pairs(confidence_level).to_dict(orient="records")})
+
+    def summary(self, allow_unconverged=False) -> str:
+        """The verdict in words: the ranking and every pair's new-data-set probabilities; an unconverged
+        result gives its diagnostics instead (or, with ``allow_unconverged``, the numbers under NOT
+        CONVERGED)."""
+        lines = [f"Joint hierarchical model, {len(self.algorithms)} algorithms on {len(self.data.names)} data sets, "
+                 f"rope {self.rope}"]
+        if not self.converged:
+            tried = "; ".join(_describe(settings) for settings in self.attempts)
+            lines += [f"  NOT CONVERGED{'' if allow_unconverged else ', no verdict'} "
+                      f"({len(self.attempts)} attempt(s): {tried})",
+                      f"  {len(self.convergence_problems)} problem(s): {_summary(self.convergence_problems)}"]
+            if not allow_unconverged:
+                return "\n".join(lines)
+        ranking = self.ranking()
+        lines.append(ranking.to_string(float_format=lambda v: f"{v:.3f}"))
+        table = self.pairs()[["a", "b", "p_delta0_positive", "p_left", "p_rope", "p_right"]]
+        table.columns = ["a", "b", "P(delta0 b-a > 0)", "new: P(a better)", "new: P(rope)", "new: P(b better)"]
+        lines.append(table.to_string(index=False, float_format=lambda v: f"{v:.3f}"))
+        return "\n".join(lines)
+
+    def __repr__(self):
+        return self.summary()
+
+
+def _ranks(levels) -> np.ndarray:
+    """Ranks (1 = largest) of each row's values."""
+    return (-levels).argsort(axis=1).argsort(axis=1) + 1.0
+
+
+def _best_share(levels) -> np.ndarray:
+    """The share of rows in which each column is the largest (ties shared)."""
+    largest = levels == levels.max(axis=1, keepdims=True)
+    return (largest / largest.sum(axis=1, keepdims=True)).mean(axis=0)
+
+
+def joint_test(x, *, rope=0.01, algorithms=None, reference=None, rho=None, n_test=None, n_train=None, folds=None,
+               priors="current", scale=None, bounds=None, eta=1.0, missing="raise", draws=None, tune=None,
+               chains=4, random_seed=None, sampler="pymc", target_accept=None, retry=True,
+               progressbar=False) -> JointResult:
+    """Fit the joint hierarchical model of k algorithms (:func:`joint_model`) and summarise every pair and
+    the ranking. Sampling settings and the convergence policy are those of
+    :func:`pp_corr.hierarchical_test` (defaults :data:`DEFAULT`, one retry with :data:`ROBUST`); R-hat and
+    bulk ESS are checked for delta0, sigma0, nu and every delta_i of every algorithm.
+
+    >>> import numpy as np
+    >>> scores = np.random.default_rng(0).normal([0.80, 0.80, 0.85], 0.02, (6, 10, 3))
+    >>> res = joint_test(scores, folds=10, algorithms=["a", "b", "c"], random_seed=1, draws=300, tune=300,
+    ...                  retry=False)
+    >>> res.ranking().index[0]
+    'c'
+    """
+    chains = check_count("chains", chains)
+    given = {key: value for key, value in {"draws": draws, "tune": tune, "target_accept": target_accept}.items()
+             if value is not None}
+    for key in ("draws", "tune"):
+        if key in given:
+            check_count(key, given[key])
+    if "target_accept" in given:
+        check_probability_level("target_accept", target_accept)
+    if not isinstance(sampler, str) or sampler not in SAMPLERS:
+        raise ValueError(f"sampler must be one of {list(SAMPLERS)}, got {sampler!r}")
+    _check_priors(priors)
+    bounds = _check_bounds(bounds)
+    check_real("eta", eta, low=0, low_open=True)
+    rope = as_rope(rope) or (0.0, 0.0)
+    if random_seed is not None:
+        as_generator(random_seed)
+    data = _prepare_joint(x, algorithms, reference, rho, n_test, n_train, folds, scale, missing)
+    model = _build(data, priors, bounds, eta)
+    start = _start(data, _limits(data, bounds))
+
+    # PyTensor's C backend takes minutes to compile the batched matrix algebra; Numba seconds
+    compiled = {"compile_kwargs": {"mode": "NUMBA"}} if sampler == "pymc" else {}
+
+    def fit(settings):
+        idata = sample(model, draws=settings["draws"], tune=settings["tune"], chains=chains,
+                       random_seed=random_seed, sampler=sampler, progressbar=progressbar,
+                       target_accept=settings["target_accept"], initvals=start, **compiled)
+        return _draw_delta(idata, data, random_seed)
+
+    idata, problems, attempts = fit_with_policy(fit, [DEFAULT, ROBUST], given, retry=retry, progressbar=progressbar,
+                                                var_names=CHECKED, what="the joint model")
+    return JointResult(idata, data, rope, random_seed, problems, attempts)

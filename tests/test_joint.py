@@ -1,0 +1,243 @@
+"""The joint hierarchical model of k algorithms (pp_corr.joint) against independent computations: at k = 2 the
+pairwise model's log density, for k > 2 the dense Kronecker-structured normal of every fold difference, the
+conditional draws of delta_i against Gaussian conditioning written in precision form, and the ranking and pair
+summaries against numerical integration."""
+import arviz as az
+import numpy as np
+import pytest
+from scipy import integrate, stats
+
+from pp_corr.hierarchical import _build as build_pairwise
+from pp_corr.hierarchical import _prepare as prepare_pairwise
+from pp_corr.joint import CORRELATION_FLOOR, JointResult, _build, _draw_delta, _prepare_joint, joint_model
+
+RNG_SEED = 20261123
+
+
+def simulated_scores(q=5, n=6, k=3, seed=0, ragged=False):
+    """Scores (q, n, k) with correlated algorithms and data sets of different difficulty."""
+    rng = np.random.default_rng(seed)
+    base = rng.uniform(0.6, 0.9, (q, 1, 1))
+    effect = rng.normal(0, 0.02, (q, 1, k))
+    shared = rng.normal(0, 0.03, (q, n, 1))
+    scores = base + effect + shared + rng.normal(0, 0.01, (q, n, k))
+    if ragged:
+        scores[0, -2:, :] = np.nan  # data set 1 has two folds fewer
+    return scores
+
+
+def values_at(model, point):
+    """The constrained values of every free variable and deterministic at an unconstrained ``point``."""
+    names = [v.name for v in model.unobserved_value_vars]
+    fn = model.compile_fn(model.unobserved_value_vars, inputs=model.value_vars, on_unused_input="ignore",
+                          mode="NUMBA")
+    return dict(zip(names, fn(point)))
+
+
+def random_point(model, rng, spread=0.7):
+    return {name: rng.normal(0, spread, np.shape(value)) for name, value in model.initial_point().items()}
+
+
+def test_k2_log_density_equals_the_pairwise_marginal_model(uci54):
+    """At k = 2 the joint model is the pairwise model's marginal form: equal log densities (Jacobians
+    included) at random unconstrained points."""
+    pair = uci54.sel(algorithm=["nbc", "hnb"])
+    joint = _build(_prepare_joint(pair), "current", {})
+    pairwise = build_pairwise(prepare_pairwise(pair, None, None, None, None, ("nbc", "hnb")), "current", "marginal")
+    joint_logp, pairwise_logp = joint.compile_logp(mode="NUMBA"), pairwise.compile_logp(mode="NUMBA")
+    rng = np.random.default_rng(RNG_SEED)
+    for _ in range(5):
+        point = random_point(pairwise, rng)
+        as_joint = {name: value.reshape(joint.initial_point()[name].shape) for name, value in point.items()}
+        assert joint_logp(as_joint) == pytest.approx(pairwise_logp(point), rel=1e-10, abs=1e-8)
+
+
+def dense_log_likelihood(scores, rho, values):
+    """log p(every fold difference | delta0, Sigma0, lambda_i, Sigma_i) from the dense normal of the stacked
+    (n m)-vector: mean 1 (x) delta0, covariance J (x) Sigma0 / lambda_i + ((1 - rho) I + rho J) (x) Sigma_i."""
+    d0, s0, sigma, lam = (values[k] for k in ("delta0_scaled", "sigma0_scaled", "sigma_scaled", "lambda"))
+    chol0 = values["corr0_chol"]
+    corr0 = chol0 @ chol0.T
+    total = 0.0
+    for i, block in enumerate(scores):
+        d = block[:, 1:] - block[:, :1]
+        n, m = d.shape
+        chol = values["corr_chol"][i]
+        corr = (1 - CORRELATION_FLOOR) * chol @ chol.T + CORRELATION_FLOOR * np.eye(m)
+        cov = np.outer(sigma[i], sigma[i]) * corr
+        cov0 = np.outer(s0, s0) * corr0
+        ones = np.ones((n, n))
+        big = np.kron(ones, cov0 / lam[i]) + np.kron((1 - rho) * np.eye(n) + rho * ones, cov)
+        total += stats.multivariate_normal(np.tile(d0, n), big).logpdf(d.ravel())
+    return total
+
+
+def test_likelihood_equals_the_dense_kronecker_normal():
+    """Observed and potential terms (the sufficient-statistic likelihood) differ between two parameter points
+    exactly as the dense normal of all fold differences does (units 1: scale fixed)."""
+    scores, rho = simulated_scores(q=4, n=5, k=4, seed=3), 0.2
+    model = joint_model(scores, rho=rho, scale=1.0)
+    likelihood = model.compile_fn(model.observedlogp + model.potentiallogp, inputs=model.value_vars,
+                                  on_unused_input="ignore", mode="NUMBA")
+    rng = np.random.default_rng(RNG_SEED)
+    points = [random_point(model, rng) for _ in range(3)]
+    values = [values_at(model, p) for p in points]
+    ours = [float(likelihood(p)) for p in points]
+    dense = [dense_log_likelihood(scores, rho, v) for v in values]
+    for j in (1, 2):
+        assert ours[j] - ours[0] == pytest.approx(dense[j] - dense[0], rel=1e-8, abs=1e-8)
+
+
+def synthetic_posterior(data, rng, chains=2, draws=3000):
+    """A posterior-shaped DataTree with one fixed parameter value repeated (so delta_i draws have a known law)."""
+    q, m = data.mean.shape
+    chol0, *chols = (np.linalg.cholesky(np.corrcoef(rng.normal(size=(m, m + 3)))) for _ in range(q + 1))
+    chols = np.array(chols)
+    fixed = {"delta0_scaled": rng.normal(0, 0.5, m), "sigma0_scaled": rng.uniform(0.3, 1.5, m),
+             "sigma_scaled": rng.uniform(0.5, 2, (q, m)), "lambda": rng.uniform(0.3, 3, q),
+             "corr0_chol": chol0, "corr_chol": chols, "nu": np.array(5.0)}
+    posterior = {name: np.broadcast_to(value, (chains, draws) + np.shape(value)).copy()
+                 for name, value in fixed.items()}
+    posterior["delta0"] = posterior["delta0_scaled"] * data.scale
+    posterior["sigma0"] = posterior["sigma0_scaled"] * data.scale
+    tree = az.from_dict({"posterior": posterior}, dims={"delta0": ["algorithm"], "sigma0": ["algorithm"],
+                                                        "delta0_scaled": ["algorithm"],
+                                                        "sigma0_scaled": ["algorithm"]},
+                        coords={"algorithm": list(data.algorithms[1:])})
+    return tree, fixed
+
+
+def test_conditional_draws_of_delta_match_gaussian_conditioning_in_precision_form():
+    data = _prepare_joint(simulated_scores(q=3, n=8, k=4, seed=5), rho=0.1)
+    rng = np.random.default_rng(RNG_SEED)
+    tree, fixed = synthetic_posterior(data, rng)
+    delta = _draw_delta(tree, data, random_seed=1).posterior["delta_scaled"].values.reshape(-1, *data.mean.shape)
+    c = (1 - data.rho) / data.n + data.rho
+    corr0 = fixed["corr0_chol"] @ fixed["corr0_chol"].T
+    cov0 = np.outer(fixed["sigma0_scaled"], fixed["sigma0_scaled"]) * corr0
+    for i in range(len(data.names)):
+        chol = fixed["corr_chol"][i]
+        corr = (1 - CORRELATION_FLOOR) * chol @ chol.T + CORRELATION_FLOOR * np.eye(len(corr0))
+        cov = np.outer(fixed["sigma_scaled"][i], fixed["sigma_scaled"][i]) * corr
+        prior_precision = fixed["lambda"][i] * np.linalg.inv(cov0)
+        data_precision = np.linalg.inv(c[i] * cov)
+        post_cov = np.linalg.inv(prior_precision + data_precision)
+        post_mean = post_cov @ (prior_precision @ fixed["delta0_scaled"] + data_precision @ (data.mean[i] / data.scale))
+        draws = delta[:, i]
+        se = np.sqrt(np.diag(post_cov) / len(draws))
+        assert np.all(np.abs(draws.mean(axis=0) - post_mean) < 4 * se)
+        sd_se = np.sqrt(np.diag(post_cov) / (2 * len(draws)))
+        assert np.all(np.abs(draws.std(axis=0) - np.sqrt(np.diag(post_cov))) < 4 * sd_se)
+        corr_draws = np.corrcoef(draws.T)[0, 1]
+        corr_true = post_cov[0, 1] / np.sqrt(post_cov[0, 0] * post_cov[1, 1])
+        assert abs(corr_draws - corr_true) < 4 * (1 - corr_true**2) / np.sqrt(len(draws))
+
+
+def result_from_levels(levels, cov0, nu, names, rope=(-0.01, 0.01)):
+    """A JointResult whose posterior holds the given delta0 draws (draws, m) with one fixed Sigma0 and nu."""
+    m = levels.shape[1]
+    data = _prepare_joint(simulated_scores(q=3, n=6, k=m + 1, seed=9), rho=0.1, scale=1.0, algorithms=names)
+    sd = np.sqrt(np.diag(cov0))
+    chol0 = np.linalg.cholesky(cov0 / np.outer(sd, sd))
+    draws = len(levels)
+    posterior = {"delta0": levels[None], "delta0_scaled": levels[None],
+                 "sigma0_scaled": np.broadcast_to(sd, (1, draws, m)).copy(),
+                 "corr0_chol": np.broadcast_to(chol0, (1, draws, m, m)).copy(),
+                 "sigma_scaled": np.ones((1, draws, 3, m)),
+                 "corr_chol": np.broadcast_to(np.eye(m), (1, draws, 3, m, m)),
+                 "nu": np.full((1, draws), nu)}
+    return JointResult(az.from_dict({"posterior": posterior}), data, rope, random_seed=2)
+
+
+def test_pairs_and_ranking_against_integration():
+    """Population P(best) and pair probabilities from normal delta0 draws against their integrals; a new data
+    set's P(rope) of each pair against the t law of the contrast, averaged by quadrature over delta0."""
+    rng = np.random.default_rng(RNG_SEED)
+    mu, sd = np.array([0.01, -0.005]), 0.01
+    levels = mu + sd * rng.standard_normal((40_000, 2))
+    cov0 = np.array([[4e-4, 1e-4], [1e-4, 2e-4]])
+    res = result_from_levels(levels, cov0, nu=6.0, names=["ref", "x", "y"])
+    ranking, pairs = res.ranking(), res.pairs().set_index(["a", "b"])
+
+    def p_best(j):  # the reference is 0; x ~ N(mu0, sd) and y ~ N(mu1, sd) independent
+        if j == 0:
+            return stats.norm.cdf(0, mu[0], sd) * stats.norm.cdf(0, mu[1], sd)
+        mine, other = mu[j - 1], mu[2 - j]
+        return integrate.quad(lambda v: stats.norm.pdf(v, mine, sd) * stats.norm.cdf(v, other, sd), 0, 0.2)[0]
+
+    n = len(levels)
+    for j, name in enumerate(["ref", "x", "y"]):
+        exact = p_best(j)
+        assert abs(ranking.loc[name, "P(best)"] - exact) < 4 * np.sqrt(exact * (1 - exact) / n)
+    exact = stats.norm.sf(0, mu[1] - mu[0], sd * np.sqrt(2))
+    assert abs(pairs.loc[("x", "y"), "p_delta0_positive"] - exact) < 4 * np.sqrt(exact * (1 - exact) / n)
+    # a new data set, pair (x, y): contrast ~ t_6(delta0_y - delta0_x, sqrt(var_x + var_y - 2 cov))
+    scale = np.sqrt(cov0[0, 0] + cov0[1, 1] - 2 * cov0[0, 1])
+    diff = levels[:, 1] - levels[:, 0]
+    per_draw = stats.t.cdf(0.01, 6, diff, scale) - stats.t.cdf(-0.01, 6, diff, scale)
+    sd_diff = sd * np.sqrt(2)
+    expected = integrate.quad(lambda v: stats.norm.pdf(v, mu[1] - mu[0], sd_diff)
+                              * (stats.t.cdf(0.01, 6, v, scale) - stats.t.cdf(-0.01, 6, v, scale)), -0.2, 0.2)[0]
+    assert abs(pairs.loc[("x", "y"), "p_rope"] - expected) < 4 * per_draw.std() / np.sqrt(n)
+    assert list(ranking.index) == list(ranking.sort_values("expected rank").index)
+
+
+def test_new_dataset_best_share_against_a_known_population():
+    """With delta0 fixed, P(best on a new data set) is P(argmax of t_nu(delta0, Sigma0) with the reference at 0):
+    compared with a direct Monte Carlo of the multivariate t written independently (chi-square mixing)."""
+    levels = np.tile([0.01, 0.0], (4000, 1))
+    cov0 = np.array([[1e-4, 5e-5], [5e-5, 1e-4]])
+    res = result_from_levels(levels, cov0, nu=4.0, names=["ref", "x", "y"])
+    ranking = res.ranking()
+    rng = np.random.default_rng(7)
+    z = rng.multivariate_normal(np.zeros(2), cov0, 400_000)
+    t = np.array([0.01, 0.0]) + z / np.sqrt(rng.chisquare(4.0, (len(z), 1)) / 4.0)
+    full = np.column_stack([np.zeros(len(t)), t])
+    exact = np.bincount(full.argmax(axis=1), minlength=3) / len(full)
+    draws = len(levels) * 20
+    for j, name in enumerate(["ref", "x", "y"]):
+        assert abs(ranking.loc[name, "P(best) new data set"] - exact[j]) < 4 * np.sqrt(exact[j] * (1 - exact[j])
+                                                                                          * (1 / draws + 1 / len(z)))
+
+
+@pytest.mark.parametrize("bad, message", [
+    (dict(algorithms=["aode"]), "at least 2 algorithms"),
+    (dict(algorithms=["aode", "aode"]), "distinct"),
+    (dict(algorithms=["aode", "svm"]), r"\['svm'\] are not in the scores"),
+    (dict(reference="svm"), "reference='svm'"),
+    (dict(missing="ignore"), "missing must be"),
+    (dict(eta=0), "eta"),
+])
+def test_bad_arguments_name_themselves(uci54, bad, message):
+    with pytest.raises(ValueError, match=message):
+        joint_model(uci54, **bad)
+
+
+def test_an_algorithm_missing_on_a_data_set_is_named_and_can_be_dropped(uci54):
+    scores = uci54.sel(algorithm=["nbc", "hnb", "j48"]).copy(deep=True)
+    scores["score"].loc[dict(dataset=scores.dataset.values[3], algorithm="j48")] = np.nan
+    name = str(scores.dataset.values[3])
+    with pytest.raises(ValueError, match=rf"'{name}': no scores of \['j48'\].*missing='drop'"):
+        joint_model(scores)
+    with pytest.warns(UserWarning, match=rf"dropped: '{name}'"):
+        model = joint_model(scores, missing="drop")
+    assert name not in model.coords["dataset"] and len(model.coords["dataset"]) == 53
+
+
+def test_ragged_designs_use_each_data_sets_complete_folds():
+    scores = simulated_scores(q=4, n=8, k=3, ragged=True)
+    data = _prepare_joint(scores, folds=10)
+    assert data.n.tolist() == [6, 8, 8, 8]
+    block = scores[0, :6]
+    d = block[:, 1:] - block[:, :1]
+    assert np.allclose(data.scatter[0], (len(d) - 1) * np.cov(d.T))
+
+
+def test_reference_choice_only_changes_coordinates():
+    """Another reference is a linear map T of the differences: means T dbar, scatter T S T^T."""
+    scores = simulated_scores(q=4, n=8, k=3)
+    a, b = _prepare_joint(scores, folds=10), _prepare_joint(scores, folds=10, reference="A3")
+    assert b.algorithms == ("A3", "A1", "A2")
+    to_b = np.array([[0.0, -1.0], [1.0, -1.0]])  # (A2 - A1, A3 - A1) -> (A1 - A3, A2 - A3)
+    assert np.allclose(b.mean, a.mean @ to_b.T)
+    assert np.allclose(b.scatter, to_b @ a.scatter @ to_b.T)

@@ -8,7 +8,6 @@ import arviz as az
 import numpy as np
 import pandas as pd
 import pytest
-import xarray as xr
 from scipy import integrate, stats
 
 from pp_corr import load_scores
@@ -100,13 +99,17 @@ def test_three_algorithms_posterior_matches_integration_over_the_simplex():
     alpha = np.array([1.0, 2.0, 1.5])
     frame = pd.DataFrame(-ranks, columns=["a", "b", "c"])  # higher is better: scores -rank rank as ranks
 
+    orders = [compatible_orders(r) for r in ranks]
+
     def density(w1, w0):
-        w = np.array([w0, w1, 1 - w0 - w1])
-        return math.exp(sum(average_rule(r, w) for r in ranks) + np.dot(alpha - 1, np.log(w)))
+        w = (w0, w1, 1 - w0 - w1)
+        log_likelihood = sum(math.fsum(brute_log_probability(p, w) for p in allowed) / len(allowed)
+                             for allowed in orders)
+        return math.exp(log_likelihood + sum((a - 1) * math.log(v) for a, v in zip(alpha, w)))
 
     def integral(f):
-        return integrate.dblquad(lambda w1, w0: f(np.array([w0, w1, 1 - w0 - w1])) * density(w1, w0), 0, 1, 0,
-                                 lambda w0: 1 - w0, epsabs=1e-12, epsrel=1e-10)[0]
+        return integrate.dblquad(lambda w1, w0: f((w0, w1, 1 - w0 - w1)) * density(w1, w0), 0, 1, 0,
+                                 lambda w0: 1 - w0, epsabs=0, epsrel=1e-8)[0]
 
     norm = integral(lambda w: 1.0)
     res = fit(frame, prior=list(alpha), draws=2000, chains=2, random_seed=5)
@@ -129,19 +132,20 @@ def recovery():
     for i, order in enumerate(orders):
         ranks[i, order] = np.arange(1, 5)
     frame = pd.DataFrame(-ranks, columns=["w45", "w30", "w15", "w10"])
-    return truth, fit(frame, draws=1000, chains=2, random_seed=12)
+    return truth, ranks, fit(frame, draws=1000, chains=2, random_seed=12)
 
 
 def test_recovers_the_weights_of_simulated_rankings(recovery):
-    truth, res = recovery
+    truth, ranks, res = recovery
     w = res.weights
     assert res.converged and res.algorithms == ["w45", "w30", "w15", "w10"]
     assert np.all(np.abs(w.mean(axis=0) - truth) <= 4 * w.std(axis=0))
     assert res.to_frame().index.tolist() == ["w45", "w30", "w15", "w10"]
+    np.testing.assert_allclose(res.to_frame().loc[res.algorithms, "observed_mean_rank"], ranks.mean(axis=0))
 
 
 def test_derived_quantities_match_enumeration_of_rankings(recovery):
-    _, res = recovery
+    _, _, res = recovery
     w, names = res.weights, res.algorithms
     table, before = res.to_frame(), res.before()
     # P(a before b) is the posterior mean of w_a / (w_a + w_b)
@@ -201,16 +205,6 @@ def test_random_tie_breaks_are_uniform_within_groups_and_seeded():
     assert logps[0] == logps[1] != logps[2]
 
 
-def test_uniform_prior_and_symmetric_data_give_symmetric_answers():
-    # every order of three algorithms once: the posterior is symmetric (exchangeable), so E[w] = 1/3 each
-    ranks = np.array([np.argsort(p) + 1 for p in itertools.permutations(range(3))], dtype=float)
-    res = fit(pd.DataFrame(-ranks, columns=["x", "y", "z"]), draws=1000, chains=2, random_seed=2)
-    table = res.to_frame()
-    assert np.all(np.abs(table.p_first - 1 / 3) <= 4 * table.p_first_mcse)
-    assert np.all(np.abs(table.expected_rank - 2) <= 4 * table.expected_rank_mcse)
-    assert table.observed_mean_rank.tolist() == [2.0, 2.0, 2.0]
-
-
 def test_bad_input_names_the_argument_or_data_set():
     with pytest.raises(ValueError, match=r"1 algorithm\(s\) \['A'\]: rank at least two"):
         dataset_ranks(pd.DataFrame({"A": [0.1, 0.2]}))
@@ -266,7 +260,6 @@ def test_dataset_and_frame_of_means_rank_alike():
     scores = load_scores(arrays, runs=2)
     means = pd.DataFrame({name: a.mean(axis=1) for name, a in arrays.items()}, index=[f"D{i + 1}" for i in range(6)])
     pd.testing.assert_frame_equal(dataset_ranks(scores), dataset_ranks(means), check_names=False)
-    assert isinstance(scores, xr.Dataset)
 
 
 @pytest.mark.slow

@@ -23,8 +23,7 @@ __all__ = [
     "bayesian_signed_rank", "compare_all_pairs", "corrected_ttest", "correlated_ttest", "differences", "example_path",
     "format_pairs", "hierarchical_model", "hierarchical_test", "imprecise_signed_rank", "intraclass_logp",
     "joint_model", "joint_test", "load_scores", "mean_differences", "paired_ttest", "poisson_binomial_monte_carlo",
-    "poisson_test", "resolve_rho", "sign_test", "wilcoxon_test", "PlackettLuceResult", "dataset_ranks", "plackett_luce",
-    "plackett_luce_model",
+    "poisson_test", "resolve_rho", "sign_test", "wilcoxon_test",
 ]
 __version__ = "0.1.0"
 # these import PyMC

@@ -19,8 +19,10 @@ constant below 1% of the sds (an eigenvalue of R_i >= 1e-4).
 
 Population: delta_i ~ multivariate Student-t(nu, delta0, Sigma0), Sigma0 = diag(sigma0) R0 diag(sigma0), R0
 uniform (LKJ), delta0_a ~ U(-M_a, M_a), sigma0_a ~ U(0, 1000 sd(xbar_a)), nu with the pairwise model's prior
-(:func:`pp_corr.hierarchical.nu_log_prior`). Written, as the pairwise model's ``"marginal"`` form, as a normal
-scale mixture with delta_i integrated out:
+(:func:`pp_corr.hierarchical.nu_log_prior`). Two forms of this one posterior, as in the pairwise model: the
+``"centered"`` form samples delta_i itself (fast, and mixes well when each data set's folds pin its delta_i);
+the ``"marginal"`` form writes the population as a normal scale mixture with delta_i integrated out (it holds
+in the funnel where near-identical algorithms put Sigma0 near 0):
 
     dbar_i | delta0, Sigma0, lambda_i, Sigma_i ~ N_m(delta0, Sigma0 / lambda_i + c_i Sigma_i),
     lambda_i ~ Gamma(nu/2, rate nu/2),
@@ -54,8 +56,9 @@ from .intraclass import resolve_rho
 from .models import sample
 
 CORRELATION_FLOOR = SIGMA_FLOOR**2  # R_i = (1 - floor) L L^T + floor I: eigenvalues >= floor
-DEFAULT = {"draws": 1000, "tune": 1000, "target_accept": 0.9}
-ROBUST = {"draws": 2000, "tune": 2000, "target_accept": 0.95}
+FORMS = ("centered", "marginal")
+DEFAULT = {"form": "centered", "draws": 1000, "tune": 1000, "target_accept": 0.9}
+ROBUST = {"form": "marginal", "draws": 2000, "tune": 2000, "target_accept": 0.95}
 NEW_PER_DRAW = 20  # draws of a new data set's delta per posterior draw, for P(best) and ranks on a new data set
 
 
@@ -158,6 +161,11 @@ def _prepare_joint(x, algorithms=None, reference=None, rho=None, n_test=None, n_
                       np.array([max(float(np.abs(r[:, a]).max()) for r in rows) for a in range(mean.shape[1])]))
 
 
+def _check_form(form):
+    if not isinstance(form, str) or form not in FORMS:
+        raise ValueError(f"form must be one of {list(FORMS)}, got {form!r}")
+
+
 def _limits(data: _JointData, bounds) -> dict:
     """The prior's limits per coordinate in its unit s_a (the pairwise model's, coordinate by coordinate)."""
     xbar = data.mean / data.scale
@@ -169,7 +177,7 @@ def _limits(data: _JointData, bounds) -> dict:
 
 
 def joint_model(x, *, algorithms=None, reference=None, rho=None, n_test=None, n_train=None, folds=None,
-                priors="current", scale=None, bounds=None, eta=1.0, missing="raise") -> pm.Model:
+                priors="current", scale=None, bounds=None, eta=1.0, missing="raise", form="centered") -> pm.Model:
     """The joint hierarchical model of k algorithms (the module docstring gives its mathematics).
 
     ``x`` is a scores Dataset (:func:`pp_corr.load_scores`; all its algorithms, or ``algorithms``) or an array
@@ -179,11 +187,13 @@ def joint_model(x, *, algorithms=None, reference=None, rho=None, n_test=None, n_
     data set, or folds lacking some algorithm's score, raise unless ``missing="drop"`` (then those data sets
     or folds are dropped, with a warning naming them). ``priors``, ``scale`` (one unit, or one per
     non-reference algorithm) and ``bounds`` are those of :func:`pp_corr.hierarchical_model`, per coordinate;
-    ``eta`` is the LKJ shape of the correlation matrices (1: uniform).
+    ``eta`` is the LKJ shape of the correlation matrices (1: uniform); ``form`` ``"centered"`` or
+    ``"marginal"`` (the module docstring).
 
     Variables: ``delta0_scaled``, ``sigma0_scaled`` (dim ``algorithm``: the non-reference algorithms),
-    ``nu``, ``sigma_scaled`` (``dataset`` x ``algorithm``), ``lambda``, and for k > 2 the Cholesky factors
-    ``corr0_chol`` and ``corr_chol`` of R0 and the R_i; ``delta0``, ``sigma0`` in the scores' units. The
+    ``nu``, ``sigma_scaled`` (``dataset`` x ``algorithm``), ``delta_scaled`` (centred) or ``lambda``
+    (marginal), and for k > 2 the Cholesky factors ``corr0_chol`` and ``corr_chol`` of R0 and the R_i;
+    ``delta0``, ``sigma0`` (and ``delta``) in the scores' units. The
     observed statistics are ``pm.Data`` (``dbar_obs``, ``scatter_obs``, in units of s), so a compiled model
     refits to new data of the same shape.
 
@@ -194,12 +204,14 @@ def joint_model(x, *, algorithms=None, reference=None, rho=None, n_test=None, n_
     (['b', 'c'], ['corr0_chol', 'corr_chol', 'delta0_scaled'])
     """
     check_real("eta", eta, low=0, low_open=True)
+    _check_form(form)
     data = _prepare_joint(x, algorithms, reference, rho, n_test, n_train, folds, scale, missing)
-    return _build(data, priors, _check_bounds(bounds), eta)
+    return _build(data, priors, _check_bounds(bounds), eta, form)
 
 
-def _build(data: _JointData, priors, bounds, eta=1.0) -> pm.Model:
+def _build(data: _JointData, priors, bounds, eta=1.0, form="centered") -> pm.Model:
     _check_priors(priors)
+    _check_form(form)
     s = np.asarray(data.scale, dtype=np.float64)
     limits = _limits(data, bounds)
     q, m = data.mean.shape
@@ -212,30 +224,38 @@ def _build(data: _JointData, priors, bounds, eta=1.0) -> pm.Model:
         sigma0 = pm.Uniform("sigma0_scaled", 0, limits["sigma0"], dims="algorithm")
         nu = pm.Deterministic("nu", _nu_minus_one(PRIORS[priors]) + 1)
         sigma = pm.Uniform("sigma_scaled", *limits["sigma"], dims=("dataset", "algorithm"))
-        lam = pm.Gamma("lambda", alpha=nu / 2, beta=nu / 2, dims="dataset")
         if m > 1:
             chol0 = pm.LKJCorr("corr0_chol", n=m, eta=eta)
-            corr0 = chol0 @ chol0.T
             chol = pm.LKJCorr("corr_chol", n=m, eta=eta, shape=(q, m, m))
             corr = (1 - CORRELATION_FLOOR) * (chol @ chol.mT) + CORRELATION_FLOOR * pt.eye(m)
-            pm.Deterministic("corr0", corr0, dims=("algorithm", "algorithm_2"))
+            pm.Deterministic("corr0", chol0 @ chol0.T, dims=("algorithm", "algorithm_2"))
+            root = pt.linalg.cholesky(corr)  # of R_i: Sigma_i = (sigma_i root)(sigma_i root)^T
         else:
-            corr0, corr = pt.ones((1, 1)), pt.ones((q, 1, 1))
-        cov0 = sigma0[:, None] * corr0 * sigma0[None, :]
-        cov = sigma[:, :, None] * corr * sigma[:, None, :]
-        total = cov0[None] / lam[:, None, None] + data.c()[:, None, None] * cov
-        pm.MvNormal("dbar", mu=delta0, cov=total, observed=dbar, dims=("dataset", "algorithm"))
-        # S_i ~ Wishart(n_i - 1, (1 - rho_i) Sigma_i): its parameter-dependent part
-        within = (1 - data.rho)[:, None, None] * cov
-        log_det = 2 * pt.log(pt.diagonal(pt.linalg.cholesky(within), axis1=-2, axis2=-1)).sum(axis=-1)
-        trace = pt.diagonal(pt.linalg.solve(within, scatter), axis1=-2, axis2=-1).sum(axis=-1)
+            chol0, root = pt.ones((1, 1)), pt.ones((q, 1, 1))
+        root = sigma[:, :, None] * root
+        if form == "marginal":  # delta_i integrated out given lambda_i; drawn afterwards (_draw_delta)
+            lam = pm.Gamma("lambda", alpha=nu / 2, beta=nu / 2, dims="dataset")
+            cov0 = (sigma0[:, None] * chol0) @ (sigma0[:, None] * chol0).T
+            total = cov0[None] / lam[:, None, None] + data.c()[:, None, None] * (root @ root.mT)
+            pm.MvNormal("dbar", mu=delta0, cov=total, observed=dbar, dims=("dataset", "algorithm"))
+        else:
+            delta = pm.MvStudentT("delta_scaled", nu=nu, mu=delta0, scale=None, chol=sigma0[:, None] * chol0,
+                                  dims=("dataset", "algorithm"))
+            pm.MvNormal("dbar", mu=delta, chol=np.sqrt(data.c())[:, None, None] * root, observed=dbar,
+                        dims=("dataset", "algorithm"))
+            pm.Deterministic("delta", delta * s, dims=("dataset", "algorithm"))
+        # S_i ~ Wishart(n_i - 1, (1 - rho_i) Sigma_i): its parameter-dependent part, through root = chol(Sigma_i)
+        log_det = m * np.log(1 - data.rho) + 2 * pt.log(pt.diagonal(root, axis1=-2, axis2=-1)).sum(axis=-1)
+        half = pt.linalg.solve_triangular(root, scatter, lower=True)  # L^-1 S
+        whitened = pt.linalg.solve_triangular(root, half.mT, lower=True)  # L^-1 S L^-T
+        trace = pt.diagonal(whitened, axis1=-2, axis2=-1).sum(axis=-1) / (1 - data.rho)
         pm.Potential("scatter", pt.sum(-(data.n - 1) / 2 * log_det - trace / 2))
         pm.Deterministic("delta0", delta0 * s, dims="algorithm")
         pm.Deterministic("sigma0", sigma0 * s, dims="algorithm")
     return model
 
 
-def _start(data: _JointData, limits) -> dict:
+def _start(data: _JointData, limits, form) -> dict:
     """Initial values near the data, coordinate by coordinate as the pairwise model's (see
     ``pp_corr.hierarchical._start``); correlations start at the identity."""
     xbar = data.mean / data.scale
@@ -246,9 +266,13 @@ def _start(data: _JointData, limits) -> dict:
     def inside(value, low, high):
         return np.clip(value, low + 1e-6 * (high - low), high - 1e-6 * (high - low))
 
-    return {"delta0_scaled": inside(centre, -limits["delta0"], limits["delta0"]),
-            "sigma0_scaled": inside(spread, 0, limits["sigma0"]),
-            "sigma_scaled": inside(np.maximum(data.sd / data.scale, 0.1), lo, hi)}
+    start = {"delta0_scaled": inside(centre, -limits["delta0"], limits["delta0"]),
+             "sigma0_scaled": inside(spread, 0, limits["sigma0"]),
+             "sigma_scaled": inside(np.maximum(data.sd / data.scale, 0.1), lo, hi)}
+    if form == "centered":
+        se2 = (data.sd / data.scale) ** 2 * data.c()[:, None]
+        start["delta_scaled"] = centre + (xbar - centre) * spread**2 / (spread**2 + se2)
+    return start
 
 
 def _covariances(post, data: _JointData):
@@ -430,13 +454,14 @@ def _best_share(levels) -> np.ndarray:
 
 
 def joint_test(x, *, rope=0.01, algorithms=None, reference=None, rho=None, n_test=None, n_train=None, folds=None,
-               priors="current", scale=None, bounds=None, eta=1.0, missing="raise", draws=None, tune=None,
-               chains=4, random_seed=None, sampler="pymc", target_accept=None, retry=True,
+               priors="current", scale=None, bounds=None, eta=1.0, missing="raise", form=None, draws=None,
+               tune=None, chains=4, random_seed=None, sampler="pymc", target_accept=None, retry=True,
                progressbar=False) -> JointResult:
     """Fit the joint hierarchical model of k algorithms (:func:`joint_model`) and summarise every pair and
     the ranking. Sampling settings and the convergence policy are those of
-    :func:`pp_corr.hierarchical_test` (defaults :data:`DEFAULT`, one retry with :data:`ROBUST`); R-hat and
-    bulk ESS are checked for delta0, sigma0, nu and every delta_i of every algorithm.
+    :func:`pp_corr.hierarchical_test` (defaults :data:`DEFAULT`: centred; one retry with :data:`ROBUST`:
+    marginal, longer); R-hat and bulk ESS are checked for delta0, sigma0, nu and every delta_i of every
+    algorithm.
 
     >>> import numpy as np
     >>> scores = np.random.default_rng(0).normal([0.80, 0.80, 0.85], 0.02, (6, 10, 3))
@@ -446,8 +471,10 @@ def joint_test(x, *, rope=0.01, algorithms=None, reference=None, rho=None, n_tes
     'c'
     """
     chains = check_count("chains", chains)
-    given = {key: value for key, value in {"draws": draws, "tune": tune, "target_accept": target_accept}.items()
-             if value is not None}
+    given = {"form": form, "draws": draws, "tune": tune, "target_accept": target_accept}
+    given = {key: value for key, value in given.items() if value is not None}
+    if "form" in given:
+        _check_form(form)
     for key in ("draws", "tune"):
         if key in given:
             check_count(key, given[key])
@@ -462,17 +489,17 @@ def joint_test(x, *, rope=0.01, algorithms=None, reference=None, rho=None, n_tes
     if random_seed is not None:
         as_generator(random_seed)
     data = _prepare_joint(x, algorithms, reference, rho, n_test, n_train, folds, scale, missing)
-    model = _build(data, priors, bounds, eta)
-    start = _start(data, _limits(data, bounds))
 
     # PyTensor's C backend takes minutes to compile the batched matrix algebra; Numba seconds
     compiled = {"compile_kwargs": {"mode": "NUMBA"}} if sampler == "pymc" else {}
 
     def fit(settings):
-        idata = sample(model, draws=settings["draws"], tune=settings["tune"], chains=chains,
+        form = settings["form"]
+        idata = sample(_build(data, priors, bounds, eta, form), draws=settings["draws"], tune=settings["tune"], chains=chains,
                        random_seed=random_seed, sampler=sampler, progressbar=progressbar,
-                       target_accept=settings["target_accept"], initvals=start, **compiled)
-        return _draw_delta(idata, data, random_seed)
+                       target_accept=settings["target_accept"], initvals=_start(data, _limits(data, bounds), form),
+                       **compiled)
+        return _draw_delta(idata, data, random_seed) if form == "marginal" else idata
 
     idata, problems, attempts = fit_with_policy(fit, [DEFAULT, ROBUST], given, retry=retry, progressbar=progressbar,
                                                 var_names=CHECKED, what="the joint model")

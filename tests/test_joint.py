@@ -38,12 +38,13 @@ def random_point(model, rng, spread=0.7):
     return {name: rng.normal(0, spread, np.shape(value)) for name, value in model.initial_point().items()}
 
 
-def test_k2_log_density_equals_the_pairwise_marginal_model(uci54):
-    """At k = 2 the joint model is the pairwise model's marginal form: equal log densities (Jacobians
-    included) at random unconstrained points."""
+@pytest.mark.parametrize("form", ["centered", "marginal"])
+def test_k2_log_density_equals_the_pairwise_model(uci54, form):
+    """At k = 2 the joint model is the pairwise model, form by form: equal log densities (Jacobians included)
+    at random unconstrained points."""
     pair = uci54.sel(algorithm=["nbc", "hnb"])
-    joint = _build(_prepare_joint(pair), "current", {})
-    pairwise = build_pairwise(prepare_pairwise(pair, None, None, None, None, ("nbc", "hnb")), "current", "marginal")
+    joint = _build(_prepare_joint(pair), "current", {}, form=form)
+    pairwise = build_pairwise(prepare_pairwise(pair, None, None, None, None, ("nbc", "hnb")), "current", form)
     joint_logp, pairwise_logp = joint.compile_logp(mode="NUMBA"), pairwise.compile_logp(mode="NUMBA")
     rng = np.random.default_rng(RNG_SEED)
     for _ in range(5):
@@ -52,12 +53,11 @@ def test_k2_log_density_equals_the_pairwise_marginal_model(uci54):
         assert joint_logp(as_joint) == pytest.approx(pairwise_logp(point), rel=1e-10, abs=1e-8)
 
 
-def dense_log_likelihood(scores, rho, values):
-    """log p(every fold difference | delta0, Sigma0, lambda_i, Sigma_i) from the dense normal of the stacked
-    (n m)-vector: mean 1 (x) delta0, covariance J (x) Sigma0 / lambda_i + ((1 - rho) I + rho J) (x) Sigma_i."""
-    d0, s0, sigma, lam = (values[k] for k in ("delta0_scaled", "sigma0_scaled", "sigma_scaled", "lambda"))
-    chol0 = values["corr0_chol"]
-    corr0 = chol0 @ chol0.T
+def dense_log_likelihood(scores, rho, values, form):
+    """log p(every fold difference | parameters) from the dense normal of the stacked (n m)-vector: marginal
+    form, mean 1 (x) delta0 and covariance J (x) Sigma0 / lambda_i + ((1 - rho) I + rho J) (x) Sigma_i; centred
+    form, mean 1 (x) delta_i and covariance ((1 - rho) I + rho J) (x) Sigma_i."""
+    sigma = values["sigma_scaled"]
     total = 0.0
     for i, block in enumerate(scores):
         d = block[:, 1:] - block[:, :1]
@@ -65,25 +65,32 @@ def dense_log_likelihood(scores, rho, values):
         chol = values["corr_chol"][i]
         corr = (1 - CORRELATION_FLOOR) * chol @ chol.T + CORRELATION_FLOOR * np.eye(m)
         cov = np.outer(sigma[i], sigma[i]) * corr
-        cov0 = np.outer(s0, s0) * corr0
         ones = np.ones((n, n))
-        big = np.kron(ones, cov0 / lam[i]) + np.kron((1 - rho) * np.eye(n) + rho * ones, cov)
-        total += stats.multivariate_normal(np.tile(d0, n), big).logpdf(d.ravel())
+        big = np.kron((1 - rho) * np.eye(n) + rho * ones, cov)
+        if form == "marginal":
+            chol0, s0 = values["corr0_chol"], values["sigma0_scaled"]
+            big += np.kron(ones, np.outer(s0, s0) * (chol0 @ chol0.T) / values["lambda"][i])
+            mean = values["delta0_scaled"]
+        else:
+            mean = values["delta_scaled"][i]
+        total += stats.multivariate_normal(np.tile(mean, n), big).logpdf(d.ravel())
     return total
 
 
-def test_likelihood_equals_the_dense_kronecker_normal():
+@pytest.mark.parametrize("form", ["centered", "marginal"])
+def test_likelihood_equals_the_dense_kronecker_normal(form):
     """Observed and potential terms (the sufficient-statistic likelihood) differ between two parameter points
-    exactly as the dense normal of all fold differences does (units 1: scale fixed)."""
+    exactly as the dense normal of all fold differences does (units 1: scale fixed). In the centred form the
+    observed term is given delta_i, whose own prior is not part of it."""
     scores, rho = simulated_scores(q=4, n=5, k=4, seed=3), 0.2
-    model = joint_model(scores, rho=rho, scale=1.0)
+    model = joint_model(scores, rho=rho, scale=1.0, form=form)
     likelihood = model.compile_fn(model.observedlogp + model.potentiallogp, inputs=model.value_vars,
                                   on_unused_input="ignore", mode="NUMBA")
     rng = np.random.default_rng(RNG_SEED)
     points = [random_point(model, rng) for _ in range(3)]
     values = [values_at(model, p) for p in points]
     ours = [float(likelihood(p)) for p in points]
-    dense = [dense_log_likelihood(scores, rho, v) for v in values]
+    dense = [dense_log_likelihood(scores, rho, v, form) for v in values]
     for j in (1, 2):
         assert ours[j] - ours[0] == pytest.approx(dense[j] - dense[0], rel=1e-8, abs=1e-8)
 

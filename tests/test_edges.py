@@ -1774,7 +1774,8 @@ JOINT_BAD = {**HIER_TEST_BAD, **{label: HIER_MODEL_BAD[label] for label in (
     "folds=inf")},
     "eta=0": ({"eta": 0.0}, ("eta",)), "missing unknown": ({"missing": "skip"}, ("missing",)),
     "one algorithm": ({"x": JOINT_X[..., :1]}, ("at least 2 algorithms",)),
-    "x 2-D": ({"x": JOINT_X[..., 0]}, ("x",)), "x with inf": ({"x": np.where(JOINT_X > 0.83, INF, JOINT_X)}, ("x",)),
+    "x 2-D": ({"x": JOINT_X[..., 0]}, ("x",)),
+    "x with inf": ({"x": np.where(np.arange(3) == 1, INF, JOINT_X)}, ("x", "infinite")),
     "reference unknown": ({"reference": "bogus"}, ("reference",)),
 }
 
@@ -1798,6 +1799,41 @@ def test_joint_model_names_the_data_set_an_algorithm_is_missing_on():
     x[2, :, 1] = NAN
     check_error(lambda: joint_model(x, folds=10), ("D3", "A2", "missing='drop'"))
     assert JointResult.__doc__
+
+
+RANK_SCORES = JOINT_X.mean(axis=1)  # (4 data sets, 3 algorithms) of per-data-set mean scores
+RANKING_BAD = {
+    "one algorithm": (lambda f: f(pd.DataFrame(RANK_SCORES[:, :1])), ("at least two",)),
+    "no data set": (lambda f: f(pd.DataFrame(np.empty((0, 3)))), ("no data set",)),
+    "inf score": (lambda f: f(pd.DataFrame(np.where(np.eye(4, 3) == 1, INF, RANK_SCORES))), ("inf",)),
+    "text scores": (lambda f: f(pd.DataFrame([["a", "b"], ["c", "d"]])), ("scores",)),
+    "missing unknown": (lambda f: f(pd.DataFrame(RANK_SCORES), missing="skip"), ("missing",)),
+    "higher_is_better text": (lambda f: f(pd.DataFrame(RANK_SCORES), higher_is_better="yes"), ("higher_is_better",)),
+}
+
+
+@pytest.mark.parametrize("label", sorted(RANKING_BAD))
+def test_plackett_luce_and_dataset_ranks_refuse_bad_scores(label):
+    """dataset_ranks and plackett_luce check their scores first, naming the problem."""
+    from pp_corr import dataset_ranks, plackett_luce
+
+    call, names = RANKING_BAD[label]
+    for fn in (dataset_ranks, lambda *a, **k: plackett_luce(*a, draws=10, tune=10, chains=1, **k)):
+        if fn is dataset_ranks and label == "higher_is_better text":
+            continue
+        check_error(lambda: call(fn), names)
+
+
+@pytest.mark.parametrize("rankings, names", [
+    (np.array([[1.0, 2.0]]) * [[1, NAN]], ("NaN",)), (np.ones((0, 3)), ("rankings",)), (np.ones((3, 1)), ("rankings",)),
+    ([["a", "b"]], ("rankings",)),
+])
+def test_plackett_luce_model_refuses_bad_rankings(rankings, names):
+    from pp_corr import PlackettLuceResult, plackett_luce_model
+
+    check_error(lambda: plackett_luce_model(rankings), names)
+    check_error(lambda: plackett_luce_model(np.array([[1, 2], [2, 1]]), prior=-1.0), ("prior",))
+    assert PlackettLuceResult.__doc__
 
 
 def test_regression_hierarchical_scale_draws_bounds():

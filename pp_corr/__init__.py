@@ -19,11 +19,12 @@ from .ttest import CorrelatedTTestResult, DegenerateWarning, correlated_ttest
 __all__ = [
     "AssumptionWarning", "ConvergenceWarning", "CorrelatedTTestResult", "DegenerateWarning", "HierarchicalResult",
     "ImpreciseSignedRankResult", "JointResult", "NormalGamma", "OutlierWarning", "PlackettLuceResult",
-    "PoissonBinomial", "PoissonTestResult", "RegionProbabilities", "SufficientStats", "TTestResult", "bayesian_sign_test",
-    "bayesian_signed_rank", "compare_all_pairs", "corrected_ttest", "correlated_ttest", "dataset_ranks", "differences",
-    "example_path", "format_pairs", "hierarchical_model", "hierarchical_test", "imprecise_signed_rank", "intraclass_logp",
-    "joint_model", "joint_test", "load_scores", "mean_differences", "paired_ttest", "plackett_luce", "plackett_luce_model",
-    "poisson_binomial_monte_carlo", "poisson_test", "resolve_rho", "sign_test", "wilcoxon_test",
+    "PoissonBinomial", "PoissonTestResult", "RegionProbabilities", "SufficientStats", "TTestResult",
+    "bayesian_sign_test", "bayesian_signed_rank", "compare_all_pairs", "corrected_ttest", "correlated_ttest",
+    "dataset_ranks", "differences", "example_path", "format_pairs", "hierarchical_model", "hierarchical_test",
+    "imprecise_signed_rank", "intraclass_logp", "joint_model", "joint_test", "load_scores", "mean_differences",
+    "paired_ttest", "plackett_luce", "plackett_luce_model", "poisson_binomial_monte_carlo", "poisson_test",
+    "resolve_rho", "sign_test", "wilcoxon_test",
 ]
 __version__ = "0.1.0"
 # these import PyMC

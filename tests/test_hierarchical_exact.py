@@ -8,8 +8,11 @@ import numpy as np
 import pytest
 from scipy import integrate, special, stats
 
+import pp_corr
 from pp_corr import hierarchical_exact as he
-from pp_corr.hierarchical_exact import ExactGrid, exact_posterior, log_sigma_integral, nu_prior_cdf, nu_prior_density
+from pp_corr.hierarchical_exact import (ExactGrid, exact_draws, exact_posterior, log_sigma_integral, nu_prior_cdf,
+                                       nu_prior_density)
+from pp_corr.stress import stress_scores
 
 FAST = ExactGrid(error_estimate=False)
 
@@ -124,10 +127,10 @@ def test_kernel_integrals_against_dense_trapezoid():
 
 # --- the whole posterior against importance sampling of the full joint
 
-def importance_sample(x, rho, lo, hi, delta0_max, sigma0_max, alpha, beta, rope, size, seed, chunk=250_000):
+def importance_sample(x, rho, lo, hi, delta0_max, sigma0_max, alpha, beta, size, seed, chunk=250_000):
     """Self-normalised importance sampling of (alpha, beta, nu, delta0, sigma0, delta_i, sigma_i) given the fold
-    data x (q, n), with the likelihood from the dense intraclass covariance matrix: the estimates and standard
-    errors of posterior means of the summaries, and the effective sample size."""
+    data x (q, n), with the likelihood from the dense intraclass covariance matrix: the normalised weights and
+    the samples (delta0, sigma0, nu, delta, sigma as in :func:`exact_draws`)."""
     rng = np.random.default_rng(seed)
     q, n = x.shape
     cov = (1 - rho) * np.eye(n) + rho * np.ones((n, n))
@@ -157,7 +160,7 @@ def importance_sample(x, rho, lo, hi, delta0_max, sigma0_max, alpha, beta, rope,
                              math.log(0.5 / q) + special.logsumexp(stats.t.logpdf(d0[:, None], 3, xbar, near[:, None]),
                                                                    axis=1))
         log_w += np.where(np.abs(d0) < delta0_max, -math.log(2 * delta0_max), -np.inf) - log_q
-        deltas = np.empty((m, q))
+        deltas, sigmas = np.empty((m, q)), np.empty((m, q))
         for i in range(q):
             centre, spread_i = math.log(max(sd[i], lo)), 1 / math.sqrt(n - 1) + 0.2
             log_si = rng.normal(centre, spread_i, m)  # sigma_i: log-normal around the data's sd
@@ -172,27 +175,42 @@ def importance_sample(x, rho, lo, hi, delta0_max, sigma0_max, alpha, beta, rope,
                                               math.log(0.5) + stats.t.logpdf(di, 4, xbar[i], width))
             residual = quad[2][i] - 2 * di * quad[1][i] + di * di * quad[0]
             log_w += -0.5 * n * math.log(2 * math.pi) - n * log_si - 0.5 * log_det - 0.5 * residual / si**2
-            deltas[:, i] = di
-        parts.append((log_w, d0, s0, nu, deltas))
-    log_w, d0, s0, nu, deltas = (np.concatenate(p) for p in zip(*parts))
+            deltas[:, i], sigmas[:, i] = di, si
+        parts.append((log_w, d0, s0, nu, deltas, sigmas))
+    log_w, d0, s0, nu, deltas, sigmas = (np.concatenate(p) for p in zip(*parts))
     w = np.exp(log_w - log_w.max())
-    w /= w.sum()
+    return w / w.sum(), {"delta0": d0, "sigma0": s0, "nu": nu, "delta": deltas, "sigma": sigmas}
+
+
+def functionals(draws, rope):
+    """Per draw (posterior samples as :func:`exact_draws` returns them): the quantities whose posterior means are
+    the exact posterior's summaries (the names of :func:`summaries`), and joint ones that no summary has."""
+    d0, s0, nu, deltas, sigmas = (draws[name] for name in ("delta0", "sigma0", "nu", "delta", "sigma"))
     left, right = special.stdtr(nu, (rope[0] - d0) / s0), special.stdtr(nu, (d0 - rope[1]) / s0)
     regions = np.stack([left, 1 - left - right, right], axis=1)
     largest = regions == regions.max(axis=1, keepdims=True)
     wins = largest / largest.sum(axis=1, keepdims=True)
-    summaries = {"delta0_mean": d0, "delta0_p_positive": d0 > 0, "p_left": left, "p_rope": regions[:, 1],
-                 "p_right": right, "win_left": wins[:, 0], "win_rope": wins[:, 1], "win_right": wins[:, 2],
-                 "nu_p_below_2": nu < 2, "sigma0_p_below_0_01": s0 < 0.01}
-    for i in range(q):
-        summaries[f"delta_mean {i}"] = deltas[:, i]
-        summaries[f"delta_p_positive {i}"] = deltas[:, i] > 0
+    out = {"delta0_mean": d0, "delta0_p_positive": d0 > 0, "p_left": left, "p_rope": regions[:, 1],
+           "p_right": right, "win_left": wins[:, 0], "win_rope": wins[:, 1], "win_right": wins[:, 2],
+           "nu_p_below_2": nu < 2, "sigma0_p_below_0_01": s0 < 0.01,
+           "log sigma0": np.log(s0), "log sigma0 log(nu - 1)": np.log(s0) * np.log(nu - 1),
+           "delta0 log sigma0": d0 * np.log(s0)}
+    for i in range(deltas.shape[1]):
+        out[f"delta_mean {i}"] = deltas[:, i]
+        out[f"delta_p_positive {i}"] = deltas[:, i] > 0
+        out[f"sigma {i}"] = sigmas[:, i]
+        out[f"delta sigma {i}"] = deltas[:, i] * sigmas[:, i]
+        out[f"(delta - delta0) / sigma0 {i}"] = np.arctan((deltas[:, i] - d0) / s0)  # bounded
+    return {name: np.asarray(values, dtype=float) for name, values in out.items()}
+
+
+def weighted_estimates(w, values):
+    """The self-normalised estimate of each posterior mean and its standard error."""
     out = {}
-    for name, values in summaries.items():
-        values = values.astype(float)
-        estimate = w @ values
-        out[name] = (estimate, math.sqrt((w * w) @ (values - estimate) ** 2))
-    return out, 1 / (w * w).sum()
+    for name, v in values.items():
+        estimate = w @ v
+        out[name] = (estimate, math.sqrt((w * w) @ (v - estimate) ** 2))
+    return out
 
 
 def summaries(post):
@@ -211,20 +229,28 @@ def test_posterior_against_importance_sampling(tie):
     down to 0, a funnel), a rope: every summary within 4.5 standard errors of importance sampling with 10^6
     draws, plus 1e-3 for the sampler's own bias (self-normalised weights; with the tie it is of the order of its
     standard error for P(sigma0 < 0.01), which a brute-force quadrature of sigma0's density at 0.001 and 0.5
-    settled in favour of the quadrature, to 2e-5)."""
+    settled in favour of the quadrature, to 2e-5). The exact posterior's draws: the same summaries and joint
+    moments of all the parameters within 4.5 combined standard errors (plus the same 1e-3)."""
     rng = np.random.default_rng(5)
     n, rho, lo, hi, rope = 10, 0.1, 0.01, 100.0, (-0.1, 0.1)
     x = rng.normal([0.4, -0.2, 0.9], [0.9, 1.1, 1.3], size=(n, 3)).T
     if tie:
         x[1] = 0.05
-    sampled, ess = importance_sample(x, rho, lo, hi, 5.0, 50.0, (0.5, 5.0), (0.05, 0.15), rope, 1_000_000, 1)
-    assert ess > 2000
+    w, samples = importance_sample(x, rho, lo, hi, 5.0, 50.0, (0.5, 5.0), (0.05, 0.15), 1_000_000, 1)
+    assert 1 / (w * w).sum() > 2000  # the effective sample size
+    sampled = weighted_estimates(w, functionals(samples, rope))
     xbar = x.mean(axis=1)
-    post = exact_posterior(xbar, ((x - xbar[:, None]) ** 2).sum(axis=1), n, rho, delta0_max=5.0, sigma0_max=50.0,
-                           sigma_bounds=(lo, hi), rope=rope, grid=FAST)
+    post, draws = exact_draws(xbar, ((x - xbar[:, None]) ** 2).sum(axis=1), n, rho, delta0_max=5.0,
+                              sigma0_max=50.0, sigma_bounds=(lo, hi), rope=rope, grid=FAST, draws=20_000,
+                              random_seed=2)
     for name, value in summaries(post).items():
         estimate, se = sampled[name]
         assert abs(value - estimate) < 4.5 * se + 1e-3, (name, value, estimate, se)
+    for name, values in functionals(draws, rope).items():
+        estimate, se = sampled[name]
+        mcse = values.std() / math.sqrt(len(values))
+        assert abs(values.mean() - estimate) < 4.5 * math.hypot(se, mcse) + 1e-3, (name, values.mean(), estimate,
+                                                                                    se, mcse)
 
 
 # --- a normal population with known sigma_i: normal-normal algebra given sigma0, then quad over sigma0
@@ -313,6 +339,237 @@ def test_normal_population_limit():
     for name, value in expected.items():
         assert abs(got[name] - value) < 1e-4, (name, got[name], value)
     assert abs(post.nu_mean / 1e5 - 1) < 0.01
+
+
+# --- draws from the exact posterior
+
+def oracle_member_cdf(lik, i, xbar, ss, n, rho, lo, hi, delta0, sigma0, nu):
+    """The CDF of delta_i given (delta0, sigma0, nu), density L_i(d) t_nu(d; delta0, sigma0) with L_i from
+    log_sigma_integral at every point, by the trapezoid rule on the union of two dense sinh grids (80,001 points
+    each, around delta0 at sigma0's scale and around xbar at L_i's), over L_i's support."""
+    c = (1 - rho) / n + rho
+    u = np.linspace(-40, 40, 80_001)
+    a, b = lik.edges[i, 0], lik.edges[i, -1]
+    d = np.unique(np.clip(np.concatenate([delta0 + sigma0 * np.sinh(u), xbar + lik.scale[i] * np.sinh(u)]), a, b))
+    log_f = (log_sigma_integral(0.5 * ((d - xbar) ** 2 / c + ss / (1 - rho)), n, lo, hi)
+             + stats.t.logpdf(d, nu, delta0, sigma0))
+    f = np.exp(log_f - log_f.max())
+    cumulative = np.concatenate([[0.0], np.cumsum(0.5 * (f[1:] + f[:-1]) * np.diff(d))])
+    return lambda x: np.interp(x, d, cumulative / cumulative[-1])
+
+
+def test_likelihood_profile_interpolates_log_sigma_integral():
+    """log L_i between the profile's points (the delta_i draws' L_i) against log_sigma_integral at the same d,
+    uniform over the support and normal around xbar_i at L_i's scale."""
+    xbar, n, ss = np.array([0.0, 0.5, -0.3, 1.0]), np.array([100.0, 100.0, 10.0, 5.0]), np.array([0.0, 99.0, 9.0, 4.0])
+    rho, lo, hi = np.full(4, 0.1), np.full(4, 0.01), np.full(4, 1000.0)
+    lik = he._build_likelihoods(xbar, ss, n, rho, lo, hi, (-0.2, 0.1, 0.0), ExactGrid())
+    rng = np.random.default_rng(9)
+    for i in range(4):
+        low, high = lik.edges[i, 0], lik.edges[i, -1]
+        for d, tolerance in ((rng.uniform(low, high, 10_000), 1e-3),
+                             (np.clip(rng.normal(xbar[i], lik.scale[i], 10_000), low, high), 2e-5)):
+            c = (1 - rho[i]) / n[i] + rho[i]
+            exact = log_sigma_integral(0.5 * ((d - xbar[i]) ** 2 / c + ss[i] / (1 - rho[i])), n[i], lo[i], hi[i])
+            assert np.max(np.abs(lik.log_level(i, d) - (exact - lik.log_top[i]))) < tolerance, i
+
+
+@pytest.mark.parametrize("sigma0, delta0, nu", [
+    (1e-6, 0.0, 1.05),  # a kernel a million times narrower than L_i, heavy-tailed: a spike at delta0 and a far mode
+    (1e-6, -2.0, 300.0),  # ... far out in every L_i's tail
+    (3e-3, 0.45, 3.0),  # as narrow as the tie's L_i, near another data set's mean
+    (0.3, 0.001, 300.0),  # comparable with the L_i
+    (100.0, 0.45, 1.05),  # far wider than any L_i
+])
+def test_member_draws_against_numerical_integration(sigma0, delta0, nu):
+    """delta_i given the hyperparameters, for a tie (all differences equal), two ordinary data sets and a short
+    one: Kolmogorov-Smirnov against the CDF from direct numerical integration of its density (p > 1e-4, 10^4
+    draws; a 2% error in the CDF anywhere fails)."""
+    xbar = np.array([0.0, 0.5, -0.3, 1.0])
+    n = np.array([100.0, 100.0, 10.0, 5.0])
+    ss = np.array([0.0, 99.0, 9.0, 4.0])
+    rho, lo, hi = np.full(4, 0.1), np.full(4, 0.01), np.full(4, 1000.0)
+    lik = he._build_likelihoods(xbar, ss, n, rho, lo, hi, (-0.2, 0.1, 0.0), ExactGrid())
+    size = 10_000
+    draws = he._draw_members(lik, np.full(size, delta0), np.full(size, sigma0), np.full(size, nu),
+                             np.random.default_rng(3))
+    for i in range(4):
+        cdf = oracle_member_cdf(lik, i, xbar[i], ss[i], n[i], rho[i], lo[i], hi[i], delta0, sigma0, nu)
+        assert stats.kstest(draws[:, i], cdf).pvalue > 1e-4, i
+
+
+@pytest.mark.parametrize("b, n, lo, hi", [
+    (4.5, 10, 0.01, 100.0),  # sigma_i free: inversion on the lower side
+    (3.0, 2, 0.01, 1000.0),  # k = 1/2, a heavy upper tail
+    (1e-3, 5, 0.01, 1000.0),  # near a tie: sigma_i piles up at lo
+    (1e-9, 101, 0.01, 1000.0),  # a tie's own mean, 100 folds: P(k, b / lo^2) underflows (the tangent rejection)
+    (1e6, 101, 0.01, 10.0),  # sigma_i pinned at hi: Q(k, b / hi^2) underflows
+    (50.0, 101, 0.5, 0.50001),  # lo close to hi
+])
+def test_sigma_draws_against_their_cdf(b, n, lo, hi):
+    """sigma_i given delta_i (B_i = b): Kolmogorov-Smirnov against the CDF int_lo^s / int_lo^hi of
+    s^-n exp(-b / s^2) (log_sigma_integral, checked against quad above), 2 * 10^4 draws."""
+    size, rho = 20_000, 0.1
+    data = tuple(np.array([v]) for v in (0.0, 2 * b * (1 - rho), float(n), rho, lo, hi))  # delta_i = xbar_i: B = b
+    draws = he._draw_sigmas(data, np.zeros((size, 1)), np.random.default_rng(4))[:, 0]
+    total = log_sigma_integral(b, n, lo, hi)
+
+    def cdf(s):
+        return np.exp(log_sigma_integral(b, n, lo, np.clip(s, lo * (1 + 1e-15), hi)) - total)
+
+    assert stats.kstest(draws, cdf).pvalue > 1e-4
+
+
+def test_lump_draws_follow_the_prior():
+    """nu - 1 below 0.001 (where the quadrature puts the prior's mass on one node): Kolmogorov-Smirnov against
+    the prior's CDF there (the Gauss-Legendre double integral, checked against sampling above)."""
+    alpha, beta = (0.5, 5.0), (0.05, 0.15)
+    draws = he._draw_lump(alpha, beta, 5000, np.random.default_rng(8))
+    assert np.all((draws > 0) & (draws < he._NU_LUMP))
+    total = nu_prior_cdf(1 + he._NU_LUMP, alpha, beta)
+    assert stats.kstest(draws, lambda x: nu_prior_cdf(1 + x, alpha, beta) / total).pvalue > 1e-4
+
+
+def draw_checks(post, draws):
+    """What the exact posterior says about the draws: name -> (per-draw values, their posterior mean according
+    to ``post``, its allowance for the quadrature's error, whether the values are indicators). Probabilities
+    get 1e-3 (the grid refinement test's bound), means 1e-3 of the sd."""
+    (r_lo, r_hi), n = post.rope, len(draws["nu"])
+    d0, s0, nu, delta = (draws[name] for name in ("delta0", "sigma0", "nu", "delta"))
+    left, right = special.stdtr(nu, (r_lo - d0) / s0), special.stdtr(nu, (d0 - r_hi) / s0)
+    regions = np.stack([left, 1 - left - right, right], axis=1)
+    largest = regions == regions.max(axis=1, keepdims=True)
+    wins = largest / largest.sum(axis=1, keepdims=True)
+    sd = post.delta0_sd
+    out = {"delta0_mean": (d0, post.delta0_mean, 1e-3 * sd, False),
+           "delta0 second moment": ((d0 - post.delta0_mean) ** 2, sd**2, 1e-3 * sd**2, False),
+           "delta0_p_positive": (d0 > 0, post.delta0_p_positive, 1e-3, True),
+           "delta0_q025": (d0 < post.delta0_q025, 0.025, 1e-3, True),
+           "delta0_q975": (d0 < post.delta0_q975, 0.975, 1e-3, True),
+           "p_left": (left, post.p_left, 1e-3, False), "p_rope": (regions[:, 1], post.p_rope, 1e-3, False),
+           "p_right": (right, post.p_right, 1e-3, False),
+           "win_left": (wins[:, 0], post.win_left, 1e-3, False), "win_rope": (wins[:, 1], post.win_rope, 1e-3, False),
+           "win_right": (wins[:, 2], post.win_right, 1e-3, False),
+           "nu_mean": (nu, post.nu_mean, 1e-3 * post.nu_mean, False),
+           "nu_p_below_2": (nu < 2, post.nu_p_below_2, 1e-3, True),
+           "sigma0_median": (s0 < post.sigma0_median, 0.5, 1e-3, True),
+           "sigma0_p_below_0_01": (s0 < 0.01, post.sigma0_p_below_0_01, 1e-3, True)}
+    for i in range(delta.shape[1]):
+        x, sd = delta[:, i], post.delta_sd[i]
+        out[f"delta_mean {i}"] = (x, post.delta_mean[i], 1e-3 * sd, False)
+        out[f"delta second moment {i}"] = ((x - post.delta_mean[i]) ** 2, sd**2, 1e-3 * sd**2, False)
+        out[f"delta_p_left {i}"] = (x < r_lo, post.delta_p_left[i], 1e-3, True)
+        out[f"delta_p_rope {i}"] = ((x > r_lo) & (x < r_hi), post.delta_p_rope[i], 1e-3, True)
+        out[f"delta_p_right {i}"] = (x > r_hi, post.delta_p_right[i], 1e-3, True)
+        out[f"delta_p_positive {i}"] = (x > 0, post.delta_p_positive[i], 1e-3, True)
+    count, below = (delta > 0).sum(axis=1), np.cumsum(post.positive_count)
+    for j in range(delta.shape[1]):
+        out[f"P(W <= {j})"] = (count <= j, below[j], 1e-3, True)
+    return {name: (np.asarray(v, dtype=float), e, a, b) for name, (v, e, a, b) in out.items()}
+
+
+def strata_checks(problem, run, draws, share=0.1):
+    """The joint law of (sigma0, nu, delta0) against the quadrature's: per stratum of log sigma0 (consecutive
+    panels holding at least ``share`` of the mass, the tails with the end panels), the posterior means of
+    1(sigma0 in the stratum) times 1, 1 / nu, 1(nu < 2), delta0 and 1(delta0 > 0), from what the sigma0 nodes in
+    it say (name -> (per-draw values, mean, allowance, indicator) as in :func:`draw_checks`)."""
+    panels, weighted, tails = run
+    nodes, points, nus = [node for node, _ in weighted], problem.grid.sigma0_points, problem.nus
+    log_phi = np.array([node.log_value for node in nodes])
+    mass = np.exp(log_phi - log_phi.max()) * [w for _, w in weighted]
+    mass[0] += math.exp(log_phi[0] - log_phi.max()) * tails[0]
+    mass[-1] += math.exp(log_phi[-1] - log_phi.max()) * tails[1]
+    mass /= mass.sum()
+    given = {"1": (np.ones(len(nodes)), np.ones_like(draws["nu"]), True),
+             "1 / nu": ([node.nu @ (1 / nus.nu) for node in nodes], 1 / draws["nu"], False),
+             "1(nu < 2)": ([node.nu @ nus.below_2 for node in nodes], draws["nu"] < 2, True),
+             "delta0": ([node.delta0[0] for node in nodes], draws["delta0"], False),
+             "1(delta0 > 0)": ([node.delta0[2] for node in nodes], draws["delta0"] > 0, True)}
+    t, out, first = np.log(draws["sigma0"]), {}, 0
+    while first < len(panels):
+        last = first
+        while last + 1 < len(panels) and mass[first * points : (last + 1) * points].sum() < share:
+            last += 1
+        if mass[(last + 1) * points :].sum() < share:  # the rest joins this stratum
+            last = len(panels) - 1
+        nodes_in = slice(first * points, (last + 1) * points)
+        low = -np.inf if first == 0 else panels[first][0]
+        high = np.inf if last == len(panels) - 1 else panels[last][1]
+        inside = (t >= low) & (t < high)
+        for name, (per_node, values, indicator) in given.items():
+            out[f"{name} for log sigma0 in [{low:.3g}, {high:.3g})"] = (
+                np.asarray(values, dtype=float) * inside, float(mass[nodes_in] @ np.asarray(per_node)[nodes_in]), 1e-3,
+                indicator)
+        first = last + 1
+    return out
+
+
+def assert_within_4_mcse(checks, size):
+    """Every check's draws average to its mean within 4 Monte Carlo standard errors plus its allowance (an
+    indicator's standard error from its exact probability: rare events have too few draws to estimate it)."""
+    for name, (values, mean, allowance, indicator) in checks.items():
+        sd = math.sqrt(max(mean * (1 - mean), 0.0)) if indicator else values.std()
+        assert abs(values.mean() - mean) <= 4 * sd / math.sqrt(size) + allowance, (name, values.mean(), mean)
+
+
+def test_draws_agree_with_the_quadrature():
+    """Five practically tied data sets (two with all differences equal) and two outliers: the posterior holds
+    both nu near 1 with sigma0 below 0.01 and nu large with sigma0 large. 10^4 draws against the quadrature's
+    summaries (on a coarse grid: the draws interpolate the quadrature's own nodes) and its joint law of
+    (sigma0, nu, delta0), within 4 Monte Carlo standard errors."""
+    xbar = np.array([0.0, 0.0, 0.01, -0.01, 0.02, 3.0, -2.5])
+    ss = np.array([0.0, 0.0, 0.05, 0.05, 0.1, 9.0, 9.0])
+    post, problem, run = he._solve(xbar, ss, 10, 0.1, 5.0, 50.0, (0.01, 100.0), (0.5, 5.0), (0.05, 0.15),
+                                   (-0.1, 0.1), FAST.coarser())
+    assert 0.1 < post.sigma0_p_below_0_01 < 0.9 and post.nu_p_below_2 > 0.01
+    size = 10_000
+    draws = he._draw(problem, *run, size, np.random.default_rng(6))
+    assert_within_4_mcse(draw_checks(post, draws), size)
+    assert_within_4_mcse(strata_checks(problem, run, draws), size)
+
+
+def stress_inputs(case):
+    """A stress case's fold differences in the hierarchical model's unit and prior bounds (as
+    :mod:`pp_corr.hierarchical` sets them: s the median sd, delta0 within max |x| / s, sigma0 below 1000 times
+    the means' sd, sigma_i in (0.01, 1000 max(1, sd_i / s))), and the rope 0.01 in that unit."""
+    scores = stress_scores(case, seed=0)
+    x = pp_corr.differences(scores, "A", "B").values.reshape(scores.sizes["dataset"], -1)
+    sd = x.std(axis=1, ddof=1)
+    s = np.median(sd)
+    xbar = x.mean(axis=1) / s
+    data = (xbar, ((x - x.mean(axis=1, keepdims=True)) ** 2).sum(axis=1) / s**2, x.shape[1], scores["rho"].values)
+    bounds = (np.abs(x).max() / s, 1000 * max(np.std(xbar, ddof=1), 1e-3),
+              (np.full(len(x), 0.01), 1000 * np.maximum(1, sd / s)))
+    return data, bounds, (-0.01 / s, 0.01 / s)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", ["near_identical", "control"])
+def test_draws_agree_with_the_quadrature_on_stress_cases(case):
+    """50 data sets of 10 x 10-fold CV (near-identical algorithms: 37% exact ties, two zero-variance data sets;
+    control: a clearly better B): 4000 draws against every summary and the joint law, within 4 Monte Carlo
+    standard errors (1.5-2 minutes each)."""
+    data, bounds, rope = stress_inputs(case)
+    post, problem, run = he._solve(*data, *bounds, (0.5, 5.0), (0.05, 0.15), rope, FAST)
+    size = 4000
+    draws = he._draw(problem, *run, size, np.random.default_rng(7))
+    assert_within_4_mcse(draw_checks(post, draws), size)
+    assert_within_4_mcse(strata_checks(problem, run, draws), size)
+
+
+def test_draws_are_seeded_and_checked():
+    kwargs = dict(delta0_max=3.0, sigma0_max=30.0, sigma_bounds=(0.01, 100.0), grid=FAST.coarser(), draws=50)
+    args = ([0.2, 0.5, -0.1], [9.0, 12.0, 7.0], 10, 0.1)
+    first, again, other = (exact_draws(*args, **kwargs, random_seed=seed)[1] for seed in (1, 1, 2))
+    shapes = {name: values.shape for name, values in first.items()}
+    assert shapes == {"delta0": (50,), "sigma0": (50,), "nu": (50,), "delta": (50, 3), "sigma": (50, 3)}
+    for name in first:
+        np.testing.assert_array_equal(first[name], again[name])
+        assert not np.array_equal(first[name], other[name])
+    with pytest.raises(ValueError, match="draws must be"):
+        exact_draws(*args, **{**kwargs, "draws": 0})
+    with pytest.raises(TypeError, match="random_seed must be"):
+        exact_draws(*args, **kwargs, random_seed="x")
 
 
 # --- grid refinement

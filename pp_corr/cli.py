@@ -1,9 +1,9 @@
 """Command line: ``pp-corr compare FILE``, ``pp-corr simulate STUDY``, ``pp-corr demo``.
 
 Every error is one line on stderr starting ``pp-corr:`` that names the option or path, with a non-zero exit
-status (2 for a wrong option, 1 for other errors, 3 when a hierarchical fit did not converge); arguments and
-output paths are checked before any work starts. Tables go to stdout; progress, warnings
-and the names of written files to stderr.
+status (2 for a wrong option, 1 for other errors, 3 when a hierarchical fit with --method mcmc did not
+converge); arguments and output paths are checked before any work starts. Tables go to stdout; progress,
+warnings and the names of written files to stderr.
 """
 from __future__ import annotations
 
@@ -214,6 +214,8 @@ def _compare(args):
     pairs = _pairs(scores, args, source)
     if args.allow_unconverged and not args.hierarchical:
         raise ValueError("--allow-unconverged applies to --hierarchical only")
+    if args.method != "auto" and not args.hierarchical:
+        raise ValueError("--method applies to --hierarchical only")
     unknown = [d for d in args.plot_dataset or [] if d not in set(scores.dataset.values)]
     if unknown:
         raise ValueError(f"--plot-dataset {unknown[0]!r} is not in {source} (it has {list(scores.dataset.values)})")
@@ -253,7 +255,7 @@ def _compare(args):
                            [f for r in results for f in _pair_figures(r, args.plot_dataset or [])])
 
 
-UNCONVERGED = 3  # exit status of ``compare --hierarchical`` when a fit did not converge
+UNCONVERGED = 3  # exit status of ``compare --hierarchical --method mcmc`` when a fit did not converge
 
 
 def _compare_hierarchical(scores, pairs, args, output, plots_dir=None):
@@ -262,7 +264,8 @@ def _compare_hierarchical(scores, pairs, args, output, plots_dir=None):
     results = []
     for pair in pairs:
         print(f"fitting the hierarchical model, {pair[1]} - {pair[0]} ...", file=sys.stderr)
-        result = hierarchical_test(scores, algorithms=pair, rope=args.rope, random_seed=args.seed, progressbar=True)
+        result = hierarchical_test(scores, algorithms=pair, rope=args.rope, random_seed=args.seed,
+                                   method=args.method, progressbar=True)
         results.append(result)
         print(result.summary(allow_unconverged=args.allow_unconverged), end="\n\n")
         if result.converged or args.allow_unconverged:
@@ -291,7 +294,7 @@ def _compare_hierarchical(scores, pairs, args, output, plots_dir=None):
 def _demo(args):
     args.file, args.column, args.prior, args.output, args.seed = str(example_path()), None, None, None, 0
     args.a, args.b, args.all_pairs, args.hierarchical, args.lower_is_better = "logistic", "knn", False, False, False
-    args.alpha, args.encoding, args.allow_unconverged = 0.05, "utf-8", False
+    args.alpha, args.encoding, args.allow_unconverged, args.method = 0.05, "utf-8", False, "auto"
     args.plots, args.plot_format, args.plot_dataset = None, None, None
     print(f"Embedded example: {example_path().name} (scikit-learn classifiers, 10 runs of 10-fold CV)\n")
     _compare(args)
@@ -386,9 +389,12 @@ def _build_parser() -> argparse.ArgumentParser:
                       help="matrices of every pair: P(column better on a majority) and each test's verdict")
     cmp_.add_argument("--hierarchical", action="store_true",
                       help="fit the hierarchical model over data sets (PyMC, about 10-20 s a pair)")
+    cmp_.add_argument("--method", choices=("auto", "mcmc", "exact"), default="auto",
+                      help="with --hierarchical: auto (default) = MCMC, one robust retry, then the exact posterior by "
+                           "quadrature if it still did not converge; mcmc = no exact fallback; exact = quadrature only")
     cmp_.add_argument("--allow-unconverged", action="store_true",
-                      help=f"with --hierarchical: show the numbers of a fit that did not converge, and exit 0 "
-                           f"(default: its diagnostics, no verdict, exit status {UNCONVERGED})")
+                      help=f"with --hierarchical --method mcmc: show the numbers of a fit that did not converge, and "
+                           f"exit 0 (default: its diagnostics, no verdict, exit status {UNCONVERGED})")
     cmp_.add_argument("--seed", type=seed, default=0, help="seed of every random draw (default 0)")
     cmp_.add_argument("--output", "-o", help="write the results to a .json or .csv file")
     cmp_.add_argument("--plots", metavar="DIR",

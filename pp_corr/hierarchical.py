@@ -52,6 +52,7 @@ SIGMA_CEILING = 1000.0  # upper bound of sigma_i: this many times the larger of 
 FAR_OUT = 100.0  # a data set whose sd, or whose mean's distance from the others', is this many times theirs
 SAMPLERS = ("pymc", "nutpie")
 FORMS = ("centered", "noncentered", "marginal")
+METHODS = ("auto", "mcmc", "exact")  # hierarchical_test: MCMC with the exact posterior as fallback, or one alone
 CHECKED = ("delta0", "sigma0", "nu", "delta")  # the variables whose R-hat and ESS decide convergence
 # hierarchical_test's first fit (on uci54 the centred form mixes best: ESS of nu 2100 against 500 for the marginal
 # form), and its retry (the marginal form holds in the funnel of near-identical algorithms; twice the draws for nu)
@@ -422,6 +423,11 @@ class HierarchicalResult:
         return not self.convergence_problems
 
     @property
+    def method(self) -> str:
+        """``"mcmc"``, or ``"exact"`` when the draws come from the exact posterior (see :func:`hierarchical_test`)."""
+        return "exact" if self.attempts and self.attempts[-1].get("method") == "exact quadrature" else "mcmc"
+
+    @property
     def delta0(self) -> np.ndarray:
         return self.idata.posterior["delta0"].values.ravel()
 
@@ -549,12 +555,13 @@ class HierarchicalResult:
         a, b = self.names
         lines = [f"Hierarchical model, {b} - {a} on {len(self.data.names)} data sets, rope {self.rope}"]
         if not self.converged:
-            tried = "; ".join(_describe(settings) for settings in self.attempts)
-            lines += [f"  NOT CONVERGED{'' if allow_unconverged else ', no verdict'} "
-                      f"({len(self.attempts)} attempt(s): {tried})",
-                      f"  {len(self.convergence_problems)} problem(s): {_summary(self.convergence_problems)}"]
+            lines += _unconverged_lines(self.attempts, self.convergence_problems, allow_unconverged)
             if not allow_unconverged:
                 return "\n".join(lines)
+        if self.method == "exact":
+            failed = len(self.attempts) - 1
+            lines.append(f"  posterior by exact quadrature (estimated error {self.attempts[-1]['max_error']:.1g})"
+                         + (f", as {failed} MCMC fit(s) did not converge" if failed else ""))
         new = self.new_dataset()
         lo, hi = np.quantile(self.delta0, [0.025, 0.975])
         lines += [f"  delta0 (mean difference in the population of data sets): mean {self.delta0.mean():+.4f}, "
@@ -628,7 +635,7 @@ def check_convergence(idata, var_names=CHECKED, *, max_rhat=1.01, min_ess=400) -
 
 def hierarchical_test(x, y=None, *, rope=0.01, rho=None, n_test=None, n_train=None, folds=None, priors="current",
                       form=None, scale=None, bounds=None, algorithms=None, names=None, draws=None, tune=None,
-                      chains=4, random_seed=None, sampler="pymc", target_accept=None, retry=True,
+                      chains=4, random_seed=None, sampler="pymc", target_accept=None, retry=True, method="auto",
                       progressbar=False) -> HierarchicalResult:
     """Fit the hierarchical model to per-fold differences B - A of q data sets and summarise it.
 
@@ -642,9 +649,15 @@ def hierarchical_test(x, y=None, *, rope=0.01, rho=None, n_test=None, n_train=No
 
     Convergence policy: R-hat <= 1.01 and bulk ESS >= 400 for delta0, sigma0, nu and every delta_i, and no
     divergences. When the fit fails them and ``retry`` is true, the model is fitted once more with the
-    robust settings (:data:`ROBUST`, for what the caller did not set). If that fails too, the result has
-    ``converged = False`` and ``convergence_problems``, a ``ConvergenceWarning`` says so, and its summary
-    shows the diagnostics instead of a verdict. ``attempts`` records the settings of each fit.
+    robust settings (:data:`ROBUST`, for what the caller did not set). If that fails too, ``method``
+    decides: ``"auto"`` (default) computes the posterior exactly instead, by deterministic quadrature
+    (:mod:`pp_corr.hierarchical_exact`: sigma_i integrated in closed form, delta_i in one dimension, a grid
+    over delta0, sigma0 and nu; about three decimals; tens of seconds at q = 50), and the result holds
+    ``chains x draws`` independent draws from it; ``"mcmc"`` gives a result with ``converged = False`` and
+    ``convergence_problems``, a ``ConvergenceWarning`` says so, and its summary shows the diagnostics instead
+    of a verdict. ``retry=False`` fits once and stops there (no retry, no exact fallback); ``method="exact"``
+    skips MCMC. ``attempts`` records the settings of each fit (the exact computation as
+    ``{"method": "exact quadrature", ...}`` with its estimated error ``max_error``).
 
     >>> import numpy as np
     >>> x = np.random.default_rng(0).normal(0.02, 0.02, (6, 10))
@@ -664,6 +677,8 @@ def hierarchical_test(x, y=None, *, rope=0.01, rho=None, n_test=None, n_train=No
         _check_form(form)
     if not isinstance(sampler, str) or sampler not in SAMPLERS:
         raise ValueError(f"sampler must be one of {list(SAMPLERS)}, got {sampler!r}")
+    if not isinstance(method, str) or method not in METHODS:
+        raise ValueError(f"method must be one of {list(METHODS)}, got {method!r}")
     _check_priors(priors)
     bounds = _check_bounds(bounds)
     rope = as_rope(rope) or (0.0, 0.0)
@@ -682,16 +697,50 @@ def hierarchical_test(x, y=None, *, rope=0.01, rho=None, n_test=None, n_train=No
         return _fit(data, priors, bounds, settings, chains=chains, random_seed=random_seed, sampler=sampler,
                     progressbar=progressbar)
 
-    idata, problems, attempts = fit_with_policy(fit, [DEFAULT, ROBUST], given, retry=retry, progressbar=progressbar)
+    def exact():
+        return _exact_fit(data, priors, bounds, rope, chains=chains, draws={**DEFAULT, **given}["draws"],
+                          random_seed=random_seed)
+
+    if method == "exact":
+        idata, note = exact()
+        return HierarchicalResult(idata, data, rope, names, independent, (), (note,))
+    idata, problems, attempts = fit_with_policy(fit, [DEFAULT, ROBUST], given, retry=retry, progressbar=progressbar,
+                                                fallback=exact if method == "auto" and retry else None)
     return HierarchicalResult(idata, data, rope, names, independent, problems, attempts)
 
 
+def _exact_fit(data: _Data, priors, bounds, rope, *, chains, draws, random_seed):
+    """Independent draws from the exact posterior (:mod:`pp_corr.hierarchical_exact`, deterministic quadrature)
+    as a DataTree shaped like a fit's, and the note recorded in ``attempts``."""
+    from .hierarchical_exact import exact_draws
+
+    s = np.float64(data.scale)
+    limits = _limits(data, bounds)
+    lo, hi = limits["sigma"]
+    post, values = exact_draws(data.mean / s, data.ss(s), data.n, data.rho, delta0_max=limits["delta0"],
+                               sigma0_max=limits["sigma0"], sigma_bounds=tuple(np.broadcast_arrays(lo, hi)),
+                               alpha=PRIORS[priors]["alpha"], beta=PRIORS[priors]["beta"],
+                               rope=(rope[0] / s, rope[1] / s), draws=chains * draws, random_seed=random_seed)
+    shaped = {name: np.asarray(values[name]).reshape((chains, draws) + np.shape(values[name])[1:])
+              for name in ("delta0", "sigma0", "nu", "delta", "sigma")}
+    delta = shaped["delta"]
+    posterior = {"delta0_scaled": shaped["delta0"], "sigma0_scaled": shaped["sigma0"], "nu": shaped["nu"],
+                 "sigma_scaled": shaped["sigma"], "delta_scaled": delta, "delta0": shaped["delta0"] * s,
+                 "sigma0": shaped["sigma0"] * s, "delta": delta * s, "W": (delta > 0).sum(axis=-1)}
+    dims = {name: ["dataset"] for name in ("sigma_scaled", "delta_scaled", "delta")}
+    idata = az.from_dict({"posterior": posterior,
+                          "sample_stats": {"diverging": np.zeros((chains, draws), dtype=bool)}},
+                         dims=dims, coords={"dataset": data.names})
+    return idata, {"method": "exact quadrature", "draws": chains * draws, "max_error": float(post.max_error)}
+
+
 def fit_with_policy(fit, settings, given, *, retry=True, progressbar=False, var_names=CHECKED,
-                    what="the hierarchical model"):
+                    what="the hierarchical model", fallback=None):
     """The convergence policy: ``fit(settings[0] | given)``, then once more with ``settings[1] | given`` when
     :func:`diagnose` finds problems in ``var_names`` and ``retry`` is true (and the second differs from the
-    first). Returns the last DataTree, its problems and the settings of each attempt; warns
-    (``ConvergenceWarning``) when the last attempt failed too.
+    first). When the last attempt failed too: ``fallback()`` (a DataTree that needs no diagnostics and the
+    note recorded in the attempts) if given, otherwise a ``ConvergenceWarning``. Returns the DataTree, its
+    problems and the settings of each attempt.
 
     >>> import arviz as az
     >>> rng = np.random.default_rng(0)
@@ -714,6 +763,11 @@ def fit_with_policy(fit, settings, given, *, retry=True, progressbar=False, var_
         if not problems:
             break
     attempts = attempts[:number]
+    if problems and fallback is not None:
+        if progressbar:
+            print(f"not converged ({_summary(problems)}): computing the exact posterior instead", file=sys.stderr)
+        idata, note = fallback()
+        return idata, (), (*attempts, note)
     if problems:
         warnings.warn(f"{what} did not converge ({len(attempts)} attempt(s), last with "
                       f"{_describe(attempts[-1])}): {_summary(problems)}. The result gives no verdict.",
@@ -729,6 +783,13 @@ def _fit(data, priors, bounds, settings, *, chains, random_seed, sampler, progre
                    sampler=sampler, progressbar=progressbar, target_accept=settings["target_accept"],
                    initvals=_start(data, _limits(data, bounds), form))
     return _draw_delta(idata, data, random_seed) if form == "marginal" else idata
+
+
+def _unconverged_lines(attempts, problems, allow_unconverged) -> list[str]:
+    """A summary's NOT CONVERGED lines: the attempts and the problems found."""
+    tried = "; ".join(_describe(settings) for settings in attempts)
+    return [f"  NOT CONVERGED{'' if allow_unconverged else ', no verdict'} ({len(attempts)} attempt(s): {tried})",
+            f"  {len(problems)} problem(s): {_summary(problems)}"]
 
 
 def _describe(settings) -> str:

@@ -29,8 +29,8 @@ def scores_csv(tmp_path):
 
 
 def _oracle(path):
-    """Per data set (P(A better), P(rope), P(B better)) from the analytic formula (tests/test_uci54.py), and P(B better on a majority) by
-    enumerating the 2^3 outcomes."""
+    """Per data set (P(A better), P(rope), P(B better)) from the analytic formula (tests/test_uci54.py), and
+    P(B better on a majority) by enumerating the 2^3 outcomes."""
     frame = pd.read_csv(path).pivot_table(index=["dataset", "run", "fold"], columns="algorithm", values="score")
     probs = {d: formula_probs((g["B"] - g["A"]).to_numpy(), 0.2, ROPE) for d, g in frame.groupby(level="dataset")}
     right = np.array([p[2] for p in probs.values()])
@@ -221,7 +221,8 @@ def test_lower_is_better_flips_the_verdict_and_encoding_is_passed(scores_csv, tm
 
 @pytest.fixture
 def short_fits(monkeypatch):
-    """hierarchical_test with 60 draws of 2 chains: the bulk ESS cannot reach 400, so no fit converges."""
+    """hierarchical_test with 60 draws of 2 chains: the bulk ESS cannot reach 400, so no fit converges (the
+    tests ask for --method mcmc: no exact fallback)."""
     import functools
 
     import pp_corr.hierarchical as hierarchical
@@ -233,7 +234,7 @@ def short_fits(monkeypatch):
 def test_an_unconverged_hierarchical_fit_prints_no_verdict_and_exits_3(scores_csv, tmp_path, capsys, short_fits):
     out = tmp_path / "hier.json"
     with pytest.raises(SystemExit) as caught:
-        main(["compare", str(scores_csv), "-a", "A", "-b", "B", "--hierarchical", "-o", str(out)])
+        main(["compare", str(scores_csv), "-a", "A", "-b", "B", "--hierarchical", "--method", "mcmc", "-o", str(out)])
     captured = capsys.readouterr()
     assert caught.value.code == 3
     assert "NOT CONVERGED, no verdict (2 attempt(s)" in captured.out and "bulk ESS of delta0" in captured.out
@@ -244,13 +245,15 @@ def test_an_unconverged_hierarchical_fit_prints_no_verdict_and_exits_3(scores_cs
 
 
 def test_allow_unconverged_shows_the_numbers_under_a_warning_and_exits_0(scores_csv, capsys, short_fits):
-    assert main(["compare", str(scores_csv), "-a", "A", "-b", "B", "--hierarchical", "--allow-unconverged"]) == 0
+    assert main(["compare", str(scores_csv), "-a", "A", "-b", "B", "--hierarchical", "--method", "mcmc",
+                 "--allow-unconverged"]) == 0
     out = capsys.readouterr().out
     assert "NOT CONVERGED (2 attempt(s)" in out and "P(delta0 > 0)" in out and "hier. mean" in out
 
 
 def test_allow_unconverged_needs_hierarchical(scores_csv, capsys):
     _fails(["compare", str(scores_csv), "--allow-unconverged"], capsys, "--allow-unconverged", "--hierarchical")
+    _fails(["compare", str(scores_csv), "--method", "exact"], capsys, "--method", "--hierarchical")
 
 
 # --- figures from the command line (#18): written where asked, named for what they show, all listed on stderr
@@ -311,7 +314,8 @@ def test_plots_of_the_hierarchical_test_only_for_the_numbers_shown(scores_csv, t
     monkeypatch.setattr(hierarchical, "hierarchical_test", functools.partial(  # one short fit: not converged
         hierarchical.hierarchical_test, draws=60, tune=60, chains=2, retry=False))
     figures = tmp_path / "figs"
-    argv = ["compare", str(scores_csv), "-a", "A", "-b", "B", "--hierarchical", "--plots", str(figures)]
+    argv = ["compare", str(scores_csv), "-a", "A", "-b", "B", "--hierarchical", "--method", "mcmc", "--plots",
+            str(figures)]
     with pytest.raises(SystemExit):
         main(argv)  # not converged: no verdict, so no figures
     assert _written(figures, capsys) == []

@@ -409,7 +409,7 @@ def test_an_unconverged_fit_is_retried_once_with_the_robust_settings_then_says_s
     from pp_corr.hierarchical import DEFAULT, ROBUST
 
     x = np.random.default_rng(5).normal(0.02, 0.02, (4, 10))
-    short = {"draws": 60, "tune": 60, "chains": 2, "random_seed": 1}  # bulk ESS < 400 whatever the draws
+    short = {"draws": 60, "tune": 60, "chains": 2, "random_seed": 1, "method": "mcmc"}  # bulk ESS < 400
     with pytest.warns(ConvergenceWarning, match=r"did not converge \(2 attempt\(s\), last with form=") as record:
         res = hierarchical_test(x, folds=10, **short)
     assert len(record) == 1  # one warning for the result, none for the first attempt
@@ -451,3 +451,46 @@ def test_the_marginal_form_gives_the_centred_posterior():
     for name in names:
         gap = np.abs(mean[name] - base_mean[name]) / np.sqrt(se[name] ** 2 + base_se[name] ** 2)
         assert float(gap.max()) <= 4, (name, gap.values)
+
+
+def test_an_unconverged_fit_falls_back_to_the_exact_posterior():
+    """method="auto" (the default): after the robust retry fails, the draws come from the exact posterior by
+    quadrature; the result then gives its verdict, says how it was computed, and warns of nothing."""
+    from pp_corr.hierarchical import DEFAULT, ROBUST
+
+    x = np.random.default_rng(5).normal(0.02, 0.02, (4, 10))
+    short = {"draws": 60, "tune": 60, "chains": 2, "random_seed": 1}  # bulk ESS < 400 whatever the draws
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        res = hierarchical_test(x, folds=10, **short)
+    assert res.converged and res.method == "exact"
+    assert [a.get("form") for a in res.attempts[:2]] == [DEFAULT["form"], ROBUST["form"]]
+    assert res.attempts[2]["method"] == "exact quadrature" and res.attempts[2]["max_error"] < 0.01
+    assert res.idata.posterior["delta"].shape == (2, 60, 4)  # chains x draws, as asked
+    assert "as 2 MCMC fit(s) did not converge" in res.summary() and "P(delta0 > 0)" in res.summary()
+
+
+@pytest.mark.slow
+def test_the_exact_method_agrees_with_a_converged_fit():
+    """Where MCMC converges, method="exact" (quadrature, iid draws) gives its numbers within 4 Monte Carlo
+    standard errors: the scaling to the model's unit, the rope and the draws' shapes are right."""
+    x = np.random.default_rng(0).normal(0.02, 0.02, (6, 10))
+    exact = hierarchical_test(x, folds=10, method="exact", random_seed=1)
+    fit = hierarchical_test(x, folds=10, method="mcmc", random_seed=1, draws=2000)
+    assert fit.converged and fit.method == "mcmc" and exact.method == "exact"
+
+    def quantities(res):
+        post = res.idata.posterior
+        d0, s0, nu = (post[v].values for v in ("delta0", "sigma0", "nu"))
+        lo, hi = res.rope
+        left, right = stats.t.cdf((lo - d0) / s0, nu), stats.t.sf((hi - d0) / s0, nu)
+        return {"delta0": d0, "P(delta0>0)": (d0 > 0).astype(float), "p_left": left, "p_right": right,
+                "delta[0]": post["delta"].values[..., 0]}
+
+    ours, theirs = quantities(exact), quantities(fit)
+    for name in ours:
+        tree = az.from_dict({"posterior": {"v": theirs[name]}})
+        se_fit = float(az.mcse(tree)["v"])
+        se_exact = ours[name].std() / np.sqrt(ours[name].size)
+        gap = abs(ours[name].mean() - theirs[name].mean()) / np.hypot(se_fit, se_exact)
+        assert gap < 4, (name, gap)

@@ -50,7 +50,7 @@ from scipy import stats
 
 from ._args import as_generator, as_rope, check_count, check_probability_level, check_real
 from .hierarchical import (CHECKED, PRIORS, SAMPLERS, SIGMA_CEILING, SIGMA_FLOOR, _check_bounds, _check_priors,
-                           _describe, _nu_minus_one, _plain, _summary, _unit, _warn_far_out, centred_uniform,
+                           _nu_minus_one, _plain, _unconverged_lines, _unit, _warn_far_out, centred_uniform,
                            fit_with_policy)
 from .intraclass import resolve_rho
 from .models import sample
@@ -425,10 +425,7 @@ class JointResult:
         lines = [f"Joint hierarchical model, {len(self.algorithms)} algorithms on {len(self.data.names)} data sets, "
                  f"rope {self.rope}"]
         if not self.converged:
-            tried = "; ".join(_describe(settings) for settings in self.attempts)
-            lines += [f"  NOT CONVERGED{'' if allow_unconverged else ', no verdict'} "
-                      f"({len(self.attempts)} attempt(s): {tried})",
-                      f"  {len(self.convergence_problems)} problem(s): {_summary(self.convergence_problems)}"]
+            lines += _unconverged_lines(self.attempts, self.convergence_problems, allow_unconverged)
             if not allow_unconverged:
                 return "\n".join(lines)
         ranking = self.ranking()

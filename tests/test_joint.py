@@ -248,3 +248,19 @@ def test_reference_choice_only_changes_coordinates():
     to_b = np.array([[0.0, -1.0], [1.0, -1.0]])  # (A2 - A1, A3 - A1) -> (A1 - A3, A2 - A3)
     assert np.allclose(b.mean, a.mean @ to_b.T)
     assert np.allclose(b.scatter, to_b @ a.scatter @ to_b.T)
+
+
+def test_summary_gives_no_verdict_when_unconverged_and_to_dict_is_json():
+    import json
+    from dataclasses import replace
+
+    rng = np.random.default_rng(RNG_SEED)
+    res = result_from_levels(0.01 * rng.standard_normal((500, 2)), np.diag([1e-4, 2e-4]), nu=5.0,
+                             names=["ref", "x", "y"])
+    shown = res.summary()
+    assert "P(best)" in shown and all(name in shown for name in ("ref", "x", "y"))
+    failed = replace(res, convergence_problems=("R-hat of nu is 1.2 > 1.01",), attempts=({"form": "centered"},))
+    assert "NOT CONVERGED, no verdict" in failed.summary() and "P(best)" not in failed.summary()
+    assert "P(best)" in failed.summary(allow_unconverged=True)
+    record = json.loads(json.dumps(failed.to_dict()))
+    assert record["converged"] is False and {r["algorithm"] for r in record["ranking"]} == {"ref", "x", "y"}

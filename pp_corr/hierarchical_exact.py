@@ -1397,8 +1397,8 @@ def _draw_log_sigma0(problem: _Problem, panels, weighted, tails, size, rng):
     points = problem.grid.sigma0_points
     t_nodes = np.array([node.t for node, _ in weighted])
     log_phi = np.array([node.log_value for node, _ in weighted])
+    phi = np.exp(log_phi - log_phi.max())  # 0 at a node without mass (it has no conditional law to draw from)
     log_phi = np.maximum(log_phi - log_phi.max(), -_LOG_FLOOR)
-    phi = np.exp(log_phi)
     rule = np.array([w for _, w in weighted])
     masses = np.concatenate([[phi[0] * tails[0]], (phi * rule).reshape(-1, points).sum(axis=1), [phi[-1] * tails[1]]])
     piece = rng.choice(len(masses), size=size, p=masses / masses.sum())
@@ -1422,6 +1422,9 @@ def _draw_log_sigma0(problem: _Problem, panels, weighted, tails, size, rng):
     share = (t[between] - t_nodes[k]) / (t_nodes[k + 1] - t_nodes[k])
     upper, lower = share * phi[k + 1], (1 - share) * phi[k]
     chosen[between] = k + (rng.random(len(between)) * (upper + lower) < upper)
+    massive = np.flatnonzero(phi > 0)
+    empty = np.flatnonzero(phi[chosen] == 0)  # beyond an outermost node without mass: the nearest with mass
+    chosen[empty] = massive[np.argmin(np.abs(chosen[empty, None] - massive), axis=1)]
     return t, chosen
 
 

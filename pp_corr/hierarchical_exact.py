@@ -1190,9 +1190,10 @@ def exact_draws(xbar, ss, n, rho, *, delta0_max, sigma0_max, sigma_bounds, alpha
     tails beyond), then (delta0, nu) from the conditional law at one of the two sigma0 nodes around it (in
     proportion to their shares of the joint density's linear interpolant there), delta0 from its conditional
     density's interpolant and log(nu - 1) from the interpolant through its nodes given that delta0; then each
-    delta_i from L_i(d) t_nu(d; delta0, sigma0) on the union of L_i's cells and a grid at sigma0's scale around
-    delta0 (so that either may be far narrower than the other), and sigma_i^-2 given delta_i from its truncated
-    gamma law. ``random_seed``: an int, a numpy Generator or None.
+    delta_i from L_i(d) t_nu(d; delta0, sigma0) on the union of a grid at L_i's scale around xbar_i and one at
+    sigma0's around delta0 (so that either may be far narrower than the other), and sigma_i^-2 given delta_i
+    from its truncated gamma law (see the module docstring). They add a few seconds to the computation (q = 54,
+    4000 draws: 3 s to 45 s). ``random_seed``: an int, a numpy Generator or None.
 
     >>> post, d = exact_draws([0.2, 0.5, -0.1], [9.0, 12.0, 7.0], 10, 0.1, delta0_max=3.0, sigma0_max=30.0,
     ...                       sigma_bounds=(0.01, 100.0), grid=ExactGrid(error_estimate=False), draws=1000,

@@ -5,7 +5,8 @@ ESS >= 400 for delta0, sigma0, nu and every delta_i, no divergences), its time, 
 (pp_corr.hierarchical_exact, deterministic quadrature) is available - how far P(delta0 > 0) and a new data set's
 posterior-mean probabilities are from it, in Monte Carlo standard errors of the fit. Settings:
 
-- ``default``: ``hierarchical_test`` as a user calls it (first fit, and one robust retry when it fails);
+- ``default``: ``hierarchical_test`` as a user calls it (first fit, one robust retry when it fails, and the exact
+  posterior's draws when that fails too: ``method`` in the output says which);
 - ``centered``, ``noncentered``, ``marginal``: one fit of that form with target_accept 0.9 and 1000 tuning steps.
 
 Usage: python benchmarks/bench_hierarchical_battery.py [--seeds 2] [--cases a,b] [--settings default,marginal]
@@ -99,7 +100,7 @@ def main():
             counts = tally[setting]
             counts[0] += 1
             counts[1] += res.converged
-            line = (f"{label:24s} {setting:11s} {elapsed:6.1f} s  attempts {len(res.attempts)}  "
+            line = (f"{label:24s} {setting:11s} {elapsed:6.1f} s  attempts {len(res.attempts)} ({res.method})  "
                     f"{'converged' if res.converged else 'NOT converged (' + str(len(res.convergence_problems)) + ')'}")
             if reference is not None:
                 z = z_scores(res, reference)

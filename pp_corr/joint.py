@@ -183,7 +183,8 @@ def joint_model(x, *, algorithms=None, reference=None, rho=None, n_test=None, n_
     ``x`` is a scores Dataset (:func:`pp_corr.load_scores`; all its algorithms, or ``algorithms``) or an array
     (data sets, folds, algorithms) with ``rho``, ``n_test``/``n_train`` or ``folds``. Ragged designs are NaN
     padding in either: each data set uses its complete folds. ``reference`` (default: the first algorithm) is
-    the baseline of the coordinates; the posterior does not depend on it. An algorithm without scores on a
+    the baseline of the coordinates: the likelihood does not depend on it, the priors (set on the coordinates)
+    do, a little. An algorithm without scores on a
     data set, or folds lacking some algorithm's score, raise unless ``missing="drop"`` (then those data sets
     or folds are dropped, with a warning naming them). ``priors``, ``scale`` (one unit, or one per
     non-reference algorithm) and ``bounds`` are those of :func:`pp_corr.hierarchical_model`, per coordinate;

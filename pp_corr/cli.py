@@ -24,6 +24,7 @@ from .output import check_output_dir, check_output_file, write_files, write_resu
 from .pairs import compare_all_pairs, format_pairs
 from .poisson_test import poisson_test
 from .priors import NormalGamma
+from .rank_tests import bayesian_signed_rank
 from .scores import example_path, load_scores
 from .ttest import DegenerateWarning
 
@@ -190,15 +191,18 @@ def _write_figures(directory, formats, figures):
     write_files(writers)
 
 
-def _pair_figures(result, datasets):
-    """The figures of one pair's Poisson test: the forest, the Poisson-binomial (with more than one data set)
-    and the posterior on each of ``datasets``."""
+def _pair_figures(result, datasets, scores, args):
+    """The figures of one pair: the Poisson test's forest, its Poisson-binomial and the Bayesian signed-rank
+    test's simplex (with more than one data set), and the posterior on each of ``datasets``."""
     from . import plots
 
     a, b = result.names
     figures = [(_stem("forest", a, b), lambda: plots.plot_forest(result.per_dataset))]
     if result.n_datasets > 1:
         figures.append((_stem("poisson_binomial", a, b), lambda: plots.plot_poisson_binomial(result)))
+        figures.append((_stem("simplex_signed_rank", a, b), lambda: plots.plot_simplex(
+            bayesian_signed_rank(scores, algorithms=(a, b), rope=args.rope, random_seed=args.seed),
+            random_seed=args.seed)))
     figures += [(_stem("posterior", a, b, d), functools.partial(plots.plot_posterior, result.per_dataset, d))
                 for d in datasets]
     return figures
@@ -252,7 +256,7 @@ def _compare(args):
                          lambda: pd.concat([pair_frame(r) for r in results], ignore_index=True))
         if plots_dir:
             _write_figures(plots_dir, args.plot_format,
-                           [f for r in results for f in _pair_figures(r, args.plot_dataset or [])])
+                           [f for r in results for f in _pair_figures(r, args.plot_dataset or [], scores, args)])
 
 
 UNCONVERGED = 3  # exit status of ``compare --hierarchical --method mcmc`` when a fit did not converge

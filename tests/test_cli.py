@@ -276,12 +276,14 @@ def test_plots_of_a_pair_in_the_formats_asked(tmp_path, capsys, monkeypatch):
     elsewhere.mkdir()
     monkeypatch.chdir(elsewhere)
     main(["compare", str(example_path()), "-a", "tree", "-b", "knn", "--plots", str(figures)])
-    assert _written(figures, capsys) == ["forest_tree_vs_knn.png", "poisson_binomial_tree_vs_knn.png"]
+    assert _written(figures, capsys) == ["forest_tree_vs_knn.png", "poisson_binomial_tree_vs_knn.png",
+                                         "simplex_signed_rank_tree_vs_knn.png"]
     main(["compare", str(example_path()), "-a", "tree", "-b", "knn", "--plots", str(tmp_path / "more"),
           "--plot-format", "svg", "--plot-format", "pdf", "--plot-dataset", "iris"])
     assert _written(tmp_path / "more", capsys) == sorted(
         f"{kind}_tree_vs_knn{part}.{suffix}" for kind, part in (("forest", ""), ("poisson_binomial", ""),
-                                                                ("posterior", "_iris")) for suffix in ("svg", "pdf"))
+                                                                ("simplex_signed_rank", ""), ("posterior", "_iris"))
+        for suffix in ("svg", "pdf"))
     assert list(elsewhere.iterdir()) == []
 
 
@@ -293,7 +295,8 @@ def test_plots_of_all_pairs_and_of_every_pair(tmp_path, capsys):
     pairs = [("naive_bayes", "logistic"), ("naive_bayes", "tree"), ("naive_bayes", "knn"), ("logistic", "tree"),
              ("logistic", "knn"), ("tree", "knn")]
     assert _written(tmp_path / "each", capsys) == sorted(f"{kind}_{a}_vs_{b}.png" for a, b in pairs
-                                                         for kind in ("forest", "poisson_binomial"))
+                                                         for kind in ("forest", "poisson_binomial",
+                                                                      "simplex_signed_rank"))
 
 
 def test_plot_file_names_are_safe_and_one_data_set_has_no_poisson_binomial(scores_csv, tmp_path, capsys):

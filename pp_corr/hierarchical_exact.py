@@ -647,10 +647,12 @@ class _Segment:
 
     @functools.cached_property
     def pieces(self):
-        """(start, end, nodes) of the Gauss-Legendre pieces, nodes in proportion to their length (at least 6)."""
+        """(start, end, nodes) of the Gauss-Legendre pieces, nodes in proportion to their length (at least 6); a
+        cut that rounds onto an end (far out on the arcsinh scale) makes no empty piece."""
         edges = [self.low, *self.cuts, self.high]
         span = self.high - self.low
-        return tuple((a, b, max(6, round(self.points * (b - a) / span))) for a, b in zip(edges[:-1], edges[1:]))
+        return tuple((a, b, max(6, round(self.points * (b - a) / span))) for a, b in zip(edges[:-1], edges[1:])
+                     if b > a)
 
     @functools.cached_property
     def v(self):

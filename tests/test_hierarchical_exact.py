@@ -624,3 +624,19 @@ def test_grid_is_checked():
         ExactGrid(delta0_points=2)
     with pytest.raises(ValueError, match="cell_nats must be in"):
         ExactGrid(cell_nats=0.0)
+
+
+def test_a_cut_on_a_segments_end_makes_no_empty_piece():
+    """A cut that rounds onto the segment's end (seen on the stress battery's ragged case) made a zero-width
+    Gauss-Legendre piece: divisions by zero and log(0) in the rule."""
+    from pp_corr.hierarchical_exact import _Segment
+
+    segment = _Segment(center=0.0, scale=1.0, low=-3.0, high=3.0, points=24, cuts=(0.5, 3.0), hard=True)
+    assert [(a, b) for a, b, _ in segment.pieces] == [(-3.0, 0.5), (0.5, 3.0)]
+    with np.errstate(all="raise"):
+        weights = segment.weights()
+        interpolated = segment.interpolation_weights(np.array([-1.0, 0.2, 2.0]))
+    assert np.all(np.isfinite(weights)) and np.all(np.isfinite(interpolated))
+    # the rule integrates the density of delta0 = sinh(v) ~ N(0, 1) restricted to [sinh(-3), sinh(3)]
+    density = np.exp(-0.5 * np.sinh(segment.v) ** 2) / np.sqrt(2 * np.pi)
+    assert weights @ density == pytest.approx(1.0, abs=1e-4)  # 24 nodes over two pieces

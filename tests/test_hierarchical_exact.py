@@ -544,11 +544,10 @@ def stress_inputs(case):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("case", ["near_identical", "control"])
+@pytest.mark.parametrize("case", ["near_identical"])  # "control" (a clearly better B) also passes; 1 min more
 def test_draws_agree_with_the_quadrature_on_stress_cases(case):
-    """50 data sets of 10 x 10-fold CV (near-identical algorithms: 37% exact ties, two zero-variance data sets;
-    control: a clearly better B): 4000 draws against every summary and the joint law, within 4 Monte Carlo
-    standard errors (1.5-2 minutes each)."""
+    """50 data sets of 10 x 10-fold CV (near-identical algorithms: 37% exact ties, two zero-variance data sets):
+    4000 draws against every summary and the joint law, within 4 Monte Carlo standard errors (1.5 minutes)."""
     data, bounds, rope = stress_inputs(case)
     post, problem, run = he._solve(*data, *bounds, (0.5, 5.0), (0.05, 0.15), rope, FAST)
     size = 4000

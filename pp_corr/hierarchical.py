@@ -665,25 +665,13 @@ def hierarchical_test(x, y=None, *, rope=0.01, rho=None, n_test=None, n_train=No
     >>> res.converged, bool(res.p_delta0_positive > 0.9)
     (True, True)
     """
-    chains = check_count("chains", chains)
-    given = {"form": form, "draws": draws, "tune": tune, "target_accept": target_accept}
-    given = {key: value for key, value in given.items() if value is not None}
-    for key in ("draws", "tune"):
-        if key in given:
-            check_count(key, given[key])
-    if "target_accept" in given:
-        check_probability_level("target_accept", target_accept)
-    if "form" in given:
-        _check_form(form)
-    if not isinstance(sampler, str) or sampler not in SAMPLERS:
-        raise ValueError(f"sampler must be one of {list(SAMPLERS)}, got {sampler!r}")
+    chains, given = check_fit_settings(_check_form, form=form, draws=draws, tune=tune, target_accept=target_accept,
+                                       chains=chains, sampler=sampler, random_seed=random_seed)
     if not isinstance(method, str) or method not in METHODS:
         raise ValueError(f"method must be one of {list(METHODS)}, got {method!r}")
     _check_priors(priors)
     bounds = _check_bounds(bounds)
     rope = as_rope(rope) or (0.0, 0.0)
-    if random_seed is not None:
-        as_generator(random_seed)  # the check only: PyMC takes the seed itself
     if y is not None:
         x = b_minus_a(x, y)
     data = _prepare(x, rho, n_test, n_train, folds, algorithms, scale)
@@ -732,6 +720,31 @@ def _exact_fit(data: _Data, priors, bounds, rope, *, chains, draws, random_seed)
                           "sample_stats": {"diverging": np.zeros((chains, draws), dtype=bool)}},
                          dims=dims, coords={"dataset": data.names})
     return idata, {"method": "exact quadrature", "draws": chains * draws, "max_error": float(post.max_error)}
+
+
+def check_fit_settings(check_form, *, form, draws, tune, target_accept, chains, sampler, random_seed):
+    """Check the sampling arguments of a test (``check_form`` checks its ``form``); returns ``chains`` and the
+    settings the caller gave (those not None), for :func:`fit_with_policy`.
+
+    >>> check_fit_settings(_check_form, form=None, draws=500, tune=None, target_accept=None, chains=2,
+    ...                    sampler="pymc", random_seed=1)
+    (2, {'draws': 500})
+    """
+    chains = check_count("chains", chains)
+    given = {"form": form, "draws": draws, "tune": tune, "target_accept": target_accept}
+    given = {key: value for key, value in given.items() if value is not None}
+    for key in ("draws", "tune"):
+        if key in given:
+            check_count(key, given[key])
+    if "target_accept" in given:
+        check_probability_level("target_accept", target_accept)
+    if "form" in given:
+        check_form(form)
+    if not isinstance(sampler, str) or sampler not in SAMPLERS:
+        raise ValueError(f"sampler must be one of {list(SAMPLERS)}, got {sampler!r}")
+    if random_seed is not None:
+        as_generator(random_seed)  # the check only: PyMC takes the seed itself
+    return chains, given
 
 
 def fit_with_policy(fit, settings, given, *, retry=True, progressbar=False, var_names=CHECKED,

@@ -48,10 +48,10 @@ import pytensor.tensor as pt
 import xarray as xr
 from scipy import stats
 
-from ._args import as_generator, as_rope, check_count, check_probability_level, check_real
-from .hierarchical import (CHECKED, PRIORS, SAMPLERS, SIGMA_CEILING, SIGMA_FLOOR, _check_bounds, _check_priors,
+from ._args import as_generator, as_rope, check_probability_level, check_real
+from .hierarchical import (CHECKED, PRIORS, SIGMA_CEILING, SIGMA_FLOOR, _check_bounds, _check_priors,
                            _nu_minus_one, _plain, _unconverged_lines, _unit, _warn_far_out, centred_uniform,
-                           fit_with_policy)
+                           check_fit_settings, fit_with_policy)
 from .intraclass import resolve_rho
 from .models import sample
 
@@ -468,24 +468,12 @@ def joint_test(x, *, rope=0.01, algorithms=None, reference=None, rho=None, n_tes
     >>> res.ranking().index[0]
     'c'
     """
-    chains = check_count("chains", chains)
-    given = {"form": form, "draws": draws, "tune": tune, "target_accept": target_accept}
-    given = {key: value for key, value in given.items() if value is not None}
-    if "form" in given:
-        _check_form(form)
-    for key in ("draws", "tune"):
-        if key in given:
-            check_count(key, given[key])
-    if "target_accept" in given:
-        check_probability_level("target_accept", target_accept)
-    if not isinstance(sampler, str) or sampler not in SAMPLERS:
-        raise ValueError(f"sampler must be one of {list(SAMPLERS)}, got {sampler!r}")
+    chains, given = check_fit_settings(_check_form, form=form, draws=draws, tune=tune, target_accept=target_accept,
+                                       chains=chains, sampler=sampler, random_seed=random_seed)
     _check_priors(priors)
     bounds = _check_bounds(bounds)
     check_real("eta", eta, low=0, low_open=True)
     rope = as_rope(rope) or (0.0, 0.0)
-    if random_seed is not None:
-        as_generator(random_seed)
     data = _prepare_joint(x, algorithms, reference, rho, n_test, n_train, folds, scale, missing)
 
     # PyTensor's C backend takes minutes to compile the batched matrix algebra; Numba seconds

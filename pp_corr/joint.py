@@ -468,8 +468,9 @@ def joint_test(x, *, rope=0.01, algorithms=None, reference=None, rho=None, n_tes
     >>> res.ranking().index[0]
     'c'
     """
-    chains, given = check_fit_settings(_check_form, form=form, draws=draws, tune=tune, target_accept=target_accept,
-                                       chains=chains, sampler=sampler, random_seed=random_seed)
+    chains, given = check_fit_settings(_check_form, form=form, draws=draws, tune=tune,
+                                       target_accept=target_accept, chains=chains, sampler=sampler,
+                                       random_seed=random_seed)
     _check_priors(priors)
     bounds = _check_bounds(bounds)
     check_real("eta", eta, low=0, low_open=True)

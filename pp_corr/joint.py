@@ -482,8 +482,8 @@ def joint_test(x, *, rope=0.01, algorithms=None, reference=None, rho=None, n_tes
 
     def fit(settings):
         form = settings["form"]
-        idata = sample(_build(data, priors, bounds, eta, form), draws=settings["draws"], tune=settings["tune"], chains=chains,
-                       random_seed=random_seed, sampler=sampler, progressbar=progressbar,
+        idata = sample(_build(data, priors, bounds, eta, form), draws=settings["draws"], tune=settings["tune"],
+                       chains=chains, random_seed=random_seed, sampler=sampler, progressbar=progressbar,
                        target_accept=settings["target_accept"], initvals=_start(data, _limits(data, bounds), form),
                        **compiled)
         return _draw_delta(idata, data, random_seed) if form == "marginal" else idata

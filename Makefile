@@ -26,8 +26,9 @@ $(VENV)/.installed: pyproject.toml
 demo: setup
 	$(BIN)/pp-corr demo
 
+# Two test processes (the machines have 2 cores; most tests run on one), the longest-running tests reported.
 test: setup
-	$(BIN)/python -m pytest -q -p no:cacheprovider
+	$(BIN)/python -m pytest -q -p no:cacheprovider -n 2 --dist worksteal --durations=15
 
 test-fast: setup
 	$(BIN)/python -m pytest -q -p no:cacheprovider -m "not slow"

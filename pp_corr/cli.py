@@ -230,7 +230,10 @@ def _compare(args):
             raise ValueError(f"--all-pairs compares algorithms across data sets, and {source} holds one "
                              f"({scores.dataset.values[0]}); leave out --all-pairs to compare on it")
         table = compare_all_pairs(scores, rope=args.rope, alpha=args.alpha, prior=prior, random_seed=args.seed)
-        print(format_pairs(table))
+        from .ranking import order_by_ranking
+
+        order = order_by_ranking(scores)  # best average rank first
+        print(format_pairs(table, order))
         if output:
             off_diagonal = table.to_dataframe().reset_index().query("a != b")
             write_result(output, lambda: {"attrs": table.attrs, "pairs": off_diagonal.to_dict(orient="records")},
@@ -238,7 +241,6 @@ def _compare(args):
         if plots_dir:
             from . import plots
 
-            order = plots.order_by_mean_score(scores)
             _write_figures(plots_dir, args.plot_format,
                            [(f"pairs_{test}", functools.partial(plots.plot_pairs, table, test=test, order=order))
                             for test in plots.PAIR_TESTS])

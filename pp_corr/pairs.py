@@ -69,8 +69,24 @@ def compare_all_pairs(scores: xr.Dataset, *, rope=0.01, alpha=0.05, prior=None, 
                                                   "orientation": "b - a: column minus row"})
 
 
-def format_pairs(table: xr.Dataset) -> str:
-    """The all-pairs matrices as text: P(column better on a majority) and each test's verdicts.
+def pairs_order(table: xr.Dataset, order=None) -> list[str]:
+    """``order`` checked against an all-pairs table (each of its algorithms once), or the table's own order.
+
+    >>> from pp_corr import load_scores, example_path
+    >>> pairs_order(compare_all_pairs(load_scores(example_path()), n_samples=200, random_seed=0))
+    ['naive_bayes', 'logistic', 'tree', 'knn']
+    """
+    names = [str(v) for v in table.a.values]
+    order = names if order is None else [str(v) for v in order]
+    if sorted(order) != sorted(names):
+        raise ValueError(f"order must list each algorithm of the table once ({names}), got {order}")
+    return order
+
+
+def format_pairs(table: xr.Dataset, order=None) -> str:
+    """The all-pairs matrices as text: P(column better on a majority) and each test's verdicts, rows and columns
+    in ``order`` (by default the table's; :func:`pp_corr.ranking.order_by_ranking` gives the order of the
+    algorithms' average ranks, as ``pp-corr compare --all-pairs`` prints them).
 
     >>> from pp_corr import load_scores, example_path
     >>> text = format_pairs(compare_all_pairs(load_scores(example_path()), n_samples=2000, random_seed=0))
@@ -80,6 +96,7 @@ def format_pairs(table: xr.Dataset) -> str:
     needed = {"p_b_majority", *(f"decision_{t}" for t in TESTS)}
     if not isinstance(table, xr.Dataset) or not needed <= set(table.data_vars):
         raise TypeError(f"table must be the xarray Dataset compare_all_pairs returns, got {type(table).__name__}")
+    table = table.sel(a=pairs_order(table, order), b=pairs_order(table, order))
     frame = table.p_b_majority.to_pandas()
     parts = [f"P(column better than row on a majority of {table.attrs['n_datasets']} data sets), "
              f"Poisson test, rope {table.attrs['rope']}:",

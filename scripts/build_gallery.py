@@ -24,7 +24,7 @@ scores = pp_corr.load_scores("../shared/data/uci54/uci54_tidy.csv", columns={"sc
 ttest = pp_corr.correlated_ttest(scores, algorithms=("nbc", "hnb"), rope=0.01)
 poisson = pp_corr.poisson_test(scores, algorithms=("nbc", "hnb"), rope=0.01)
 table = pp_corr.compare_all_pairs(scores, rope=0.01, random_seed=0)
-order = plots.order_by_mean_score(scores)"""
+order = pp_corr.order_by_ranking(scores)"""
 
 # name, what the figure shows, the code that draws it (SETUP and HIERARCHICAL run before)
 FIGURES = [

@@ -455,20 +455,42 @@ RANK_BAR = dict(color=INK, lw=3.5, solid_capstyle="butt")
 EQUIVALENT_BAR = dict(color=ROPE, lw=3.0, ls=(0, (2.5, 1.2)), marker="D", ms=5, mfc=ROPE, mec=INK, mew=0.6)
 
 
+def _equivalent_choice(equivalent, summary, level):
+    """The practically equivalent pairs to draw (a boolean matrix, or None) and their legend's words."""
+    if equivalent is not None:
+        return _equivalent_matrix(equivalent, summary.names), "practically equivalent (the pairs given)"
+    if summary.rope_equivalent is not None:
+        return summary.rope_equivalent >= level, f"practically equivalent: P(rope) ≥ {level:g} on a new data set"
+    return None, None
+
+
+def _draw_rank_axis(ax, k, y, font):
+    """The rank axis from 1 to k at height ``y`` (inches from the top): ticks at whole and half ranks, numbers
+    and the caption above it."""
+    ax.plot([1, k], [y, y], color=INK, lw=1)
+    for tick in np.arange(1, k + 0.5, 0.5):
+        whole = float(tick).is_integer()
+        ax.plot([tick, tick], [y, y - (0.07 if whole else 0.04)], color=INK, lw=0.8)
+        if whole:
+            ax.text(tick, y - 0.1, f"{tick:g}", ha="center", va="bottom", fontsize=font - 1, color=INK)
+    ax.text((1 + k) / 2, y - 0.32, "posterior expected rank (1 = best)", ha="center", va="bottom", fontsize=font,
+            color=INK)
+
+
 def plot_rank_diagram(result, *, level=0.95, equivalent=None, ax=None):
     """The posterior rank diagram, in the spirit of the critical-difference diagram (Demsar 2006): the algorithms
     on an axis by posterior expected rank (1 = best, on the left), their names to the left (the better half) and
     right, with elbow lines to their places on the axis. Returns the figure.
 
     ``result`` is a :class:`pp_corr.PlackettLuceResult` or a :class:`pp_corr.JointResult` (its population:
-    expected ranks of delta0 and P(delta0_a > delta0_b)). Black bars join runs of algorithms, consecutive in
-    rank order, that are **not separated** at ``level`` (in (0.5, 1)): no pair within the run has
-    P(a ranked before b) >= ``level`` or <= 1 - ``level`` (maximal runs only, as the cliques of a CD diagram).
-    Grey dashed bars with a diamond at each member join the algorithms judged **practically equivalent**: every
-    pair of each maximal such set is in ``equivalent`` - pairs ``(a, b)`` of names or a k x k boolean DataFrame;
-    by default none for Plackett-Luce and, for the joint model, the pairs with new-data-set P(rope) >= ``level``.
-    The figure's height grows with the number of algorithms, and its width with the longest name. Given ``ax``,
-    the diagram is drawn into it as laid out for its own figure size.
+    expected ranks of delta0 and P(delta0_a > delta0_b)). A pair is separated at ``level`` (in (0.5, 1)) when
+    P(a ranked before b) >= ``level`` or <= 1 - ``level``. Black bars join the maximal runs of algorithms,
+    consecutive in rank order, with no pair separated (as the cliques of a CD diagram). Grey dashed bars with a
+    diamond at each member join the maximal sets of algorithms whose every pair is **practically equivalent**,
+    as ``equivalent`` says: pairs ``(a, b)`` of names or a k x k boolean DataFrame; by default none for
+    Plackett-Luce and, for the joint model, the pairs with new-data-set P(rope) >= ``level``. The figure's height
+    grows with the number of algorithms and its width with the longest name; given ``ax``, the diagram is drawn
+    into it as laid out for the figure size it would have chosen.
 
     >>> import pandas as pd, pp_corr
     >>> frame = pd.DataFrame({"A": [0.9, 0.8, 0.7, 0.9], "B": [0.8, 0.7, 0.75, 0.6], "C": [0.7, 0.6, 0.6, 0.6]})
@@ -482,75 +504,58 @@ def plot_rank_diagram(result, *, level=0.95, equivalent=None, ax=None):
         raise ValueError(f"level must be in (0.5, 1): at {level:g} every pair is separated (P(a before b) >= level "
                          "or <= 1 - level always holds)")
     summary = _rank_summary(result)
+    marked, equivalent_words = _equivalent_choice(equivalent, summary, level)
     names, expected, k = summary.names, summary.expected, len(summary.names)
-    if equivalent is None and summary.rope_equivalent is not None:
-        marked = summary.rope_equivalent >= level
-        equivalent_words = f"practically equivalent: P(rope) >= {level:g} on a new data set"
-    elif equivalent is None:
-        marked, equivalent_words = None, None
-    else:
-        marked, equivalent_words = _equivalent_matrix(equivalent, names), "practically equivalent (as given)"
     groups = _not_separated_groups(summary.before, level)
     cliques = _equivalent_cliques(marked) if marked is not None else []
+    title = (f"posterior rank diagram: {summary.source}\n"
+             f"a pair is separated when P(a ranked before b) ≥ {level:g} or ≤ {1 - level:.3g}")
+    entries = [("not separated: no pair within the bar is separated" if groups
+                else "not separated: none (every pair is separated)", RANK_BAR)]
+    if equivalent_words is not None:
+        entries.append((equivalent_words + ("" if cliques else ": none"), EQUIVALENT_BAR))
 
+    # the layout in inches: the legend, the axis, one lane per row of bars, one row per pair of names
     font = 9.0 if k <= 10 else 8.0
     labels = [f"{name} ({rank:.2f})" for name, rank in zip(names, expected)]
-    label_width = max(_text_width(label, font) for label in labels)
-    axis_width = float(np.clip(0.4 * k + 2.0, 4.0, 9.0))  # inches from rank 1 to rank k
+    legend_width = max(*(_text_width(line, 9) for line in title.splitlines()),
+                       *(_text_width(words, 8) + 0.6 for words, _ in entries))
+    axis_width = float(np.clip(0.3 * k + 2.5, 4.0, 7.5))  # from rank 1 to rank k
+    side = max(max(_text_width(label, font) for label in labels) + 0.35, (legend_width + 0.2 - axis_width) / 2)
     per_rank = axis_width / (k - 1)  # inches per unit of rank
-    stub, side = 0.2, label_width + 0.35  # elbow beyond the axis's ends; one side's width for the names
-    row, lane = 1.7 * font / 72, 0.14
-    n_left = (k + 1) // 2
-    pad = 0.07 / per_rank  # bars reach this far beyond their outermost members
+    pad, gap = 0.07 / per_rank, 0.1 / per_rank  # bars reach pad beyond their outermost members, lanes keep gap
     spans = [(expected[first] - pad, expected[last] + pad) for first, last in groups]
-    group_lanes = _lanes(spans, gap=0.1 / per_rank)
     clique_spans = [(expected[list(c)].min() - pad, expected[list(c)].max() + pad) for c in cliques]
-    clique_lanes = [n + max(group_lanes, default=-1) + 1 for n in _lanes(clique_spans, gap=0.1 / per_rank)]
-    n_lanes = max(group_lanes + clique_lanes, default=-1) + 1
-
-    entries = 1 + (equivalent_words is not None)
-    legend_height = (2 * 9 * 1.25 + entries * 8 * 1.75 + 8) / 72  # title in two lines, one entry a row
-    axis_y = 0.45  # inches below the legend: the axis caption and the tick labels above it
-    first_row = axis_y + 0.2 + n_lanes * lane + 0.15
+    group_lanes = _lanes(spans, gap)
+    clique_lanes = [n + max(group_lanes, default=-1) + 1 for n in _lanes(clique_spans, gap)]
+    legend_height = (2 * 9 * 1.25 + len(entries) * 8 * 1.75 + 8) / 72 + 0.1
+    axis_y, lane, row = 0.45, 0.14, 1.7 * font / 72
+    first_row = axis_y + 0.35 + (max(group_lanes + clique_lanes, default=-1) + 1) * lane
+    n_left = (k + 1) // 2
     height = first_row + (n_left - 1) * row + 0.2
-    width = 2 * side + axis_width
     if ax is None:
-        figure = plt.figure(figsize=(width, height + legend_height))
-        ax = figure.add_axes((0, 0, 1, 1))
-    ax.set_xlim(1 - side / per_rank, k + side / per_rank)
+        ax = plt.figure(figsize=(2 * side + axis_width, height + legend_height)).add_axes((0, 0, 1, 1))
+    ax.set_xlim(1 - side / per_rank, k + side / per_rank)  # x: rank; y: inches down from the axis's caption
     ax.set_ylim(height, -legend_height)
     ax.axis("off")
 
-    ax.plot([1, k], [axis_y, axis_y], color=INK, lw=1)
-    for tick in np.arange(1, k + 0.5, 0.5):
-        whole = float(tick).is_integer()
-        ax.plot([tick, tick], [axis_y, axis_y - (0.07 if whole else 0.04)], color=INK, lw=0.8)
-        if whole:
-            ax.text(tick, axis_y - 0.1, f"{tick:g}", ha="center", va="bottom", fontsize=font - 1, color=INK)
-    ax.text((1 + k) / 2, axis_y - 0.3, "posterior expected rank (1 = best)", ha="center", va="bottom",
-            fontsize=font, color=INK)
+    _draw_rank_axis(ax, k, axis_y, font)
     for (first, last), (x0, x1), n in zip(groups, spans, group_lanes):
-        ax.plot([x0, x1], [axis_y + 0.2 + n * lane] * 2, gid=f"not separated {names[first]}..{names[last]}",
+        ax.plot([x0, x1], [axis_y + 0.2 + n * lane] * 2, gid=f"not separated: {names[first]} .. {names[last]}",
                 **RANK_BAR)
     for clique, n in zip(cliques, clique_lanes):
-        xs = np.sort(expected[list(clique)])
-        ax.plot(xs, np.full(len(xs), axis_y + 0.2 + n * lane), gid="equivalent " + ", ".join(names[i] for i in clique),
-                **EQUIVALENT_BAR)
+        ax.plot(np.sort(expected[list(clique)]), np.full(len(clique), axis_y + 0.2 + n * lane),
+                gid="equivalent: " + ", ".join(names[i] for i in clique), **EQUIVALENT_BAR)
+    stub = 0.2 / per_rank  # the elbows reach this far beyond the axis's ends
     for i, (name, rank, label) in enumerate(zip(names, expected, labels)):
         left = i < n_left
         y = first_row + (i if left else k - 1 - i) * row  # the outermost algorithms on the highest rows
-        end = 1 - stub / per_rank if left else k + stub / per_rank
-        ax.plot([rank, rank, end], [axis_y, y, y], color=INK, lw=0.8, gid=f"elbow {name}")
+        end = 1 - stub if left else k + stub
+        ax.plot([rank, rank, end], [axis_y, y, y], color=INK, lw=0.8, gid=f"elbow: {name}")
         ax.text(end + (-0.05 if left else 0.05) / per_rank, y, label, ha="right" if left else "left", va="center",
                 fontsize=font, color=INK, parse_math=False)
     ax.scatter(expected, np.full(k, axis_y), s=14, color=INK, zorder=3, gid="expected ranks")
-
-    separated = (f"not separated at level {level:g}: no pair with P(a ranked before b) >= {level:g} "
-                 f"or <= {1 - level:.3g}{'' if groups else ' (none: every pair is separated)'}")
-    handles = [Line2D([], [], label=separated, **RANK_BAR)]
-    if equivalent_words is not None:
-        handles.append(Line2D([], [], label=equivalent_words + ("" if cliques else " (none)"), **EQUIVALENT_BAR))
-    ax.legend(handles=handles, title=f"posterior rank diagram: {summary.source}\nbars join algorithms that are",
+    ax.legend(handles=[Line2D([], [], label=words, **style) for words, style in entries], title=title,
               loc="upper center", bbox_to_anchor=(0.5, 1.0), fontsize=8, title_fontsize=9, frameon=False,
               handlelength=3.5, alignment="center")
     return ax.figure

@@ -113,6 +113,12 @@ def check_diagram(figure, expected, before, level, marked=None):
     assert sorted((names.index(a), names.index(b)) for (a, b), _, _ in bars) == oracle_groups(ordered, level)
     for (first, last), x, _ in bars:
         assert x.min() < expected[first] and expected[last] < x.max()
+    lanes = {}
+    for _, x, line in bars + sets:
+        lanes.setdefault(float(line.get_ydata()[0]), []).append((x.min(), x.max()))
+    for spans in lanes.values():  # bars sharing a row keep apart
+        spans.sort()
+        assert all(end < start for (_, end), (start, _) in zip(spans, spans[1:])), spans
     if marked is not None:
         wanted = oracle_cliques(marked.loc[names, names].to_numpy())
         assert sorted(tuple(sorted(names.index(n) for n in members)) for members, _, _ in sets) == wanted
@@ -140,11 +146,12 @@ def test_groups_and_cliques_against_brute_force(k, seed, level, spread):
 
 
 def test_level_boundaries_separate():
-    """P(a before b) exactly at the level separates the pair (>= level), as exactly 1 - level does (<=)."""
-    before = np.array([[np.nan, 0.95, 0.6], [0.05, np.nan, 0.6], [0.4, 0.4, np.nan]])
-    assert plots._not_separated_groups(before, 0.95) == [(1, 2)]
-    assert plots._not_separated_groups(before.T, 0.95) == [(1, 2)]
-    assert plots._not_separated_groups(before, 0.951) == [(0, 2)]
+    """P(a before b) exactly at the level separates the pair (>= level), as exactly 1 - level does (<=); the
+    numbers are exact in binary, so 1 - level is too."""
+    before = np.array([[np.nan, 0.75, 0.625], [0.25, np.nan, 0.625], [0.375, 0.375, np.nan]])
+    assert plots._not_separated_groups(before, 0.75) == [(1, 2)]
+    assert plots._not_separated_groups(before.T, 0.75) == [(1, 2)]
+    assert plots._not_separated_groups(before, 0.7500001) == [(0, 2)]
 
 
 # --- both result types, read back from the figure -------------------------------------------------------------------

@@ -24,7 +24,8 @@ scores = pp_corr.load_scores("../shared/data/uci54/uci54_tidy.csv", columns={"sc
 ttest = pp_corr.correlated_ttest(scores, algorithms=("nbc", "hnb"), rope=0.01)
 poisson = pp_corr.poisson_test(scores, algorithms=("nbc", "hnb"), rope=0.01)
 table = pp_corr.compare_all_pairs(scores, rope=0.01, random_seed=0)
-order = pp_corr.order_by_ranking(scores)"""
+order = pp_corr.order_by_ranking(scores)
+ranking = pp_corr.plackett_luce(scores, random_seed=0)"""
 
 # name, what the figure shows, the code that draws it (SETUP and HIERARCHICAL run before)
 FIGURES = [
@@ -42,6 +43,12 @@ FIGURES = [
        else "All pairs, Wilcoxon signed-rank test: each cell's decision and the smaller one-sided p-value.",
        f'plots.plot_pairs(table, test="{test}", order=order)') for test in ("poisson", "signed_rank", "sign",
                                                                          "wilcoxon")],
+    ("rank_diagram", "The posterior rank diagram of the Plackett-Luce ranking: each classifier at its expected rank "
+     "(1 = best, on the left); the bar joins the classifiers no pair of which is separated at level 0.95 (P(a ranked "
+     "before b) >= 0.95 or <= 0.05): on 54 data sets, none is.", "plots.plot_rank_diagram(ranking)"),
+    ("rank_diagram_level_0.7", "The same at level 0.7, where aode and nbc are separated, with j48 and j48gr given "
+     "as practically equivalent (a joint hierarchical result marks such pairs itself: new-data-set P(rope) >= level).",
+     'plots.plot_rank_diagram(ranking, level=0.7, equivalent=[("j48", "j48gr")])'),
     ("shrinkage", "The hierarchical model's per-data-set means (filled, with 95% intervals) against the "
      "independent estimates (open).", "plots.plot_shrinkage(hier)"),
     ("posterior_predictive", "Posterior predictive check of the hierarchical model: the per-data-set means and "

@@ -10,7 +10,6 @@ from __future__ import annotations
 import argparse
 import functools
 import itertools
-import re
 import sys
 import tempfile
 import warnings
@@ -20,11 +19,11 @@ import numpy as np
 import pandas as pd
 
 from ._args import check_count, check_probability_level, check_real
+from .figure_files import figure_stem, pair_figures, save_figure
 from .output import check_output_dir, check_output_file, write_files, write_result
 from .pairs import compare_all_pairs, format_pairs
 from .poisson_test import poisson_test
 from .priors import NormalGamma
-from .rank_tests import bayesian_signed_rank
 from .scores import example_path, load_scores
 from .ttest import DegenerateWarning
 
@@ -160,24 +159,6 @@ def _check_plot_options(args):
     return directory
 
 
-def _stem(kind, a, b, *more) -> str:
-    """The file name (without suffix) of a figure of the pair (a, b): ``kind_a_vs_b[_more]``, where in each name
-    runs of characters other than letters, digits, '.' and '-' become one '_'."""
-    parts = [re.sub(r"[^\w.-]+", "_", str(name)).strip("_") or "_" for name in (a, b, *more)]
-    return "_".join([kind, parts[0], "vs", *parts[1:]])
-
-
-def _save_figure(draw, file_format, path):
-    from matplotlib import pyplot as plt
-
-    figure = draw()
-    figure = getattr(figure, "figure", figure)  # plots return an Axes or a Figure
-    try:
-        figure.savefig(path, format=file_format, dpi=150)
-    finally:
-        plt.close(figure)
-
-
 def _write_figures(directory, formats, figures):
     """Write ``figures`` (pairs of a file stem and a function that draws the figure) in each format, all or
     none; each figure is drawn when it is written and closed after."""
@@ -187,25 +168,8 @@ def _write_figures(directory, formats, figures):
             path = directory / f"{stem}.{file_format}"
             if path in writers:
                 raise ValueError(f"--plots: two figures would both be written to {path} (rename an algorithm)")
-            writers[path] = functools.partial(_save_figure, draw, file_format)
+            writers[path] = functools.partial(save_figure, draw, file_format)
     write_files(writers)
-
-
-def _pair_figures(result, datasets, scores, args):
-    """The figures of one pair: the Poisson test's forest, its Poisson-binomial and the Bayesian signed-rank
-    test's simplex (with more than one data set), and the posterior on each of ``datasets``."""
-    from . import plots
-
-    a, b = result.names
-    figures = [(_stem("forest", a, b), lambda: plots.plot_forest(result.per_dataset))]
-    if result.n_datasets > 1:
-        figures.append((_stem("poisson_binomial", a, b), lambda: plots.plot_poisson_binomial(result)))
-        figures.append((_stem("simplex_signed_rank", a, b), lambda: plots.plot_simplex(
-            bayesian_signed_rank(scores, algorithms=(a, b), rope=args.rope, random_seed=args.seed),
-            random_seed=args.seed)))
-    figures += [(_stem("posterior", a, b, d), functools.partial(plots.plot_posterior, result.per_dataset, d))
-                for d in datasets]
-    return figures
 
 
 def _compare(args):
@@ -258,7 +222,8 @@ def _compare(args):
                          lambda: pd.concat([pair_frame(r) for r in results], ignore_index=True))
         if plots_dir:
             _write_figures(plots_dir, args.plot_format,
-                           [f for r in results for f in _pair_figures(r, args.plot_dataset or [], scores, args)])
+                           [f for r in results for f in pair_figures(r, args.plot_dataset or [], scores,
+                                                                     rope=args.rope, random_seed=args.seed)])
 
 
 UNCONVERGED = 3  # exit status of ``compare --hierarchical --method mcmc`` when a fit did not converge
@@ -286,8 +251,8 @@ def _compare_hierarchical(scores, pairs, args, output, plots_dir=None):
         shown = [r for r in results if r.converged or args.allow_unconverged]
         _write_figures(plots_dir, args.plot_format,
                        [f for r in shown for f in (
-                           (_stem("shrinkage", *r.names), functools.partial(plots.plot_shrinkage, r)),
-                           (_stem("posterior_predictive", *r.names),
+                           (figure_stem("shrinkage", *r.names), functools.partial(plots.plot_shrinkage, r)),
+                           (figure_stem("posterior_predictive", *r.names),
                             functools.partial(plots.plot_posterior_predictive, r, random_seed=args.seed)))])
     failed = [f"{r.names[1]} - {r.names[0]}" for r in results if not r.converged]
     if failed and not args.allow_unconverged:

@@ -31,7 +31,8 @@ __version__ = "0.1.0"
 _LAZY = {"ConvergenceWarning": "hierarchical", "HierarchicalResult": "hierarchical", "OutlierWarning": "hierarchical",
          "hierarchical_model": "hierarchical", "hierarchical_test": "hierarchical", "JointResult": "joint",
          "joint_model": "joint", "joint_test": "joint", "PlackettLuceResult": "ranking", "dataset_ranks": "ranking",
-         "plackett_luce": "ranking", "plackett_luce_model": "ranking", "order_by_ranking": "ranking"}
+         "plackett_luce": "ranking", "plackett_luce_model": "ranking", "order_by_ranking": "ranking",
+         "write_report": "report"}
 
 
 def __getattr__(name):

@@ -1,4 +1,4 @@
-"""Command line: ``pp-corr compare FILE``, ``pp-corr simulate STUDY``, ``pp-corr demo``.
+"""Command line: ``pp-corr compare FILE``, ``pp-corr report FILE -o DIR``, ``pp-corr simulate STUDY``, ``pp-corr demo``.
 
 Every error is one line on stderr starting ``pp-corr:`` that names the option or path, with a non-zero exit
 status (2 for a wrong option, 1 for other errors, 3 when a hierarchical fit with --method mcmc did not
@@ -262,6 +262,27 @@ def _compare_hierarchical(scores, pairs, args, output, plots_dir=None):
         raise SystemExit(UNCONVERGED)
 
 
+def _report(args):
+    from .report import check_report_directory, write_report  # PyMC: imported when asked for
+
+    source = _input_file(args.file)
+    directory = check_report_directory(args.output, args.overwrite, name="--output", allow="--overwrite")
+    prior = _parse_prior(args.prior)
+    if args.method != "auto" and not args.hierarchical:
+        raise ValueError("--method applies to --hierarchical only")
+    scores = load_scores(source, columns=_parse_columns(args.column), higher_is_better=not args.lower_is_better,
+                         encoding=args.encoding)
+    for option, asked in (("--hierarchical", args.hierarchical), ("--joint", args.joint)):
+        if asked and scores.sizes["dataset"] < 2:
+            raise ValueError(f"{option} models the population of data sets, and {source} holds one "
+                             f"({scores.dataset.values[0]}): leave it out")
+    k, q = scores.sizes["algorithm"], scores.sizes["dataset"]
+    write_report(scores, directory, rope=args.rope, alpha=args.alpha, prior=prior, hierarchical=args.hierarchical,
+                 joint=args.joint, method=args.method, random_seed=args.seed, overwrite=args.overwrite,
+                 title=f"{source.name}: {k} algorithms on {q} data set{'s' * (q != 1)}")
+    print(f"report written to {directory}: report.html (self-contained), report.md with figures/, tables.tex")
+
+
 def _demo(args):
     args.file, args.column, args.prior, args.output, args.seed = str(example_path()), None, None, None, 0
     args.a, args.b, args.all_pairs, args.hierarchical, args.lower_is_better = "logistic", "knn", False, False, False
@@ -347,15 +368,7 @@ def _build_parser() -> argparse.ArgumentParser:
     cmp_.add_argument("file", help="tidy CSV: dataset, algorithm, run, fold, score (see --column)")
     cmp_.add_argument("-a", help="algorithm A (the baseline)")
     cmp_.add_argument("-b", help="algorithm B (positive differences: B better)")
-    cmp_.add_argument("--rope", type=rope, default=0.01,
-                      help="half-width of the rope, in the scores' units (default 0.01)")
-    cmp_.add_argument("--alpha", type=level, default=0.05, help="level of the decisions (default 0.05)")
-    cmp_.add_argument("--prior", help="'matching' (default) or a Normal-Gamma 'mu0,k0,a,b'")
-    cmp_.add_argument("--column", action="append", metavar="ROLE=NAME",
-                      help="column of a role (dataset, algorithm, run, fold, score), e.g. score=accuracy")
-    cmp_.add_argument("--encoding", default="utf-8", help="text encoding of FILE (default utf-8), e.g. cp1252")
-    cmp_.add_argument("--lower-is-better", action="store_true",
-                      help="the scores are errors or losses (lower is better): compare their negatives")
+    _add_analysis_options(cmp_, rope, level)
     cmp_.add_argument("--all-pairs", action="store_true",
                       help="matrices of every pair: P(column better on a majority) and each test's verdict")
     cmp_.add_argument("--hierarchical", action="store_true",
@@ -377,6 +390,22 @@ def _build_parser() -> argparse.ArgumentParser:
     cmp_.add_argument("--plot-dataset", action="append", metavar="DATASET",
                       help="with --plots: also the posterior of each pair on this data set (repeatable)")
     cmp_.set_defaults(func=_compare)
+    rep = sub.add_parser("report", help="compare all algorithms and write a report: Markdown, HTML, LaTeX tables")
+    rep.add_argument("file", help="tidy CSV: dataset, algorithm, run, fold, score (see --column)")
+    rep.add_argument("--output", "-o", required=True, metavar="DIR",
+                     help="directory of the report (created; it must be new or empty unless --overwrite)")
+    _add_analysis_options(rep, rope, level)
+    rep.add_argument("--hierarchical", action="store_true",
+                     help="also the hierarchical model of each pair over the data sets (PyMC, 10-20 s a pair)")
+    rep.add_argument("--joint", action="store_true",
+                     help="also the joint hierarchical model of all algorithms (PyMC, minutes)")
+    rep.add_argument("--method", choices=("auto", "mcmc", "exact"), default="auto",
+                     help="with --hierarchical, as for compare (default auto); a fit that did not converge is marked "
+                          "in the report, without a verdict")
+    rep.add_argument("--seed", type=seed, default=0, help="seed of every random draw (default 0)")
+    rep.add_argument("--overwrite", action="store_true",
+                     help="write into a directory that is not empty, replacing the report's files (only those)")
+    rep.set_defaults(func=_report)
     sim = sub.add_parser("simulate", help="the simulation studies of Corani & Benavoli 2015")
     sim.add_argument("study", choices=["experiment1", "experiment2", "toy"],
                      help="experiment1: the same gap on 50 data sets; experiment2: Cauchy gaps; toy: the toy example")
@@ -393,6 +422,19 @@ def _build_parser() -> argparse.ArgumentParser:
     dem.add_argument("--rope", type=rope, default=0.01)
     dem.set_defaults(func=_demo)
     return parser
+
+
+def _add_analysis_options(parser, rope, level):
+    """The options of the analysis and of reading FILE that compare and report share."""
+    parser.add_argument("--rope", type=rope, default=0.01,
+                        help="half-width of the rope, in the scores' units (default 0.01)")
+    parser.add_argument("--alpha", type=level, default=0.05, help="level of the decisions (default 0.05)")
+    parser.add_argument("--prior", help="'matching' (default) or a Normal-Gamma 'mu0,k0,a,b'")
+    parser.add_argument("--column", action="append", metavar="ROLE=NAME",
+                        help="column of a role (dataset, algorithm, run, fold, score), e.g. score=accuracy")
+    parser.add_argument("--encoding", default="utf-8", help="text encoding of FILE (default utf-8), e.g. cp1252")
+    parser.add_argument("--lower-is-better", action="store_true",
+                        help="the scores are errors or losses (lower is better): compare their negatives")
 
 
 def _show_warning(message, category, filename, lineno, file=None, line=None):

@@ -1,0 +1,620 @@
+"""The report of a comparison of k algorithms: :func:`write_report` (``pp-corr report FILE -o DIR``).
+
+It runs the comparison of every algorithm in a scores Dataset and writes, into one directory: ``report.md``
+(its figures in ``figures/``), ``report.html`` (the same, self-contained: figures and CSS inline, nothing
+fetched) and ``tables.tex`` (booktabs tables to ``\\input`` into a paper). At the top, one verdict in plain
+words, built from the numbers the tables show.
+
+Several data sets: the Bayesian Plackett-Luce ranking and its rank diagram, the Bayesian signed-rank test of
+every pair (its matrix, with the Poisson test beside it in the table), each pair's figures, and on request the
+pairwise hierarchical model (``hierarchical=True``) and the joint model of all algorithms (``joint=True``).
+One data set: the correlated t-test of every pair on its folds, and no ranking (the report says why).
+
+Decisions. A test decides for a region (A better, practically equivalent, B better) when it is the most
+probable of the three in more than ``1 - alpha`` of the posterior draws (Benavoli et al. 2017; the shares are
+the tables' "share of draws"); the correlated t-test on one data set decides on its exact posterior
+probabilities, the same way. An algorithm is clearly best when its Plackett-Luce weight is the largest with
+probability above ``1 - alpha``. A hierarchical or joint fit that did not converge gives no verdict: its rows
+say so and show its diagnostics instead of numbers.
+"""
+from __future__ import annotations
+
+import functools
+import io
+import platform
+import sys
+import warnings
+from dataclasses import dataclass
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+
+import numpy as np
+import xarray as xr
+
+from ._args import as_rope, check_count, check_probability_level
+from .figure_files import figure_stem, pair_figures, save_figure
+from .output import check_output_dir, write_files
+from .poisson_test import poisson_test
+from .priors import NormalGamma
+from .rank_tests import bayesian_signed_rank
+from .report_formats import (NOT_CONVERGED, Details, Document, Figure, Section, Table, to_html, to_latex,
+                             to_markdown)
+from .ttest import DegenerateWarning
+
+FORMATS = ("md", "html", "tex")
+FILES = {"md": "report.md", "html": "report.html", "tex": "tables.tex"}
+FIGURE_DIR = "figures"
+FIGURE_DPI = 110
+VERDICT = 0.16  # width of a verdict column in LaTeX, a share of the line: long verdicts wrap
+METHODS = ("auto", "mcmc", "exact")
+PACKAGES = ("pp_corr", "numpy", "scipy", "pymc", "arviz")
+FIGURE_CAPTIONS = {  # a figure's kind (its file stem's start) -> caption, given (a, b)
+    "forest": "{b} - {a} on each data set: posterior mean and 95% interval (correlated t-test)",
+    "poisson_binomial": "Poisson test: the number of data sets on which {a} or {b} is better",
+    "simplex_signed_rank": "Bayesian signed-rank test, {b} vs {a}: posterior draws of (P({a} better), P(rope), "
+                           "P({b} better))",
+    "posterior": "Posterior of the mean difference {b} - {a} (correlated t-test)",
+}
+
+
+def check_report_directory(directory, overwrite=False, *, name="directory", allow="overwrite=True") -> Path:
+    """The report's directory, checked before any work: a directory or a path that can become one, and empty
+    unless ``overwrite`` (then the report's files in it are replaced, and nothing else is touched). ``name``
+    and ``allow`` word the error for the caller (the command line says ``--output`` and ``--overwrite``).
+
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     (Path(d) / "notes.txt").write_text("mine")
+    ...     check_report_directory(d)
+    Traceback (most recent call last):
+    ...
+    ValueError: directory ... is not empty: give a new or empty directory, or overwrite=True to replace ...
+    """
+    path = check_output_dir(directory)
+    if path.is_dir() and any(path.iterdir()) and not overwrite:
+        raise ValueError(f"{name} {path} is not empty: give a new or empty directory, or {allow} to replace the "
+                         "report's files in it (other files are left alone)")
+    return path
+
+
+def write_report(scores, directory, *, rope=0.01, alpha=0.05, prior=None, hierarchical=False, joint=False,
+                 method="auto", random_seed=0, formats=FORMATS, overwrite=False, title=None,
+                 progress=True) -> dict[str, Path]:
+    """Compare every algorithm of ``scores`` (a scores Dataset, :func:`pp_corr.load_scores`) and write the
+    report into ``directory`` (see the module's docstring); returns ``{file name relative to directory: path}``
+    of every file written.
+
+    ``rope`` (half-width or (lo, hi), the scores' units), ``alpha`` (decisions at level 1 - alpha), ``prior``
+    (the correlated t-test's :class:`pp_corr.NormalGamma`, default matching) and ``random_seed`` (an int:
+    every random draw) are those of :func:`pp_corr.compare_all_pairs`; ``method`` is the hierarchical test's.
+    ``formats`` chooses among ``"md"``, ``"html"`` and ``"tex"`` (the figures' files come with ``"md"``).
+    ``directory`` must be new or empty unless ``overwrite``; every argument is checked before any work and the
+    files are written all or none. ``progress`` says what runs on stderr.
+
+    >>> import tempfile, pp_corr
+    >>> scores = pp_corr.load_scores(pp_corr.example_path()).isel(dataset=[0])  # one data set: t-tests only
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     written = write_report(scores, d, formats=("md", "html"), progress=False)
+    >>> sorted(written)[-2:], sum(name.startswith("figures/") for name in written)  # a posterior per pair
+    (['report.html', 'report.md'], 6)
+    """
+    settings = _check_arguments(scores, rope, alpha, prior, hierarchical, joint, method, random_seed, formats)
+    directory = check_report_directory(directory, overwrite)
+    from .ranking import order_by_ranking  # PyMC: imported when a report is asked for
+
+    say = functools.partial(_say, progress)
+    order = order_by_ranking(scores)
+    q = scores.sizes["dataset"]
+    title = title or f"Comparison of {len(order)} algorithms on {q} data set{'s' * (q != 1)}"
+    if q == 1:
+        verdict, sections = _one_dataset(scores, order, settings, say)
+    else:
+        verdict, sections = _many_datasets(scores, order, settings, say)
+    document = Document(title, tuple(verdict), tuple(sections))
+    return _write(document, directory, settings["formats"], progress)
+
+
+def _check_arguments(scores, rope, alpha, prior, hierarchical, joint, method, random_seed, formats) -> dict:
+    if not isinstance(scores, xr.Dataset) or "score" not in scores or \
+            set(scores.score.dims) != {"dataset", "algorithm", "run", "fold"}:
+        raise TypeError(f"scores must be a scores Dataset (pp_corr.load_scores), got {type(scores).__name__}")
+    algorithms = [str(a) for a in scores.algorithm.values]
+    if len(algorithms) < 2:
+        raise ValueError(f"scores hold {len(algorithms)} algorithm(s) {algorithms}: a report compares at least two")
+    rope = as_rope(rope) or (0.0, 0.0)
+    alpha = check_probability_level("alpha", alpha)
+    prior = NormalGamma.matching() if prior is None else prior
+    if not isinstance(prior, NormalGamma):
+        raise TypeError(f"prior must be a NormalGamma (or None for the matching prior), got {type(prior).__name__}")
+    for name, value in (("hierarchical", hierarchical), ("joint", joint)):
+        if not isinstance(value, (bool, np.bool_)):
+            raise TypeError(f"{name} must be True or False, got {value!r}")
+        if value and scores.sizes["dataset"] < 2:
+            raise ValueError(f"{name}=True models the population of data sets, and the scores hold one "
+                             f"({scores.dataset.values[0]}): leave it out")
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {list(METHODS)}, got {method!r}")
+    random_seed = check_count("random_seed", random_seed, minimum=0)
+    if isinstance(formats, str) or not set(formats) <= set(FORMATS) or not formats:
+        raise ValueError(f"formats must be a non-empty selection of {list(FORMATS)}, got {formats!r}")
+    return {"rope": rope, "alpha": alpha, "level": 1 - alpha, "prior": prior, "hierarchical": bool(hierarchical),
+            "joint": bool(joint), "method": method, "random_seed": random_seed,
+            "formats": tuple(f for f in FORMATS if f in formats)}
+
+
+def _say(progress, text):
+    if progress:
+        print(f"report: {text}", file=sys.stderr, flush=True)
+
+
+def _p(value) -> str:
+    """A probability as the tables and the verdict show it."""
+    return f"{value:.3f}"
+
+
+def _diff(value) -> str:
+    """A difference of scores as the tables show it."""
+    return f"{value:+.4f}"
+
+
+def _interval(lo, hi) -> str:
+    return f"[{lo:+.4f}, {hi:+.4f}]"
+
+
+def _rope_words(rope) -> str:
+    lo, hi = rope
+    return "no rope" if lo == hi else f"rope [{lo:g}, {hi:g}]"
+
+
+@dataclass(frozen=True)
+class _Decision:
+    """The outcome of one comparison of a and b: the region chosen (0 a better, 1 equivalent, 2 b better, None
+    for no decision), the shares or probabilities it was chosen on, and the words."""
+
+    a: str
+    b: str
+    region: int | None
+    values: tuple[float, float, float]
+
+    @classmethod
+    def decide(cls, a, b, values, alpha) -> _Decision:
+        best = int(np.argmax(values))
+        return cls(a, b, best if values[best] > 1 - alpha else None, tuple(float(v) for v in values))
+
+    @property
+    def value(self) -> float:
+        return self.values[self.region]
+
+    def words(self) -> str:
+        if self.region is None:
+            return "no decision"
+        return (f"{self.a} better", "equivalent", f"{self.b} better")[self.region] + f" ({_p(self.value)})"
+
+
+# --- several data sets ----------------------------------------------------------------------------------------
+
+def _many_datasets(scores, order, settings, say):
+    from . import plots
+    from .pairs import compare_all_pairs
+    from .ranking import plackett_luce
+
+    alpha, rope, seed = settings["alpha"], settings["rope"], settings["random_seed"]
+    pairs = [(a, b) for i, a in enumerate(order) for b in order[i + 1:]]
+    say(f"Poisson and Bayesian signed-rank tests of {len(pairs)} pairs")
+    with warnings.catch_warnings():  # point-mass data sets are part of the answer (forest figures mark them)
+        warnings.simplefilter("ignore", DegenerateWarning)
+        poisson = {pair: poisson_test(scores, algorithms=pair, rope=rope, prior=settings["prior"], alpha=alpha)
+                   for pair in pairs}
+        table = compare_all_pairs(scores, rope=rope, alpha=alpha, prior=settings["prior"], random_seed=seed)
+    signed = {pair: bayesian_signed_rank(scores, algorithms=pair, rope=rope, random_seed=seed) for pair in pairs}
+    table = _with_signed_rank(table, signed, alpha)
+    decisions = {pair: _Decision.decide(*pair, signed[pair].wins, alpha) for pair in pairs}
+    say("Plackett-Luce ranking")
+    ranking = plackett_luce(scores, random_seed=seed)
+    equivalent = [pair for pair, d in decisions.items() if d.region == 1]
+    hier = _hierarchical_fits(scores, pairs, settings, say) if settings["hierarchical"] else None
+    joint = _joint_fit(scores, order, settings, say) if settings["joint"] else None
+    say("figures")
+    level = settings["level"]
+    sections = [
+        Section("Settings", (_settings_table(scores, order, settings, ranking, signed[pairs[0]]),
+                             *_dataset_details(scores))),
+        Section("Ranking", (
+            "Bayesian Plackett-Luce model on the data sets' mean scores (each data set ranks the algorithms; ties "
+            "averaged). P(first) = P(ranked first on a new data set) = E[w]; P(best) = P(its weight is the "
+            "largest). The diagram places the algorithms at their expected ranks; black bars join algorithms not "
+            f"separated at level {level:g}, grey dashed bars those the signed-rank test finds practically "
+            "equivalent.",
+            _ranking_table(ranking, order, level),
+            _figure("rank_diagram", "Posterior rank diagram (Plackett-Luce)",
+                    functools.partial(plots.plot_rank_diagram, ranking, level=level, equivalent=equivalent)))),
+        Section("All pairs", (
+            f"Each pair (A, B), B - A: the Bayesian signed-rank test on the data sets' mean differences "
+            f"({_rope_words(rope)}) and the Poisson test (is B better on a majority of data sets?). A test "
+            f"decides for a region when it is the most probable of the three in more than {level:g} of the "
+            "posterior draws (the share in brackets); P(A), P(rope) and P(B), the posterior means of P(A better), "
+            "P(practically equivalent) and P(B better).",
+            *_pair_tables(scores, pairs, poisson, signed, decisions),
+            _figure("pairs_signed_rank", "All pairs: the Bayesian signed-rank test (row A, column B)",
+                    functools.partial(plots.plot_pairs, table, test="signed_rank", order=order)),
+            *[Details(f"Figures of {a} vs {b}", tuple(_pair_figure_blocks(poisson[a, b], scores, settings,
+                                                                           signed[a, b])))
+              for a, b in pairs])),
+    ]
+    if hier is not None:
+        sections.append(_hierarchical_section(hier, settings))
+    if joint is not None:
+        sections.append(_joint_section(joint, order, settings))
+    verdict = _verdict_many(ranking, decisions, hier, joint, settings)
+    return verdict, sections
+
+
+def _with_signed_rank(table, signed, alpha):
+    """The all-pairs table with the signed-rank test's numbers and decisions replaced by those of ``signed``
+    (one seeded test per pair): the matrix then shows the same draws as the table, figures and verdict."""
+    right, decision = table.signed_rank_right.copy(), table.decision_signed_rank.copy()
+    for (a, b), result in signed.items():
+        right.loc[{"a": a, "b": b}], right.loc[{"a": b, "b": a}] = result.p_right, result.p_left
+        decision.loc[{"a": a, "b": b}] = decision.loc[{"a": b, "b": a}] = result.decision(alpha)
+    return table.assign(signed_rank_right=right, decision_signed_rank=decision)
+
+
+def _figure(stem, caption, draw) -> Figure:
+    buffer = io.BytesIO()
+    save_figure(draw, "png", buffer, dpi=FIGURE_DPI)
+    return Figure(stem, caption, buffer.getvalue())
+
+
+def _pair_figure_blocks(result, scores, settings, signed_rank=None, datasets=()):
+    a, b = result.names
+    blocks = []
+    for stem, draw in pair_figures(result, list(datasets), scores, rope=settings["rope"],
+                                   random_seed=settings["random_seed"], signed_rank=signed_rank):
+        kind = next(k for k in FIGURE_CAPTIONS if stem.startswith(f"{k}_"))
+        if result.n_datasets == 1 and kind == "forest":
+            continue  # one data set: its posterior says more than a forest of one row
+        blocks.append(_figure(stem, FIGURE_CAPTIONS[kind].format(a=a, b=b), draw))
+    return blocks
+
+
+def _versions() -> str:
+    found = []
+    for package in PACKAGES:
+        try:
+            found.append(f"{package} {version(package)}")
+        except PackageNotFoundError:
+            found.append(f"{package} (not installed)")
+    return ", ".join(found + [f"Python {platform.python_version()}"])
+
+
+def _design(scores):
+    """Per data set: the number of runs and of folds per run that hold scores."""
+    held = np.isfinite(scores.score)
+    runs = held.any(["algorithm", "fold"]).sum("run").values
+    folds = held.any(["algorithm", "run"]).sum("fold").values
+    return runs, folds
+
+
+def _spread(values, unit="") -> str:
+    lo, hi = int(values.min()), int(values.max())
+    return f"{lo}{unit}" if lo == hi else f"{lo} to {hi}{unit}"
+
+
+def _rho_words(scores) -> str:
+    rho = scores.rho.values
+    _, folds = _design(scores)
+    if np.allclose(rho, rho[0], rtol=1e-9, atol=0):
+        how = " = 1/folds" if np.allclose(rho, 1 / folds, rtol=1e-9, atol=0) else ""
+        return f"{rho[0]:.4g} on every data set{how} (Nadeau-Bengio heuristic: n_test / (n_test + n_train))"
+    return (f"{rho.min():.4g} to {rho.max():.4g} across data sets, median {np.median(rho):.4g} (Nadeau-Bengio "
+            "heuristic: n_test / (n_test + n_train); per data set below)")
+
+
+def _settings_table(scores, order, settings, ranking=None, signed_rank=None) -> Table:
+    runs, folds = _design(scores)
+    q = scores.sizes["dataset"]
+    prior = settings["prior"]
+    rows = [("Data", f"{len(order)} algorithms, {q} data set{'s' * (q != 1)}, {_spread(runs)} runs x "
+                     f"{_spread(folds)} folds"),
+            ("Algorithms (best average rank first)", ", ".join(order)),
+            ("Scores", str(scores.attrs.get("score_sense", "as given (higher is better)"))),
+            ("rho (correlation of the folds)", _rho_words(scores)),
+            ("Rope", f"[{settings['rope'][0]:g}, {settings['rope'][1]:g}] in the scores' units"),
+            ("Decision level", f"{settings['level']:g} (alpha = {settings['alpha']:g})"),
+            ("Prior of the correlated t-test", "matching (P(B better) = 1 - p of the corrected t-test)"
+             if prior.is_matching else repr(prior))]
+    if ranking is not None:
+        pl = ranking.settings
+        dirichlet = f"{pl['prior'][0]:g}" if len(set(pl["prior"])) == 1 else ", ".join(f"{v:g}" for v in pl["prior"])
+        rows += [("Plackett-Luce", f"Dirichlet({dirichlet}) prior, tie rule {pl['ties']!r}, "
+                                   f"{pl['chains']} chains x {pl['draws']} draws ({pl['tune']} tuning)"),
+                 ("Bayesian signed-rank test", f"{signed_rank.method}, {len(signed_rank.samples)} draws per pair")]
+    if settings["hierarchical"] or settings["joint"]:
+        rows.append(("Hierarchical models", f"default priors, method {settings['method']!r} (pairwise), "
+                                            "convergence: R-hat <= 1.01, bulk ESS >= 400, no divergences"))
+    rows += [("Random seed", str(settings["random_seed"])), ("Versions", _versions())]
+    return Table("ppcorr-settings", "Settings of the comparison", ("Setting", "Value"), tuple(rows), (False, False),
+                 widths=(0.3, 0.62))
+
+
+def _dataset_details(scores):
+    """The data sets' design and rho, on demand (Markdown and HTML only)."""
+    runs, folds = _design(scores)
+    rows = tuple((str(d), str(r), str(f), f"{rho:.4g}") for d, r, f, rho in
+                 zip(scores.dataset.values, runs, folds, scores.rho.values))
+    table = Table("ppcorr-datasets", "The data sets", ("Data set", "Runs", "Folds", "rho"), rows,
+                  (False, True, True, True), in_latex=False)
+    return (Details(f"The {len(rows)} data sets: runs, folds and rho", (table,)),)
+
+
+def _ranking_table(ranking, order, level) -> Table:
+    frame = ranking.to_frame(level).loc[order]
+    percent = f"{100 * level:g}%"
+    rows = tuple((name, f"{r.expected_rank:.2f}", _p(r.p_first), f"[{_p(r.w_lower)}, {_p(r.w_upper)}]",
+                  _p(r.p_best), f"{r.observed_mean_rank:.2f}") for name, r in zip(order, frame.itertuples()))
+    note = ("" if ranking.converged else
+            f"{NOT_CONVERGED}: the Plackett-Luce fit failed its diagnostics ("
+            + "; ".join(ranking.convergence_problems[:4]) + "); the numbers are shown for inspection only.")
+    return Table("ppcorr-ranking", f"Bayesian Plackett-Luce ranking on {len(ranking.ranks)} data sets",
+                 ("Algorithm", "Expected rank", "P(first)", f"{percent} interval of P(first)", "P(best)",
+                  "Mean observed rank"), rows, (False, True, True, True, True, True), note)
+
+
+def _pair_tables(scores, pairs, poisson, signed, decisions) -> tuple[Table, Table]:
+    """The signed-rank test of every pair, and the Poisson test of every pair."""
+    means = scores.score.mean(["run", "fold"])
+    ranks, majorities = [], []
+    for a, b in pairs:
+        sr, pt = signed[a, b], poisson[a, b]
+        diff = float((means.sel(algorithm=b) - means.sel(algorithm=a)).mean())
+        ranks.append((a, b, _diff(diff), _p(sr.p_left), _p(sr.p_rope), _p(sr.p_right), decisions[a, b].words()))
+        majorities.append((a, b, _p(pt.p_a_majority), _p(pt.p_b_majority),
+                           {a: f"{a} better", b: f"{b} better"}.get(pt.decision, "no decision")))
+    signed_rank = Table("ppcorr-signed-rank", "Every pair: Bayesian signed-rank test, B - A",
+                        ("A", "B", "Mean B - A", "P(A)", "P(rope)", "P(B)", "Verdict (share)"),
+                        tuple(ranks), (False, False, True, True, True, True, False), widths=(None,) * 6 + (VERDICT,),
+                        note="Mean B - A: over the data sets. P(A), P(rope), P(B): posterior means of P(A better), "
+                        "P(practically equivalent), P(B better). "
+                        "The verdict's share: of the posterior draws in which its region is the most probable.")
+    majority = Table("ppcorr-poisson", "Every pair: Poisson test (better on a majority of the data sets?)",
+                     ("A", "B", "P(A better on a majority)", "P(B better on a majority)", "Verdict"),
+                     tuple(majorities), (False, False, True, True, False))
+    return signed_rank, majority
+
+
+def _verdict_many(ranking, decisions, hier, joint, settings) -> list[str]:
+    level = settings["level"]
+    frame = ranking.to_frame(level)
+    top = str(frame["p_best"].idxmax())
+    p_best = frame.loc[top, "p_best"]
+    if not ranking.converged:
+        sentences = ["The Plackett-Luce ranking did not converge, so it gives no verdict on the best algorithm."]
+    elif p_best > level:
+        sentences = [f"{top} is the best algorithm with probability {_p(p_best)} (Plackett-Luce: its weight is the "
+                     "largest; it is ranked first on a new data set with probability "
+                     f"{_p(frame.loc[top, 'p_first'])})."]
+    else:
+        sentences = [f"No algorithm is clearly best: the likeliest best, {top}, has the largest Plackett-Luce weight "
+                     f"with probability {_p(p_best)}, not above the level {level:g}."]
+    equivalent = [d for d in decisions.values() if d.region == 1]
+    if equivalent:
+        listed = [f"{d.a} and {d.b} ({_p(d.value)})" for d in equivalent]
+        listed[0] = listed[0].replace(" (", " (the rope is the most probable region in ", 1)[:-1] + " of the draws)"
+        sentences.append("Practically equivalent by the Bayesian signed-rank test: " + "; ".join(listed) + ".")
+    else:
+        sentences.append(f"No pair is practically equivalent at level {level:g} (Bayesian signed-rank test, "
+                         f"{_rope_words(settings['rope'])}).")
+    sentences += _clear_differences(decisions.values(), "Bayesian signed-rank test")
+    if hier is not None:
+        failed = [f"{a} vs {b}" for (a, b), result in hier.items() if not result.converged]
+        if failed:
+            sentences.append(f"The hierarchical model did not converge for {', '.join(failed)}: no verdict for "
+                             f"{'it' if len(failed) == 1 else 'them'}.")
+    if joint is not None:
+        if not joint.converged:
+            sentences.append("The joint hierarchical model did not converge: no verdict from it.")
+        else:
+            best = joint.ranking()["P(best)"]
+            name, p_best = str(best.idxmax()), best.max()
+            sentences.append(f"Joint hierarchical model: {name} is the best in the population of data sets with "
+                             f"probability {_p(p_best)}." if p_best > level else
+                             "Joint hierarchical model: no algorithm is clearly best in the population of data sets "
+                             f"(the likeliest, {name}, with probability {_p(p_best)}).")
+    return sentences
+
+
+def _clear_differences(decisions, test, shown=6) -> list[str]:
+    """A sentence naming the pairs with a clear winner (the first ``shown`` of them), or none."""
+    won = [d for d in decisions if d.region in (0, 2)]
+    if not won:
+        return []
+    listed = [f"{d.a if d.region == 0 else d.b} better than {d.b if d.region == 0 else d.a} ({_p(d.value)})"
+              for d in won[:shown]]
+    more = f"; and {len(won) - shown} more in the table" if len(won) > shown else ""
+    return [f"Clear differences ({test}): " + "; ".join(listed) + more + "."]
+
+
+# --- hierarchical models --------------------------------------------------------------------------------------
+
+def _hierarchical_fits(scores, pairs, settings, say) -> dict:
+    from .hierarchical import hierarchical_test
+
+    fits = {}
+    for n, (a, b) in enumerate(pairs, 1):
+        say(f"hierarchical model {n}/{len(pairs)}: {b} - {a}")
+        fits[a, b] = hierarchical_test(scores, algorithms=(a, b), rope=settings["rope"],
+                                       random_seed=settings["random_seed"], method=settings["method"],
+                                       progressbar=False)
+    return fits
+
+
+def _joint_fit(scores, order, settings, say):
+    from .joint import joint_test
+
+    say(f"joint hierarchical model of {len(order)} algorithms (minutes)")
+    return joint_test(scores, rope=settings["rope"], algorithms=order, random_seed=settings["random_seed"])
+
+
+def _problems(result) -> str:
+    shown = "; ".join(result.convergence_problems[:3])
+    more = len(result.convergence_problems) - 3
+    return shown + (f"; and {more} more" if more > 0 else "")
+
+
+def _hierarchical_section(fits, settings) -> Section:
+    from . import plots
+
+    level, alpha = settings["level"], settings["alpha"]
+    percent = f"{100 * level:g}%"
+    rows, figures = [], []
+    for (a, b), result in fits.items():
+        if not result.converged:
+            rows.append((a, b, result.method, "", "", "", "", "", "", f"{NOT_CONVERGED} ({_problems(result)})"))
+            continue
+        new = result.new_dataset()
+        lo, hi = np.quantile(result.delta0, [(1 - level) / 2, (1 + level) / 2])
+        decision = _Decision.decide(a, b, new.wins, alpha)
+        rows.append((a, b, result.method, _diff(result.delta0.mean()), _interval(lo, hi),
+                     _p(result.p_delta0_positive), _p(new.p_left), _p(new.p_rope), _p(new.p_right),
+                     decision.words()))
+        figures.append(_figure(figure_stem("shrinkage", a, b), f"Hierarchical model, {b} - {a}: shrinkage of the "
+                               "per-data-set means", functools.partial(plots.plot_shrinkage, result)))
+    table = Table("ppcorr-hierarchical", "Hierarchical model of each pair over the data sets, B - A",
+                  ("A", "B", "Method", "delta0 mean", f"{percent} interval", "P(delta0 > 0)", "P(A)",
+                   "P(rope)", "P(B)", "Verdict on a new data set (share)"), tuple(rows),
+                  (False, False, False, True, True, True, True, True, True, False),
+                  widths=(None,) * 9 + (VERDICT,),
+                  note="delta0: the mean difference in the population of data sets. P(A), P(rope), P(B): "
+                  "P(A better), P(practically equivalent), P(B better) on a new data set, posterior means; the "
+                  "verdict uses the share of draws in which its region is the most probable. A fit that did not "
+                  "converge gives no numbers.")
+    blocks = ["Corani et al. (2017): the per-fold differences of all data sets in one model, each data set's "
+              "mean difference drawn from a Student-t population (method 'exact': the posterior by quadrature, "
+              "where MCMC did not converge).", table]
+    if figures:
+        blocks.append(Details("Shrinkage figures", tuple(figures)))
+    return Section("Hierarchical model, pair by pair", tuple(blocks))
+
+
+def _joint_section(result, order, settings) -> Section:
+    from . import plots
+
+    level, alpha = settings["level"], settings["alpha"]
+    intro = ("One hierarchical model of all algorithms together (every pair and the ranking from one posterior), "
+             f"with {result.algorithms[0]} as the reference.")
+    if not result.converged:
+        return Section("Joint hierarchical model", (
+            intro, f"{NOT_CONVERGED}: the fit failed its diagnostics after {len(result.attempts)} attempt(s) "
+                   f"({_problems(result)}). No ranking or pair is reported from it."))
+    ranking = result.ranking().loc[order]
+    percent = f"{100 * level:g}%"
+    rank_rows = tuple((name, _p(r["P(best)"]), f"{r['expected rank']:.2f}", _p(r["P(best) new data set"]),
+                       f"{r['expected rank new data set']:.2f}") for name, r in ranking.iterrows())
+    rank_table = Table("ppcorr-joint-ranking", "Joint hierarchical model: ranking",
+                       ("Algorithm", "P(best)", "Expected rank", "P(best), new data set",
+                        "Expected rank, new data set"), rank_rows, (False, True, True, True, True),
+                       "P(best) and expected rank of the population means (delta0), and of a new data set.")
+    rows, equivalent = [], []
+    for r in result.pairs(level).itertuples():
+        decision = _Decision.decide(r.a, r.b, (r.win_left, r.win_rope, r.win_right), alpha)
+        if decision.region == 1:
+            equivalent.append((r.a, r.b))
+        rows.append((r.a, r.b, _diff(r.delta0_mean), _interval(r.delta0_lower, r.delta0_upper),
+                     _p(r.p_delta0_positive), _p(r.p_left), _p(r.p_rope), _p(r.p_right), decision.words()))
+    pair_table = Table("ppcorr-joint-pairs", "Joint hierarchical model: every pair, B - A",
+                       ("A", "B", "delta0 mean", f"{percent} interval", "P(delta0 > 0)", "P(A)", "P(rope)", "P(B)",
+                        "Verdict on a new data set (share)"), tuple(rows),
+                       (False, False, True, True, True, True, True, True, False), widths=(None,) * 8 + (VERDICT,),
+                       note="As in the pairwise hierarchical table; every pair here comes from one posterior.")
+    diagram = _figure("rank_diagram_joint", "Posterior rank diagram (joint hierarchical model, population)",
+                      functools.partial(plots.plot_rank_diagram, result, level=level, equivalent=equivalent))
+    return Section("Joint hierarchical model", (intro, rank_table, pair_table, diagram))
+
+
+# --- one data set ---------------------------------------------------------------------------------------------
+
+def _one_dataset(scores, order, settings, say):
+    alpha, level = settings["alpha"], settings["level"]
+    dataset = str(scores.dataset.values[0])
+    pairs = [(a, b) for i, a in enumerate(order) for b in order[i + 1:]]
+    say(f"correlated t-tests of {len(pairs)} pairs on {dataset}")
+    with warnings.catch_warnings():  # a point-mass posterior is shown as such
+        warnings.simplefilter("ignore", DegenerateWarning)
+        tests = {pair: poisson_test(scores, algorithms=pair, rope=settings["rope"], prior=settings["prior"],
+                                    alpha=alpha) for pair in pairs}
+    rows, decisions = [], {}
+    for (a, b), result in tests.items():
+        test = result.per_dataset
+        probs = tuple(float(np.asarray(v)[0]) for v in (test.p_left, test.p_rope, test.p_right))
+        decisions[a, b] = _Decision.decide(a, b, probs, alpha)
+        lo, hi = (float(np.asarray(v)[0]) for v in test.interval(level))
+        rows.append((a, b, _diff(float(np.asarray(test.mean)[0])), _interval(lo, hi), *map(_p, probs),
+                     decisions[a, b].words()))
+    percent = f"{100 * level:g}%"
+    table = Table("ppcorr-ttests", f"Every pair on {dataset}: Bayesian correlated t-test, B - A",
+                  ("A", "B", "Mean B - A", f"{percent} interval", "P(A)", "P(rope)", "P(B)",
+                   "Verdict (probability)"), tuple(rows),
+                  (False, False, True, True, True, True, True, False), widths=(None,) * 7 + (VERDICT,),
+                  note="P(A), P(rope), P(B): the posterior probabilities that A is better, that the two are "
+                  "practically equivalent, that B is better, from the mean difference over runs and folds (Corani & "
+                  "Benavoli 2015).")
+    say("figures")
+    sections = [
+        Section("Settings", (_settings_table(scores, order, settings),)),
+        Section("Why there is no ranking", (
+            "The scores hold one data set. A ranking across data sets (Plackett-Luce), the signed-rank and Poisson "
+            "tests and the hierarchical models learn how the algorithms compare over a population of data sets, "
+            "and one data set says nothing about that population. So each pair is compared on this data set alone, "
+            "on its runs and folds, by the Bayesian correlated t-test; its conclusions hold for this data set.",)),
+        Section(f"Every pair on {dataset}", (
+            f"A pair is decided when one region (A better, rope, B better) has posterior probability above "
+            f"{level:g}.", table,
+            *[_figure_or_details(_pair_figure_blocks(tests[pair], scores, settings, datasets=[dataset]))
+              for pair in pairs])),
+    ]
+    return _verdict_one(dataset, order, decisions, settings), sections
+
+
+def _figure_or_details(blocks):
+    return blocks[0] if len(blocks) == 1 else Details("Figures", tuple(blocks))
+
+
+def _verdict_one(dataset, order, decisions, settings) -> list[str]:
+    level = settings["level"]
+    sentences = []
+    for name in order:
+        wins = [d.value for d in decisions.values() if (d.a, d.region) == (name, 0) or (d.b, d.region) == (name, 2)]
+        if len(wins) == len(order) - 1:
+            sentences.append(f"{name} is the best on {dataset}: better than each other algorithm with probability "
+                             f"at least {_p(min(wins))} (Bayesian correlated t-test).")
+            break
+    else:
+        sentences.append(f"No algorithm is clearly best on {dataset} (none is better than every other with "
+                         f"probability above {level:g}).")
+    equivalent = [d for d in decisions.values() if d.region == 1]
+    if equivalent:
+        sentences.append("Practically equivalent on it: " + "; ".join(f"{d.a} and {d.b} (P(rope) {_p(d.value)})"
+                                                                      for d in equivalent) + ".")
+    sentences += _clear_differences(decisions.values(), "correlated t-test")
+    sentences.append("One data set: no ranking across data sets.")
+    return sentences
+
+
+# --- writing --------------------------------------------------------------------------------------------------
+
+def _write(document: Document, directory: Path, formats, progress) -> dict[str, Path]:
+    writers = {}
+    if "md" in formats:
+        writers[FILES["md"]] = lambda path: path.write_text(to_markdown(document, FIGURE_DIR), encoding="utf-8")
+        for figure in document.figures():
+            name = f"{FIGURE_DIR}/{figure.stem}.png"
+            if name in writers:
+                raise ValueError(f"two figures would both be written to {directory / name}: rename an algorithm")
+            writers[name] = functools.partial(lambda path, data: path.write_bytes(data), data=figure.png)
+    if "html" in formats:
+        writers[FILES["html"]] = lambda path: path.write_text(to_html(document), encoding="utf-8")
+    if "tex" in formats:
+        writers[FILES["tex"]] = lambda path: path.write_text(to_latex(document), encoding="utf-8")
+    _say(progress, f"writing {len(writers)} files into {directory}")
+    write_files({directory / name: writer for name, writer in writers.items()}, verbose=progress)
+    return {name: directory / name for name in writers}

@@ -1,0 +1,404 @@
+"""The report (pp_corr.report, ``pp-corr report``): the files it writes and only those, a self-contained HTML page
+that parses and renders in a real browser, LaTeX that compiles, numbers against independent computations, and a
+verdict made of the numbers the tables show."""
+import base64
+import dataclasses
+import re
+import shutil
+import subprocess
+import warnings
+from html.parser import HTMLParser
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import pp_corr
+from pp_corr.report import FILES, write_report
+from pp_corr.report_formats import NOT_CONVERGED, tex_escape
+from tests.test_uci54 import formula_probs
+
+NUMBER = re.compile(r"\d+\.\d+")
+VOID = {"meta", "img", "br", "hr", "link", "input", "source", "col", "wbr"}
+
+
+@pytest.fixture(scope="module")
+def example_scores():
+    return pp_corr.load_scores(pp_corr.example_path())
+
+
+@pytest.fixture(scope="module")
+def example_report(example_scores, tmp_path_factory):
+    directory = tmp_path_factory.mktemp("example") / "report"
+    return directory, write_report(example_scores, directory, progress=False)
+
+
+@pytest.fixture(scope="module")
+def uci54_report(uci54, tmp_path_factory):
+    directory = tmp_path_factory.mktemp("uci54") / "report"
+    return directory, write_report(uci54, directory, progress=False)
+
+
+def markdown_tables(text) -> dict[str, list[list[str]]]:
+    """Each table of report.md by its caption: the header and the rows, as lists of cells (unescaped)."""
+    tables, caption, rows = {}, None, []
+    for line in text.splitlines() + [""]:
+        if line.startswith("**") and line.endswith("**") and not line.startswith("**Verdict"):
+            caption = unescape(line.strip("*"))
+        elif line.startswith("| ") and caption is not None:
+            cells = [unescape(c.strip()) for c in re.split(r"(?<!\\)\|", line)[1:-1]]
+            if not all(set(c) <= set(":-") for c in cells):
+                rows.append(cells)
+        elif rows:
+            tables[caption], caption, rows = rows, None, []
+    return tables
+
+
+def unescape(text) -> str:
+    return re.sub(r"\\(.)", r"\1", text)
+
+
+def verdict_of(markdown) -> str:
+    line = next(line for line in markdown.splitlines() if line.startswith("**Verdict.**"))
+    return unescape(line.removeprefix("**Verdict.** "))
+
+
+def table_by_start(tables, start):
+    return next(rows for caption, rows in tables.items() if caption.startswith(start))
+
+
+class _Checker(HTMLParser):
+    """Collects every tag's attributes and checks that the tags nest (void elements aside)."""
+
+    def __init__(self):
+        super().__init__()
+        self.stack, self.attributes, self.problems = [], [], []
+
+    def handle_starttag(self, tag, attrs):
+        self.attributes.append((tag, dict(attrs)))
+        if tag not in VOID:
+            self.stack.append(tag)
+
+    def handle_endtag(self, tag):
+        if not self.stack or self.stack[-1] != tag:
+            self.problems.append(f"</{tag}> closes {self.stack[-1:] or 'nothing'}")
+        else:
+            self.stack.pop()
+
+
+def check_html(path: Path) -> list:
+    """The page parses with every tag closed in order, fetches nothing (no http, no link or script, no CSS url),
+    and every image is an inline PNG. Returns the images' PNG bytes."""
+    text = path.read_text(encoding="utf-8")
+    checker = _Checker()
+    checker.feed(text)
+    checker.close()
+    assert not checker.problems and checker.stack == [], (checker.problems, checker.stack)
+    assert not re.search(r"https?://|url\(|@import", text)
+    tags = [tag for tag, _ in checker.attributes]
+    assert "link" not in tags and "script" not in tags and "iframe" not in tags
+    assert all(not ({"href", "src"} & set(attrs)) or tag == "img" for tag, attrs in checker.attributes)
+    images = []
+    for tag, attrs in checker.attributes:
+        if tag == "img":
+            prefix = "data:image/png;base64,"
+            assert attrs["src"].startswith(prefix), attrs["src"][:40]
+            images.append(base64.b64decode(attrs["src"].removeprefix(prefix), validate=True))
+            assert images[-1][:8] == b"\x89PNG\r\n\x1a\n"
+    return images
+
+
+def check_files(directory: Path, written: dict):
+    """Exactly the files returned are in the directory, and report.md links exactly the figures written."""
+    on_disk = {p.relative_to(directory).as_posix() for p in directory.rglob("*") if p.is_file()}
+    assert on_disk == set(written) and all(written[name] == directory / name for name in written)
+    linked = set(re.findall(r"\]\((figures/[^)]+\.png)\)", (directory / FILES["md"]).read_text(encoding="utf-8")))
+    assert linked == {name for name in written if name.startswith("figures/")}
+
+
+def check_latex_source(text):
+    """Every \\begin has its \\end in order, every row has as many cells as its tabular's columns, and no special
+    character is left unescaped outside the comments."""
+    body = "\n".join(line for line in text.splitlines() if not line.startswith("%"))
+    stack = []
+    for kind, name in re.findall(r"\\(begin|end)\{(\w+\*?)\}", body):
+        if kind == "begin":
+            stack.append(name)
+        else:
+            assert stack and stack.pop() == name, f"\\end{{{name}}} out of order"
+    assert stack == []
+    assert not re.search(r"(?<!\\)[_#%$~^]", body.replace("$-$", "")), "unescaped special character"
+    flat = re.sub(r"\\begin\{tabular\}\[b\].*?\\end\{tabular\}", "H", body)  # two-line header cells
+    for spec, rows in re.findall(r"\\begin\{tabular\}\{([^\n]*)\}\n(.*?)\\end\{tabular\}", flat, flags=re.S):
+        columns = len(re.sub(r"p\{[^}]*\}", "p", re.sub(r">\{[^}]*\}", "", spec)))
+        assert columns > 1 and set(re.sub(r"p\{[^}]*\}", "p", re.sub(r">\{[^}]*\}", "", spec))) <= set("lrcp")
+        for row in rows.splitlines():
+            if row.strip().endswith("\\\\"):
+                assert len(re.findall(r"(?<!\\)&", row)) == columns - 1, row
+
+
+def compile_latex(tex_path: Path, tmp_path: Path) -> Path:
+    if shutil.which("pdflatex") is None:
+        pytest.skip("pdflatex is not installed (apt-get install texlive-latex-base texlive-latex-recommended); "
+                    "the LaTeX source is still checked for balanced environments and escapes")
+    shutil.copy(tex_path, tmp_path / "tables.tex")
+    (tmp_path / "paper.tex").write_text("\\documentclass{article}\n\\usepackage{booktabs, array}\n"
+                                        "\\begin{document}\n\\input{tables}\n\\end{document}\n")
+    run = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "paper.tex"], cwd=tmp_path,
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stdout[-2000:]
+    return tmp_path / "paper.pdf"
+
+
+def screenshot(html_path: Path, tmp_path: Path):
+    """A headless chromium screenshot of the page as a grey-level array (skipped without chromium)."""
+    from PIL import Image
+
+    browser = shutil.which("chromium") or shutil.which("chromium-browser")
+    if browser is None:
+        pytest.skip("chromium is not installed (apt-get install chromium): the page is not rendered")
+    shot = tmp_path / "page.png"
+    subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+                    f"--screenshot={shot}", "--window-size=1200,3000", html_path.resolve().as_uri()],
+                   capture_output=True, timeout=120, check=True)
+    return np.asarray(Image.open(shot).convert("L"), dtype=float)
+
+
+def check_verdict(markdown, level=0.95):
+    """The verdict's claims against the tables it summarises: the best algorithm or none by the ranking table's
+    P(best), the equivalent pairs as the signed-rank table's verdicts, and every number it quotes in a table."""
+    verdict, tables = verdict_of(markdown), markdown_tables(markdown)
+    cells = {n for rows in tables.values() for row in rows for cell in row for n in NUMBER.findall(cell)}
+    quoted = NUMBER.findall(verdict)
+    assert quoted and set(quoted) <= cells, set(quoted) - cells
+    ranking = table_by_start(tables, "Bayesian Plackett-Luce ranking")
+    column = ranking[0].index("P(best)")
+    p_best = {row[0]: float(row[column]) for row in ranking[1:]}
+    top = max(p_best, key=p_best.get)
+    if p_best[top] > level:
+        assert verdict.startswith(f"{top} is the best algorithm with probability {row_value(ranking, top, 'P(best)')}")
+    else:
+        assert verdict.startswith(f"No algorithm is clearly best: the likeliest best, {top}, ")
+        assert f" {row_value(ranking, top, 'P(best)')}, " in verdict
+    signed = table_by_start(tables, "Every pair: Bayesian signed-rank test")
+    equivalent = [(row[0], row[1], row[-1].split("(")[1].rstrip(")")) for row in signed[1:]
+                  if row[-1].startswith("equivalent")]
+    for a, b, share in equivalent:
+        assert re.search(rf"{re.escape(a)} and {re.escape(b)} \((the rope [^)]* in )?{share}( of the draws)?\)",
+                         verdict)
+    assert ("No pair is practically equivalent" in verdict) == (not equivalent)
+    return verdict, tables
+
+
+def row_value(rows, name, column):
+    return next(row for row in rows[1:] if row[0] == name)[rows[0].index(column)]
+
+
+def test_example_report_files_html_and_verdict(example_report, example_scores):
+    directory, written = example_report
+    check_files(directory, written)
+    images = check_html(directory / FILES["html"])
+    assert len(images) == len([n for n in written if n.startswith("figures/")])
+    assert images == [written[n].read_bytes() for n in re.findall(
+        r"\]\((figures/[^)]+\.png)\)", (directory / FILES["md"]).read_text(encoding="utf-8"))]
+    markdown = (directory / FILES["md"]).read_text(encoding="utf-8")
+    verdict, tables = check_verdict(markdown)
+    ranking = table_by_start(tables, "Bayesian Plackett-Luce ranking")
+    order = pp_corr.ranking.order_by_ranking(example_scores)
+    assert [row[0] for row in ranking[1:]] == order  # ordered by the ranking everywhere
+    for column in ("P(first)", "P(best)"):  # probabilities over the algorithms: they sum to 1 (up to rounding)
+        total = sum(float(row_value(ranking, name, column)) for name in order)
+        assert abs(total - 1) <= 0.0005 * len(order) + 1e-9
+
+
+def test_signed_rank_table_matches_the_test_and_the_matrix_its_draws(example_report, example_scores):
+    """Each pair's row against the Bayesian signed-rank test run on its own (same rope and seed), orientation
+    B - A with A ranked first; the matrix figure's table carries the same decisions."""
+    from pp_corr.report import _Decision, _with_signed_rank
+
+    directory, _ = example_report
+    signed = table_by_start(markdown_tables((directory / FILES["md"]).read_text(encoding="utf-8")),
+                            "Every pair: Bayesian signed-rank test")
+    order = pp_corr.ranking.order_by_ranking(example_scores)
+    assert [tuple(row[:2]) for row in signed[1:]] == [(a, b) for i, a in enumerate(order) for b in order[i + 1:]]
+    results = {}
+    for a, b, _, left, rope, right, words in signed[1:]:
+        results[a, b] = pp_corr.bayesian_signed_rank(example_scores, algorithms=(a, b), rope=0.01, random_seed=0)
+        assert [left, rope, right] == [f"{v:.3f}" for v in (results[a, b].p_left, results[a, b].p_rope,
+                                                             results[a, b].p_right)]
+        assert words == _Decision.decide(a, b, results[a, b].wins, 0.05).words()
+    table = pp_corr.compare_all_pairs(example_scores, rope=0.01, n_samples=1000, random_seed=1)
+    table = _with_signed_rank(table, results, 0.05)
+    for (a, b), result in results.items():
+        assert str(table.decision_signed_rank.sel(a=a, b=b).values) == result.decision(0.05)
+        assert float(table.signed_rank_right.sel(a=b, b=a)) == result.p_left
+
+
+def test_example_latex_is_balanced_escaped_and_compiles(example_report, tmp_path):
+    directory, _ = example_report
+    text = (directory / FILES["tex"]).read_text(encoding="utf-8")
+    check_latex_source(text)
+    assert "naive\\_bayes" in text and "naive_bayes" not in text.split("\n", 2)[2]
+    pdf = compile_latex(directory / FILES["tex"], tmp_path)
+    assert pdf.stat().st_size > 1000
+
+
+def test_example_report_renders_in_chromium(example_report, tmp_path):
+    directory, _ = example_report
+    page = screenshot(directory / FILES["html"], tmp_path)
+    assert page.std() > 20 and (page < 128).mean() > 0.005  # text and figures, not a blank page
+
+
+@pytest.mark.slow
+def test_uci54_report(uci54_report, tmp_path):
+    directory, written = uci54_report
+    check_files(directory, written)
+    check_html(directory / FILES["html"])
+    markdown = (directory / FILES["md"]).read_text(encoding="utf-8")
+    verdict, _ = check_verdict(markdown)
+    assert "j48gr and j48" in verdict  # 15 of 54 data sets tie exactly: the signed-rank test finds them equivalent
+    check_latex_source((directory / FILES["tex"]).read_text(encoding="utf-8"))
+    compile_latex(directory / FILES["tex"], tmp_path)
+    page = screenshot(directory / FILES["html"], tmp_path)
+    assert page.std() > 20 and (page < 128).mean() > 0.005
+
+
+def test_one_data_set_gives_t_tests_against_the_formula_and_no_ranking(example_scores, tmp_path):
+    scores = example_scores.isel(dataset=[1])
+    written = write_report(scores, tmp_path / "one", progress=False)
+    check_files(tmp_path / "one", written)
+    check_html(tmp_path / "one" / FILES["html"])
+    check_latex_source(written[FILES["tex"]].read_text(encoding="utf-8"))
+    markdown = written[FILES["md"]].read_text(encoding="utf-8")
+    assert "## Why there is no ranking" in markdown and "Plackett-Luce ranking" not in markdown
+    tables = markdown_tables(markdown)
+    rows = table_by_start(tables, "Every pair on wine")
+    order = pp_corr.ranking.order_by_ranking(scores)
+    assert [tuple(row[:2]) for row in rows[1:]] == [(a, b) for i, a in enumerate(order) for b in order[i + 1:]]
+    verdict = verdict_of(markdown)
+    for a, b, mean, _, left, rope, right, words in rows[1:]:
+        x = (scores.score.sel(algorithm=b) - scores.score.sel(algorithm=a)).values.ravel()
+        expected = formula_probs(x, float(scores.rho[0]), 0.01)
+        assert [left, rope, right] == [f"{v:.3f}" for v in expected]
+        assert mean == f"{x.mean():+.4f}"
+        probs = dict(zip((f"{a} better", "equivalent", f"{b} better"), expected))
+        decided = max(probs, key=probs.get)
+        if probs[decided] > 0.95:
+            assert words == f"{decided} ({probs[decided]:.3f})"
+            if decided != "equivalent":
+                loser = b if decided.startswith(a) else a
+                assert f"{decided} than {loser} ({probs[decided]:.3f})" in verdict
+        else:
+            assert words == "no decision"
+    cells = {n for table in tables.values() for row in table for cell in row for n in NUMBER.findall(cell)}
+    assert set(NUMBER.findall(verdict)) <= cells
+
+
+def test_refuses_a_non_empty_directory_and_overwrite_replaces_only_its_files(example_scores, tmp_path):
+    scores = example_scores.isel(dataset=[0], algorithm=[0, 1])
+    mine = tmp_path / "notes.txt"
+    mine.write_text("mine")
+    with pytest.raises(ValueError, match=r"^directory .* is not empty.*overwrite=True"):
+        write_report(scores, tmp_path, progress=False)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt"]
+    written = write_report(scores, tmp_path, overwrite=True, formats=("html",), progress=False)
+    assert set(written) == {FILES["html"]} and mine.read_text() == "mine"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt", FILES["html"]]
+
+
+@pytest.mark.parametrize("options, message", [
+    ({"alpha": 1.5}, "alpha must be in"), ({"rope": -1}, "rope must be in"), ({"formats": ("pdf",)}, "formats"),
+    ({"method": "smc"}, "method must be one of"), ({"random_seed": -1}, "random_seed must be >= 0"),
+    ({"prior": 0.5}, "prior must be a NormalGamma"), ({"hierarchical": "yes"}, "hierarchical must be True"),
+])
+def test_bad_arguments_are_named_before_anything_is_written(example_scores, tmp_path, options, message):
+    with pytest.raises((ValueError, TypeError), match=message):
+        write_report(example_scores, tmp_path / "new", progress=False, **options)
+    assert not (tmp_path / "new").exists()
+
+
+def test_bad_scores_are_named(example_scores, tmp_path):
+    with pytest.raises(ValueError, match="a report compares at least two"):
+        write_report(example_scores.isel(algorithm=[0]), tmp_path / "r", progress=False)
+    with pytest.raises(ValueError, match="joint=True models the population of data sets"):
+        write_report(example_scores.isel(dataset=[0]), tmp_path / "r", joint=True, progress=False)
+    with pytest.raises(TypeError, match="scores must be a scores Dataset"):
+        write_report(example_scores.score, tmp_path / "r", progress=False)
+    assert not (tmp_path / "r").exists()
+
+
+def test_tex_escape_covers_every_special_character():
+    text = tex_escape(r"a_b & 50% #1 $x$ {y} ~z ^w \v")
+    assert not re.search(r"(?<!\\)[_&%#${}]", text.replace(r"\textbackslash{}", "").replace(
+        r"\textasciitilde{}", "").replace(r"\textasciicircum{}", ""))
+    assert "~" not in text and "^" not in text
+
+
+@pytest.mark.slow
+def test_unconverged_fits_are_marked_without_a_verdict(example_scores, tmp_path, monkeypatch):
+    """Hierarchical fits (short, real) with one pair turned unconverged, and a joint result that did not
+    converge: their rows and section say NOT CONVERGED and show no numbers; the verdict says so; converged pairs
+    keep their numbers and shrinkage figures."""
+    import pp_corr.hierarchical as hierarchical
+    import pp_corr.joint as joint
+    from tests.test_joint import result_from_levels
+
+    scores = example_scores.sel(algorithm=["logistic", "knn", "tree"])
+    order = pp_corr.ranking.order_by_ranking(scores)
+    failed_pair = (order[1], order[2])
+    real_test = hierarchical.hierarchical_test
+
+    def short_fit(*args, algorithms, **kwargs):
+        kwargs.update(draws=200, tune=200, chains=2, retry=False, method="mcmc")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", hierarchical.ConvergenceWarning)
+            result = real_test(*args, algorithms=algorithms, **kwargs)
+        problems = ("R-hat of nu is 1.3 > 1.01",) if tuple(algorithms) == failed_pair else ()
+        return dataclasses.replace(result, convergence_problems=problems)
+
+    rng = np.random.default_rng(5)
+    fake_joint = result_from_levels(0.01 * rng.standard_normal((400, 2)), np.diag([1e-4, 2e-4]), nu=5.0, names=order)
+    fake_joint = dataclasses.replace(fake_joint, convergence_problems=("R-hat of nu is 1.2 > 1.01",),
+                                     attempts=({"form": "centered"}, {"form": "marginal"}))
+    monkeypatch.setattr(hierarchical, "hierarchical_test", short_fit)
+    monkeypatch.setattr(joint, "joint_test", lambda *args, **kwargs: fake_joint)
+    written = write_report(scores, tmp_path / "r", hierarchical=True, joint=True, method="mcmc", progress=False)
+    markdown = written[FILES["md"]].read_text(encoding="utf-8")
+    rows = table_by_start(markdown_tables(markdown), "Hierarchical model of each pair")
+    for row in rows[1:]:
+        if tuple(row[:2]) == failed_pair:
+            assert row[-1].startswith(NOT_CONVERGED) and "R-hat of nu" in row[-1]
+            assert not any(NUMBER.search(cell) for cell in row[3:-1])
+        else:
+            assert not row[-1].startswith(NOT_CONVERGED) and all(NUMBER.fullmatch(c) for c in (row[5], row[7]))
+    verdict = verdict_of(markdown)
+    assert f"did not converge for {failed_pair[0]} vs {failed_pair[1]}: no verdict" in verdict
+    assert "The joint hierarchical model did not converge: no verdict from it." in verdict
+    joint_part = markdown.split("## Joint hierarchical model")[1]
+    assert NOT_CONVERGED in joint_part and "Joint hierarchical model: ranking" not in joint_part
+    shrinkage = {name for name in written if name.startswith("figures/shrinkage_")}
+    assert len(shrinkage) == 2 and not any("_vs_".join(failed_pair) in name for name in shrinkage)
+    html = written[FILES["html"]].read_text(encoding="utf-8")
+    assert html.count(f'class="flag wrap">{NOT_CONVERGED}') == 1
+
+
+def test_cli_writes_the_report_and_names_its_errors(example_scores, tmp_path, capsys):
+    from pp_corr.cli import main
+
+    frame = example_scores.isel(dataset=[2]).score.to_dataframe().reset_index()
+    source = tmp_path / "one.csv"
+    frame.to_csv(source, index=False)
+    out = tmp_path / "report"
+    assert main(["report", str(source), "-o", str(out), "--rope", "0.02", "--seed", "3"]) == 0
+    assert {p.name for p in out.iterdir()} == {"figures", *FILES.values()}
+    settings = table_by_start(markdown_tables((out / FILES["md"]).read_text(encoding="utf-8")), "Settings")
+    assert row_value(settings, "Rope", "Value").startswith("[-0.02, 0.02]")
+    assert row_value(settings, "Random seed", "Value") == "3"
+    captured = capsys.readouterr()
+    assert "report written to" in captured.out and "wrote" in captured.err
+    for argv, message in ((["-o", str(out)], "pp-corr: --output .* is not empty.*--overwrite"),
+                          (["-o", str(tmp_path / "x"), "--joint"], "pp-corr: --joint models the population"),
+                          (["-o", str(tmp_path / "x"), "--method", "mcmc"], "pp-corr: --method applies to")):
+        with pytest.raises(SystemExit, match=message):
+            main(["report", str(source), *argv])
+    assert not (tmp_path / "x").exists()

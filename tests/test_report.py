@@ -204,7 +204,7 @@ def test_example_report_files_html_and_verdict(example_report, example_scores):
     markdown = (directory / FILES["md"]).read_text(encoding="utf-8")
     verdict, tables = check_verdict(markdown)
     ranking = table_by_start(tables, "Bayesian Plackett-Luce ranking")
-    order = pp_corr.ranking.order_by_ranking(example_scores)
+    order = pp_corr.order_by_ranking(example_scores)
     assert [row[0] for row in ranking[1:]] == order  # ordered by the ranking everywhere
     for column in ("P(first)", "P(best)"):  # probabilities over the algorithms: they sum to 1 (up to rounding)
         total = sum(float(row_value(ranking, name, column)) for name in order)
@@ -219,7 +219,7 @@ def test_signed_rank_table_matches_the_test_and_the_matrix_its_draws(example_rep
     directory, _ = example_report
     signed = table_by_start(markdown_tables((directory / FILES["md"]).read_text(encoding="utf-8")),
                             "Every pair: Bayesian signed-rank test")
-    order = pp_corr.ranking.order_by_ranking(example_scores)
+    order = pp_corr.order_by_ranking(example_scores)
     assert [tuple(row[:2]) for row in signed[1:]] == [(a, b) for i, a in enumerate(order) for b in order[i + 1:]]
     results = {}
     for a, b, _, left, rope, right, words in signed[1:]:
@@ -273,7 +273,7 @@ def test_one_data_set_gives_t_tests_against_the_formula_and_no_ranking(example_s
     assert "## Why there is no ranking" in markdown and "Plackett-Luce ranking" not in markdown
     tables = markdown_tables(markdown)
     rows = table_by_start(tables, "Every pair on wine")
-    order = pp_corr.ranking.order_by_ranking(scores)
+    order = pp_corr.order_by_ranking(scores)
     assert [tuple(row[:2]) for row in rows[1:]] == [(a, b) for i, a in enumerate(order) for b in order[i + 1:]]
     verdict = verdict_of(markdown)
     for a, b, mean, _, left, rope, right, words in rows[1:]:
@@ -344,7 +344,7 @@ def test_unconverged_fits_are_marked_without_a_verdict(example_scores, tmp_path,
     from tests.test_joint import result_from_levels
 
     scores = example_scores.sel(algorithm=["logistic", "knn", "tree"])
-    order = pp_corr.ranking.order_by_ranking(scores)
+    order = pp_corr.order_by_ranking(scores)
     failed_pair = (order[1], order[2])
     real_test = hierarchical.hierarchical_test
 

@@ -226,7 +226,8 @@ def _many_datasets(scores, order, settings, say):
             f"separated at level {level:g}, grey dashed bars those the signed-rank test finds practically "
             "equivalent.",
             _ranking_table(ranking, order, level),
-            _figure("rank_diagram", "Posterior rank diagram (Plackett-Luce)",
+            _figure("rank_diagram", "Posterior rank diagram (Plackett-Luce); the practically equivalent pairs are "
+                    "those of the Bayesian signed-rank test",
                     functools.partial(plots.plot_rank_diagram, ranking, level=level, equivalent=equivalent)))),
         Section("All pairs", (
             f"Each pair (A, B), B - A: the Bayesian signed-rank test on the data sets' mean differences "

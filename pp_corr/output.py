@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import stat
 import sys
 import tempfile
 from collections.abc import Callable, Mapping
@@ -79,6 +80,13 @@ def check_output_dir(path) -> Path:
     return path
 
 
+def _umask() -> int:
+    """The process's umask (reading it means setting it: it is set straight back)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
 def write_files(writers: Mapping[Path, Callable[[Path], None]], *, verbose=True) -> None:
     """Write every file or none: each ``writer(tmp_path)`` writes a temporary file beside its target; only when
     all have succeeded are they renamed into place. Says on stderr which files it wrote and which it replaced.
@@ -104,6 +112,8 @@ def write_files(writers: Mapping[Path, Callable[[Path], None]], *, verbose=True)
             writer(Path(name))
         for target, name in temporary.items():
             replaced = target.exists()
+            # mkstemp makes the file private (0600); give it the mode a plain open() would, or the replaced file's
+            os.chmod(name, stat.S_IMODE(target.stat().st_mode) if replaced else 0o666 & ~_umask())
             os.replace(name, target)
             if verbose:
                 print(f"{'replaced' if replaced else 'wrote'} {target}", file=sys.stderr)

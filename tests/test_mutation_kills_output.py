@@ -3,6 +3,7 @@ survivors). The expected contents are written here from the formats' rules (RFC 
 import json
 import os
 import re
+import stat
 from pathlib import Path
 
 import numpy as np
@@ -81,3 +82,17 @@ def test_csv_has_the_frame_columns_and_no_index(tmp_path):
     frame = pd.DataFrame({"pair": ["a-b", "a-c"], "p": [0.25, np.nan]}, index=[7, 9])
     write_result(tmp_path / "r.csv", dict, lambda: frame, verbose=False)
     assert (tmp_path / "r.csv").read_text().splitlines() == ["pair,p", "a-b,0.25", "a-c,"]
+
+
+def test_a_new_file_gets_the_mode_open_would_give_and_a_replaced_file_keeps_its_own(tmp_path):
+    """mkstemp's private 0600 must not leak: a report written for others to read is readable by them."""
+    old = os.umask(0o022)
+    try:
+        new, kept = tmp_path / "new.txt", tmp_path / "kept.txt"
+        kept.write_text("old")
+        kept.chmod(0o640)
+        write_files({new: lambda p: p.write_text("a"), kept: lambda p: p.write_text("b")}, verbose=False)
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE(new.stat().st_mode) == 0o644
+    assert stat.S_IMODE(kept.stat().st_mode) == 0o640

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import functools
 import itertools
+import re
 import sys
 import tempfile
 import warnings
@@ -24,6 +25,8 @@ from .output import check_output_dir, check_output_file, write_files, write_resu
 from .pairs import compare_all_pairs, format_pairs
 from .poisson_test import poisson_test
 from .priors import NormalGamma
+from . import __version__
+from .score_sources import DELIMITERS, FORMATS, UnknownAlgorithmError
 from .scores import example_path, load_scores
 from .ttest import DegenerateWarning
 
@@ -118,13 +121,56 @@ def _input_file(text) -> Path:
     return path
 
 
+def _pair_options(args):
+    """The pair named by -a and -b, or None (all pairs)."""
+    if not (args.a or args.b):
+        return None
+    if not (args.a and args.b):
+        raise ValueError("give both -a and -b, or neither (all pairs)")
+    if args.a == args.b:
+        raise ValueError(f"-a and -b name the same algorithm {args.a!r}: nothing to compare")
+    return args.a, args.b
+
+
+def _load(source, args, pair=None):
+    """``load_scores`` with the options of reading FILE; -a and -b load only that pair unless --algorithms."""
+    algorithms = [name.strip() for name in args.algorithms.split(",")] if args.algorithms else pair
+    try:
+        return load_scores(source, format=args.format, algorithms=algorithms, columns=_parse_columns(args.column),
+                           runs=args.runs, folds=args.folds, rho=args.rho, higher_is_better=not args.lower_is_better,
+                           encoding=args.encoding, delimiter={"tab": "\t"}.get(args.delimiter, args.delimiter),
+                           scoring=args.scoring)
+    except UnknownAlgorithmError as err:
+        if args.algorithms:
+            raise ValueError(f"--algorithms names {err.unknown}, not in {source} (it has {err.have})") from None
+        name = err.unknown[0]
+        raise ValueError(f"{'-a' if name == pair[0] else '-b'} {name!r} is not in {source} "
+                         f"(it has {err.have})") from None
+
+
+# The Python spellings in the library's messages, and how a command-line user says the same
+CLI_SPELLINGS = ((re.compile(r"\bcolumns=(\.\.\.)?"), "--column ROLE=NAME"),
+                 (re.compile(r"\bhigher_is_better=False"), "--lower-is-better"),
+                 (re.compile(r"\bn_test= with n_train="), "n_test and n_train columns"),
+                 (re.compile(r"\bencoding='([^']*)'"), r"--encoding \1"),
+                 (re.compile(r"\b(algorithms|runs|folds|rho|rope|format|delimiter|scoring|encoding)=(?:([\w.,]+)\b)?"),
+                  lambda m: f"--{m[1]}" + (f" {m[2]}" if m[2] else "")))
+
+
+def cli_spelling(message: str) -> str:
+    """``message`` with the library's argument names spelled as pp-corr's options.
+
+    >>> cli_spelling("missing column(s) ['score'] (rename them with columns=...); give runs=r or rho=")
+    "missing column(s) ['score'] (rename them with --column ROLE=NAME); give --runs r or --rho"
+    """
+    for pattern, replacement in CLI_SPELLINGS:
+        message = pattern.sub(replacement, message)
+    return message
+
+
 def _pairs(scores, args, source):
     algos = [str(a) for a in scores.algorithm.values]
     if args.a or args.b:
-        if not (args.a and args.b):
-            raise ValueError("give both -a and -b, or neither (all pairs)")
-        if args.a == args.b:
-            raise ValueError(f"-a and -b name the same algorithm {args.a!r}: nothing to compare")
         for option, name in (("-a", args.a), ("-b", args.b)):
             if name not in algos:
                 raise ValueError(f"{option} {name!r} is not in {source} (it has {algos})")
@@ -177,8 +223,7 @@ def _compare(args):
     output = check_output_file(args.output) if args.output else None
     plots_dir = _check_plot_options(args)
     prior = _parse_prior(args.prior)
-    scores = load_scores(source, columns=_parse_columns(args.column), higher_is_better=not args.lower_is_better,
-                         encoding=args.encoding)
+    scores = _load(source, args, _pair_options(args))
     pairs = _pairs(scores, args, source)
     if args.allow_unconverged and not args.hierarchical:
         raise ValueError("--allow-unconverged applies to --hierarchical only")
@@ -270,8 +315,7 @@ def _report(args):
     prior = _parse_prior(args.prior)
     if args.method != "auto" and not args.hierarchical:
         raise ValueError("--method applies to --hierarchical only")
-    scores = load_scores(source, columns=_parse_columns(args.column), higher_is_better=not args.lower_is_better,
-                         encoding=args.encoding)
+    scores = _load(source, args)
     for option, asked in (("--hierarchical", args.hierarchical), ("--joint", args.joint)):
         if asked and scores.sizes["dataset"] < 2:
             raise ValueError(f"{option} models the population of data sets, and {source} holds one "
@@ -287,6 +331,8 @@ def _demo(args):
     args.file, args.column, args.prior, args.output, args.seed = str(example_path()), None, None, None, 0
     args.a, args.b, args.all_pairs, args.hierarchical, args.lower_is_better = "logistic", "knn", False, False, False
     args.alpha, args.encoding, args.allow_unconverged, args.method = 0.05, "utf-8", False, "auto"
+    args.format, args.algorithms, args.runs, args.folds, args.rho = "auto", None, None, None, None
+    args.delimiter, args.scoring = None, None
     args.plots, args.plot_format, args.plot_dataset = None, None, None
     print(f"Embedded example: {example_path().name} (scikit-learn classifiers, 10 runs of 10-fold CV)\n")
     _compare(args)
@@ -363,9 +409,11 @@ def _build_parser() -> argparse.ArgumentParser:
     level = _option(check_probability_level)
     seed = _option(check_count, parse=int, minimum=0)
     parser = _Parser(prog="pp-corr", description=__doc__.splitlines()[0])
+    parser.add_argument("--version", action="version", version=f"pp-corr {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     cmp_ = sub.add_parser("compare", help="compare algorithms on the per-fold scores in a tidy CSV")
-    cmp_.add_argument("file", help="tidy CSV: dataset, algorithm, run, fold, score (see --column)")
+    cmp_.add_argument("file", help="scores: a tidy or wide CSV, a search's cv_results_ CSV or cross_validate JSON "
+                                   "(see --format)")
     cmp_.add_argument("-a", help="algorithm A (the baseline)")
     cmp_.add_argument("-b", help="algorithm B (positive differences: B better)")
     _add_analysis_options(cmp_, rope, level)
@@ -391,7 +439,8 @@ def _build_parser() -> argparse.ArgumentParser:
                       help="with --plots: also the posterior of each pair on this data set (repeatable)")
     cmp_.set_defaults(func=_compare)
     rep = sub.add_parser("report", help="compare all algorithms and write a report: Markdown, HTML, LaTeX tables")
-    rep.add_argument("file", help="tidy CSV: dataset, algorithm, run, fold, score (see --column)")
+    rep.add_argument("file", help="scores: a tidy or wide CSV, a search's cv_results_ CSV or cross_validate JSON "
+                                  "(see --format)")
     rep.add_argument("--output", "-o", required=True, metavar="DIR",
                      help="directory of the report (created; it must be new or empty unless --overwrite)")
     _add_analysis_options(rep, rope, level)
@@ -430,15 +479,32 @@ def _add_analysis_options(parser, rope, level):
                         help="half-width of the rope, in the scores' units (default 0.01)")
     parser.add_argument("--alpha", type=level, default=0.05, help="level of the decisions (default 0.05)")
     parser.add_argument("--prior", help="'matching' (default) or a Normal-Gamma 'mu0,k0,a,b'")
+    parser.add_argument("--format", choices=[f for f in FORMATS if f != "arrays"], default="auto",
+                        help="layout of FILE (default auto: split<k>_test_ columns = cv_results, .json = "
+                             "cross_validate, columns algorithm and score = tidy, else wide)")
+    parser.add_argument("--algorithms", metavar="A,B,...",
+                        help="the algorithms to load (others are left out); in a wide table, its algorithm columns "
+                             "(default: every column but dataset, run, fold, n_test, n_train)")
     parser.add_argument("--column", action="append", metavar="ROLE=NAME",
-                        help="column of a role (dataset, algorithm, run, fold, score), e.g. score=accuracy")
+                        help="column of a role (dataset, algorithm, run, fold, score), e.g. score=accuracy; without "
+                             "a dataset column FILE is one data set, without a run column one run")
+    parser.add_argument("--delimiter", choices=["tab" if d == "\t" else d for d in DELIMITERS],
+                        help="CSV delimiter (default: the one the header line has most of); with ';' decimal commas "
+                             "are read")
     parser.add_argument("--encoding", default="utf-8", help="text encoding of FILE (default utf-8), e.g. cp1252")
+    parser.add_argument("--scoring", metavar="METRIC", help="the metric of cv_results / cross_validate results "
+                                                            "(default: score, or their only one)")
+    parser.add_argument("--runs", type=_option(check_count, parse=int),
+                        help="runs of cross-validation per data set (checked; splits rows without run labels)")
+    parser.add_argument("--folds", type=_option(check_count, parse=int),
+                        help="folds of one cross-validation run: rho = 1/folds (checked against the data)")
+    parser.add_argument("--rho", type=_option(check_real, low=0), help="the correlation rho of every data set")
     parser.add_argument("--lower-is-better", action="store_true",
                         help="the scores are errors or losses (lower is better): compare their negatives")
 
 
 def _show_warning(message, category, filename, lineno, file=None, line=None):
-    print(f"pp-corr: warning: {message}", file=sys.stderr)
+    print(f"pp-corr: warning: {cli_spelling(str(message))}", file=sys.stderr)
 
 
 def main(argv=None):
@@ -454,7 +520,7 @@ def main(argv=None):
         try:
             args.func(args)
         except (ValueError, TypeError, OSError) as err:
-            raise SystemExit(f"pp-corr: {err}") from None
+            raise SystemExit(f"pp-corr: {cli_spelling(str(err))}") from None
     return 0
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 import warnings
 from collections.abc import Mapping
 from importlib import resources
-from os import PathLike
 from pathlib import Path
 
 import numpy as np
@@ -13,9 +12,9 @@ import xarray as xr
 
 from ._args import b_minus_a, check_count, check_real
 from .intraclass import resolve_rho
+from .score_sources import read_source
 
 EXAMPLE = "sklearn_cv.csv"
-DEFAULT_COLUMNS = {"dataset": "dataset", "algorithm": "algorithm", "run": "run", "fold": "fold", "score": "score"}
 LABELS = ("dataset", "algorithm", "run", "fold")  # read from a CSV as text, exactly as written
 MAX_GRID_CELLS, MAX_GRID_RATIO = 100_000_000, 50  # refuse a (dataset, algorithm, run, fold) grid above both
 
@@ -24,15 +23,36 @@ class AssumptionWarning(UserWarning):
     """``load_scores`` assumed something it was not told; the message says what, and how to say otherwise."""
 
 
-def load_scores(source, *, columns=None, runs=None, datasets=None, rho=None, n_test=None, n_train=None,
-                folds=None, higher_is_better=True, encoding=None) -> xr.Dataset:
+def load_scores(source, *, format="auto", algorithms=None, columns=None, runs=None, datasets=None, rho=None,
+                n_test=None, n_train=None, folds=None, higher_is_better=True, encoding=None, delimiter=None,
+                scoring=None) -> xr.Dataset:
     """Read per-fold scores and validate them.
 
-    ``source`` is a tidy CSV path or DataFrame (one row per data set, algorithm, run and fold;
-    ``columns`` maps the roles dataset/algorithm/run/fold/score to other column names; ``encoding``
-    is the file's text encoding, UTF-8 by default), or a mapping ``{algorithm: array}`` with one
-    ``(q, n)`` array per algorithm as baycomp takes them (``n = runs * folds``: give ``runs`` or
-    ``folds``, else one run of n folds is assumed; ``datasets`` names the q rows).
+    ``source`` is, by ``format`` (detected when ``"auto"``; :mod:`pp_corr.score_sources` says how):
+
+    - ``"tidy"``: a CSV path or DataFrame with one row per data set, algorithm, run and fold (``columns`` maps
+      the roles dataset/algorithm/run/fold/score to other column names);
+    - ``"wide"``: a CSV path or DataFrame with one row per data set, run and fold and one column per algorithm:
+      ``algorithms`` or else every column that is not a dataset/run/fold (or n_test/n_train) column; an empty
+      cell is a score that is absent;
+    - ``"arrays"``: a mapping ``{algorithm: array}`` with one ``(q, n)`` array per algorithm as baycomp takes them
+      (``n = runs * folds``: give ``runs`` or ``folds``, else one run of n folds is assumed; ``datasets`` names
+      the q rows);
+    - ``"cross_validate"``: scikit-learn's ``cross_validate`` results of several estimators,
+      ``{algorithm: results}`` (one data set) or ``{dataset: {algorithm: results}}``, or a JSON file of either;
+      ``test_score`` (or ``test_<scoring>``) per split; with ``return_indices=True`` each split's n_test and
+      n_train fix rho and the repeats of k-fold are found as the runs;
+    - ``"cv_results"``: a fitted ``GridSearchCV`` / ``RandomizedSearchCV``, its ``cv_results_`` or that table as
+      a DataFrame or CSV: each candidate is an algorithm named by its parameters ("C=1, kernel=rbf"), its
+      ``split<k>_test_score`` (or ``_<scoring>``) the folds. The split sizes are not in it: rho = 1/k for its
+      k splits, right for ``cv=k`` (one run of k-fold); for repeated k-fold give ``folds=k`` (or ``rho=``).
+
+    ``algorithms`` also chooses the algorithms to load in the other formats (others are left out, so a pair can
+    be compared where a third algorithm lacks some data sets). A table without a dataset column holds one data
+    set (named after the file, else "D1", or ``datasets=[name]``); without a run column every score is in run 1;
+    the rows of a wide table without run and fold columns are the scores in order, split into runs as arrays are.
+    CSV files: ``delimiter`` is ``","``, ``";"`` or ``"\\t"``, by default the one the header line has most of;
+    with ``";"`` decimal commas are read (``0,85``); ``encoding`` is the file's text encoding (UTF-8 by default).
 
     Data set and algorithm names are text exactly as written: "001" stays "001", and "NA" and "None"
     are names; an empty name is an error. Runs and folds may be numbers or labels; within a data set
@@ -42,9 +62,10 @@ def load_scores(source, *, columns=None, runs=None, datasets=None, rho=None, n_t
     Data sets may have different numbers of runs: absent runs are NaN in ``score``.
 
     rho is fixed per data set by ``rho``, ``n_test`` with ``n_train``, or ``folds`` (each a scalar or a
-    ``{dataset: value}`` mapping; a tidy file may also carry ``n_test`` and ``n_train`` columns); by
-    default rho = 1 / (number of folds in a run). ``folds`` and ``runs`` count the folds of one run and
-    the runs of a data set: values that contradict the data are errors.
+    ``{dataset: value}`` mapping; a table may also carry ``n_test`` and ``n_train`` columns); by
+    default rho = 1 / (number of folds in a run), with an :class:`AssumptionWarning` when nothing said which
+    scores form a run and that leaves more than 10 folds in one. ``folds`` and ``runs`` count the folds of one run
+    and the runs of a data set: values that contradict the data are errors.
 
     Scores are higher-is-better. For errors or losses give ``higher_is_better=False``: the scores are
     negated once, here, so every test reads "B better" as B having the lower loss, and differences,
@@ -62,28 +83,17 @@ def load_scores(source, *, columns=None, runs=None, datasets=None, rho=None, n_t
     >>> errors = load_scores({"A": [[0.2, 0.3]], "B": [[0.1, 0.1]]}, higher_is_better=False)
     >>> round(float(differences(errors, "A", "B").mean()), 3), errors.attrs["higher_is_better"]
     (0.15, False)
+    >>> wide = pd.DataFrame({"fold": [1, 2, 3], "A": [0.8, 0.9, 0.85], "B": [0.82, 0.93, 0.9]})
+    >>> load_scores(wide).score.sizes["algorithm"], float(load_scores(wide).rho[0])
+    (2, 0.3333333333333333)
     """
     if not isinstance(higher_is_better, (bool, np.bool_)):
         raise TypeError(f"higher_is_better must be True or False, got {higher_is_better!r}")
     runs = None if runs is None else check_count("runs", runs)
     default_rho = rho is None and n_test is None and n_train is None and folds is None
-    if isinstance(source, Mapping):
-        if columns is not None:
-            raise ValueError("columns= renames the columns of a tidy CSV or DataFrame; a mapping of arrays has none")
-        roles, where = DEFAULT_COLUMNS, "row {}".format
-        frame = _arrays_to_frame(source, runs=runs, datasets=datasets, folds=folds, warn=default_rho)
-    else:
-        if datasets is not None:
-            raise ValueError("datasets= names the rows of arrays; a tidy source names its data sets in a column")
-        roles = _roles(columns)
-        if isinstance(source, pd.DataFrame):
-            frame, where = source, "row {}".format
-        elif isinstance(source, (str, PathLike)):
-            frame, where = _read_csv(source, roles, encoding), f"line {{}} of {source}".format
-        else:
-            raise TypeError("source must be a CSV path, a pandas DataFrame or a mapping {algorithm: (q, n) array}, "
-                            f"got {type(source).__name__}")
-    frame = _standardise(frame, roles, where)
+    source = read_source(source, format=format, algorithms=algorithms, columns=columns, runs=runs, folds=folds,
+                         datasets=datasets, encoding=encoding, delimiter=delimiter, scoring=scoring)
+    frame, where = _standardise(source.frame, source.columns, source.where), source.where
     score = frame["score"].to_numpy()
     if score.min() >= 0 and score.max() <= 100 and score.max() > 1:
         warnings.warn(f"the scores look like percentages (all in [0, 100], the largest {score.max():g}): every "
@@ -91,12 +101,19 @@ def load_scores(source, *, columns=None, runs=None, datasets=None, rho=None, n_t
                       "points (rope=1 is one point) or divide the scores by 100", AssumptionWarning, stacklevel=2)
     if not higher_is_better:
         frame["score"] = -score
-    scores, n_runs, n_folds = _to_array(frame, where)
+    note = " (no run column: every score was taken to be in run 1)" if source.one_run_assumed else ""
+    scores, n_runs, n_folds = _to_array(frame, where, note)
     names = scores.dataset.values
     for what, given, held in (("runs", runs, n_runs), ("folds", folds, n_folds)):
         if given is not None:
             _check_design(what, _per_dataset(given, names, what), n_runs, n_folds, names)
-    if default_rho and "n_test" in frame and "n_train" in frame:
+    sized = "n_test" in frame and "n_train" in frame
+    if default_rho and source.one_run_assumed and not sized and n_folds.max() > 10:
+        n = int(n_folds.max())
+        warnings.warn(f"runs= not given: assumed the {n} scores of each data set are one run of {n}-fold "
+                      f"cross-validation, so rho = 1/{n}; for r runs of k folds give runs=r (or folds=k, or rho=)",
+                      AssumptionWarning, stacklevel=2)
+    if default_rho and sized:
         # stratified folds differ in size by one: the mean sizes give the heuristic's ratio
         n_test, n_train = (_column_means(frame, column, names, where) for column in ("n_test", "n_train"))
     elif default_rho:
@@ -246,114 +263,10 @@ def mean_differences(x, y=None, *, algorithms=None):
     return z, names, datasets
 
 
-def _arrays_to_frame(arrays, *, runs, datasets, folds, warn):
-    if not arrays:
-        raise ValueError("no algorithms given: the mapping {algorithm: (q, n) array} is empty")
-    blocks = {}
-    for algorithm, values in arrays.items():
-        try:
-            values = np.asarray(values)
-        except ValueError as err:
-            raise ValueError(f"scores of algorithm {algorithm!r} must be a (q, n) array: {err}") from None
-        values = values[None] if values.ndim == 1 else values
-        if values.ndim != 2:
-            raise ValueError(f"scores of algorithm {algorithm!r} must be (q, n), got shape {values.shape}")
-        if str(algorithm) in blocks:
-            raise ValueError(f"two algorithms are named {str(algorithm)!r}")
-        blocks[str(algorithm)] = values
-    shapes = {name: values.shape for name, values in blocks.items()}
-    if len(set(shapes.values())) > 1:
-        raise ValueError(f"the algorithms' score arrays differ in shape: {shapes}")
-    q, n = next(iter(shapes.values()))
-    if q == 0 or n == 0:
-        raise ValueError(f"no scores: the arrays have shape {(q, n)} (zero data sets or zero scores per data set)")
-    if isinstance(datasets, (str, bytes)):
-        raise TypeError(f"datasets must be a list of names, got the text {datasets!r}")
-    names = [str(d) for d in datasets] if datasets is not None else [f"D{i + 1}" for i in range(q)]
-    if len(names) != q:
-        raise ValueError(f"datasets has {len(names)} names but the arrays have {q} rows")
-    if runs is not None:
-        if n % runs:
-            raise ValueError(f"{n} scores per data set do not split into runs={runs}")
-        per_run = np.full(q, n // runs)
-    elif folds is not None:
-        per_run = np.broadcast_to(_per_dataset(folds, names, "folds"), (q,))
-        bad = (per_run < 2) | (per_run != np.round(per_run)) | (n % np.maximum(per_run, 1) != 0)
-        if bad.any():
-            i = int(np.argmax(bad))
-            raise ValueError(f"folds = {per_run[i]:g} (data set {names[i]!r}) does not split its {n} scores into "
-                             "whole runs: folds is the number of folds of one run, a whole number >= 2 dividing n")
-        per_run = per_run.astype(int)
-    else:
-        per_run = np.full(q, n)
-        if warn and n > 10:
-            warnings.warn(f"runs= not given: assumed the {n} scores of each data set are one run of {n}-fold "
-                          f"cross-validation, so rho = 1/{n}; for r runs of k folds give runs=r (or folds=k, or rho=)",
-                          AssumptionWarning, stacklevel=3)
-    column = np.arange(n)
-    run, fold = (column // per_run[:, None] + 1).ravel(), (column % per_run[:, None] + 1).ravel()
-    return pd.concat([pd.DataFrame({"dataset": np.repeat(names, n), "algorithm": algorithm, "run": run, "fold": fold,
-                                    "score": values.ravel()}) for algorithm, values in blocks.items()],
-                     ignore_index=True)
-
-
-def _roles(columns):
-    if columns is None:
-        columns = {}
-    if not isinstance(columns, Mapping):
-        raise TypeError(f"columns must be a mapping {{role: column name}}, got {type(columns).__name__}")
-    unknown = set(columns) - set(DEFAULT_COLUMNS)
-    if unknown:
-        raise ValueError(f"columns maps unknown roles {sorted(map(str, unknown))}; roles are {list(DEFAULT_COLUMNS)}")
-    roles = {**DEFAULT_COLUMNS, **columns}
-    targets = list(roles.values())
-    shared = sorted({str(c) for c in targets if targets.count(c) > 1})
-    if shared:
-        raise ValueError(f"columns gives column(s) {shared} more than one role: {roles}")
-    return roles
-
-
-def _check_columns(present, roles):
-    missing = [col for col in roles.values() if col not in present]
-    if missing:
-        hint = ""
-        if len(present) == 1 and any(sep in str(present[0]) for sep in ";\t|"):
-            hint = "; the file seems to use another separator than ',' (save it as comma-separated)"
-        raise ValueError(f"missing column(s) {missing}; have {list(present)} (rename them with columns=...){hint}")
-
-
-def _read_csv(path, roles, encoding):
-    if not Path(path).exists():
-        raise FileNotFoundError(f"no such scores file: {str(path)!r}")
-    if Path(path).is_dir():
-        raise IsADirectoryError(f"{str(path)!r} is a directory, not a scores CSV file")
-    encoding = "utf-8" if encoding is None else encoding
-    try:
-        header = pd.read_csv(path, nrows=0, encoding=encoding).columns
-        _check_columns(header, roles)
-        extra = [c for c in ("n_test", "n_train") if c in header and c not in roles.values()]
-        frame = pd.read_csv(path, usecols=list(roles.values()) + extra, dtype={roles[r]: str for r in LABELS},
-                            keep_default_na=False, encoding=encoding)
-    except UnicodeDecodeError as err:
-        raise ValueError(f"{str(path)!r} is not {encoding} text (byte {err.object[err.start:err.start + 1]!r} at "
-                         f"position {err.start}): give its encoding, e.g. encoding='cp1252' or 'latin-1', "
-                         "or save the file as UTF-8") from None
-    except LookupError as err:
-        raise ValueError(f"encoding={encoding!r}: {err}") from None
-    except pd.errors.EmptyDataError:
-        raise ValueError(f"{str(path)!r} is empty: expected a CSV header with columns {list(roles.values())}") from None
-    except pd.errors.ParserError as err:
-        raise ValueError(f"{str(path)!r} is not a readable CSV file: {err}") from None
-    frame.index = pd.RangeIndex(2, len(frame) + 2)  # the file's line numbers, for the error messages
-    return frame
-
-
 def _standardise(frame, roles, where):
     if len(frame) == 0:
         raise ValueError("no scores: the source has no rows (zero data sets)")
-    _check_columns(frame.columns, roles)
-    extra = [c for c in ("n_test", "n_train") if c in frame.columns and c not in roles.values()]
-    frame = frame[list(roles.values()) + extra].rename(columns={v: k for k, v in roles.items()})
+    frame = frame.copy()
     for role in LABELS:
         empty = frame[role].isna() | (frame[role].astype(str).str.strip() == "")
         if empty.any():
@@ -393,7 +306,7 @@ def _dense_within(groups, ranks):
     return pd.Series(ranks).groupby(groups).rank(method="dense").to_numpy().astype(np.int64) - 1
 
 
-def _to_array(frame, where):
+def _to_array(frame, where, note=""):
     """The dense (dataset, algorithm, run, fold) grid with runs and folds numbered within each data set,
     validated (every algorithm present, no duplicate or missing cell); with the runs and folds per data set."""
     d, datasets = pd.factorize(frame["dataset"])
@@ -418,7 +331,7 @@ def _to_array(frame, where):
                          "separately")
     flat = ((d * n_algorithms + a) * n_run + r) * n_fold + f
     _raise_on(frame, pd.Series(flat).duplicated(keep=False),
-              lambda row: f"duplicate cell run {row['run']}, fold {row['fold']}", where)
+              lambda row: f"duplicate cell run {row['run']}, fold {row['fold']}{note}", where)
     values = np.full(cells, np.nan)
     values[flat] = frame["score"].to_numpy()
     values = values.reshape(q, n_algorithms, n_run, n_fold)

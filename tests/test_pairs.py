@@ -28,7 +28,7 @@ def test_without_rope_the_sides_are_complements(table):
     np.testing.assert_allclose((sr + sr.T)[off], 1, atol=1e-9)
 
 
-def test_cli_all_pairs(capsys):
+def test_cli_all_pairs(uci54, capsys):  # the fixture skips when the data are absent
     from tests.conftest import UCI54
 
     main(["compare", str(UCI54), "--column", "score=accuracy", "--all-pairs", "--rope", "0"])

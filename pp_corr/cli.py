@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 from ._args import check_count, check_probability_level, check_real
+from .execution import check_scheduler
 from .figure_files import figure_stem, pair_figures, save_figure
 from .output import check_output_dir, check_output_file, write_files, write_result
 from .pairs import compare_all_pairs, format_pairs
@@ -359,12 +360,13 @@ def _simulate(args):
     from . import plots, simulation  # imported when asked for
 
     out = check_output_dir(args.output) if args.output else None
-    common = dict(repetitions=args.repetitions, random_seed=args.seed)
+    common = dict(repetitions=args.repetitions, random_seed=args.seed, scheduler=args.scheduler,
+                  workers=args.workers, progress=not args.no_progress)
     if args.study == "toy":
         results = simulation.toy_example(**common)
     else:
         run = simulation.experiment_1 if args.study == "experiment1" else simulation.experiment_2
-        results = run(**common, workers=args.workers, progress=not args.no_progress)
+        results = run(**common)
     rates = simulation.rejection_rates(results, alpha=args.alpha)
     print(format_rates(rates))
     if out is None:
@@ -460,8 +462,11 @@ def _build_parser() -> argparse.ArgumentParser:
                      help="experiment1: the same gap on 50 data sets; experiment2: Cauchy gaps; toy: the toy example")
     sim.add_argument("--repetitions", type=_option(check_count, parse=int), default=5000,
                      help="repetitions of each setting (default 5000)")
-    sim.add_argument("--workers", type=_option(check_count, parse=int),
-                     help="worker processes (default and at most: the number of cores)")
+    where = sim.add_mutually_exclusive_group()
+    where.add_argument("--workers", type=_option(check_count, parse=int),
+                       help="worker processes of the local Dask cluster (default and at most: the number of cores)")
+    where.add_argument("--scheduler", type=_option(check_scheduler, parse=str),
+                       help="run on the Dask cluster whose scheduler is at this address (tcp://HOST:PORT)")
     sim.add_argument("--alpha", type=level, default=0.05, help="level of both tests (default 0.05)")
     sim.add_argument("--seed", type=seed, default=0, help="seed of the whole study (default 0)")
     sim.add_argument("--output", "-o", help="directory for the results (.nc), the rates (.csv) and the figures")

@@ -1,23 +1,22 @@
 """The simulation studies of Corani & Benavoli 2015, section 4: the Poisson test against the
 Wilcoxon signed-rank test, in calibration (Type I error) and power.
 
-Work is cut into fixed chunks of repetitions, each with its own seed ``SeedSequence(random_seed,
-spawn_key=(setting, chunk))``, so results are the same whatever the number of worker processes.
+Work is cut into fixed chunks of repetitions, tasks on a Dask cluster (:mod:`pp_corr.execution`), each with its
+own seed ``SeedSequence(random_seed, spawn_key=(setting, chunk))``, so results are the same whatever the number of
+workers or machines.
 """
 from __future__ import annotations
 
-import multiprocessing
 import os
 import warnings
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, as_completed, wait
 
 import numpy as np
 import xarray as xr
 from scipy import stats
-from tqdm import tqdm
 
 from ._args import check_count
 from .bayes_net import SIZES, cv_differences
+from .execution import as_seed_sequence, check_execution, map_tasks
 from .poisson_binomial import PoissonBinomial
 from .ttest import DegenerateWarning, correlated_ttest
 
@@ -27,6 +26,7 @@ STATISTICS = ("p_b_majority", "wilcoxon_pvalue", "mean_difference")
 TESTS = ("poisson", "wilcoxon")
 TEST_NAMES = {"poisson": "Poisson test", "wilcoxon": "Wilcoxon signed-rank"}
 EXPERIMENT_1 = {"deltas": np.round(np.arange(0, 0.1001, 0.01), 2), "distribution": "fixed", "n_datasets": 50}
+TOY_MEANS = np.repeat([0.1, -0.1], 5)
 EXPERIMENT_2 = {"deltas": np.round(np.arange(0, 0.0501, 0.01), 2), "distribution": "cauchy", "n_datasets": (50, 25)}
 
 
@@ -67,6 +67,12 @@ def draw_deltas(distribution, value, shape, rng):
     return np.clip(value + value * rng.standard_cauchy(shape), -0.5, 0.5)
 
 
+def _execution(scheduler, workers, progress):
+    """The checked execution arguments of a study, for :func:`pp_corr.execution.map_tasks`."""
+    scheduler, workers = check_execution(scheduler, workers)
+    return {"scheduler": scheduler, "workers": workers, "progress": progress}
+
+
 def _network_chunk(distribution, delta, runs, n_datasets, folds, repetitions, seed):
     rng = np.random.default_rng(seed)
     deltas = draw_deltas(distribution, delta, (repetitions, n_datasets), rng)
@@ -79,16 +85,6 @@ def _chunks(repetitions):
     return [min(CHUNK, repetitions - start) for start in range(0, repetitions, CHUNK)]
 
 
-def _workers(workers, n_tasks):
-    """How many processes are useful: at most one per core and one per task (a warning says when it cuts)."""
-    cores = os.cpu_count() or 1
-    if workers is None:
-        return max(1, min(cores, n_tasks))
-    if check_count("workers", workers) > cores:
-        warnings.warn(f"workers={workers} is more than the {cores} cores: using {cores}", stacklevel=3)
-    return max(1, min(workers, cores, n_tasks))
-
-
 def _check_memory(n_values, what):
     """Refuse a study whose results alone would take more than half of the memory available now."""
     available = os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
@@ -98,59 +94,35 @@ def _check_memory(n_values, what):
                          f"{available / 2**30:.1f} GiB available: use fewer repetitions or settings")
 
 
-def _run(tasks, n_tasks, store, workers, progress, desc):
-    """Run ``fn(*args)`` for each task of the iterable ``tasks`` and pass ``(index, result)`` to ``store``, over
-    ``workers`` processes with at most two tasks per worker in flight, so memory stays bounded; a progress bar
-    on stderr."""
-    with tqdm(total=n_tasks, desc=desc, disable=not progress, unit="chunk") as bar:
-        if workers == 1:
-            for i, (fn, args) in enumerate(tasks):
-                store(i, fn(*args))
-                bar.update()
-            return
-        # forkserver: fork() from a process with threads (BLAS, Jupyter) may deadlock
-        method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
-        with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context(method)) as pool:
-            pending = {}
-            for i, (fn, args) in enumerate(tasks):
-                if len(pending) >= 2 * workers:
-                    done, _ = wait(pending, return_when=FIRST_COMPLETED)
-                    for future in done:
-                        store(pending.pop(future), future.result())
-                        bar.update()
-                pending[pool.submit(fn, *args)] = i
-            for future in as_completed(pending):
-                store(pending[future], future.result())
-                bar.update()
-
-
-def _seed_sequence(random_seed):
-    if isinstance(random_seed, np.random.Generator):
-        raise ValueError("random_seed must be an int (or None) here: each chunk derives its own seed from it")
-    return np.random.SeedSequence(random_seed)
-
-
-def _chunk_seed(seed, setting, chunk):
-    return np.random.SeedSequence(seed.entropy, spawn_key=(setting, chunk))
+def _run_chunks(chunk_fn, settings, repetitions, seed, execution, desc):
+    """``chunk_fn(*setting, size, seed)`` for every setting and chunk of repetitions, keyed (setting, chunk), on
+    :func:`pp_corr.execution.map_tasks`; the statistics as an array (statistic, setting, repetition)."""
+    chunks = _chunks(repetitions)
+    tasks = [((s, c), (*setting, size)) for s, setting in enumerate(settings) for c, size in enumerate(chunks)]
+    values = np.empty((len(STATISTICS), len(settings), repetitions))
+    for (setting, chunk), result in map_tasks(chunk_fn, tasks, random_seed=seed, desc=desc, **execution):
+        values[:, setting, chunk * CHUNK: chunk * CHUNK + chunks[chunk]] = result
+    return values
 
 
 def bayesian_network_study(deltas, *, distribution="fixed", runs=(1, 10), n_datasets=50, repetitions=5000,
-                           folds=10, workers=None, random_seed=None, progress=True) -> xr.Dataset:
+                           folds=10, scheduler=None, workers=None, random_seed=None, progress=True) -> xr.Dataset:
     """The Bayesian-network experiment: BN-hat (B) against zeroR (A) on ``n_datasets`` simulated data sets of
     random size (uniform on 25, 50, 100, 250, 500, 1000), ``runs`` x ``folds``-fold cross-validation, each
     data set's accuracy gap given by ``distribution`` (see :func:`draw_deltas`) with ``deltas`` values.
 
     Returns the per-repetition statistics of :func:`study_statistics` with dims (delta, runs, n_datasets,
-    repetition); :func:`rejection_rates` turns them into rejection rates. ``workers`` processes (default: all
-    cores; scripts then need the ``if __name__ == "__main__":`` guard, as processes start by forkserver);
-    ``random_seed`` an int (None: fresh entropy, stored in ``attrs["random_seed"]``).
+    repetition); :func:`rejection_rates` turns them into rejection rates. The chunks of repetitions run on a
+    Dask cluster (:func:`pp_corr.execution.dask_client`): a local one of ``workers`` processes (default: all
+    cores; scripts then need the ``if __name__ == "__main__":`` guard) or the one at the address ``scheduler``
+    (``"tcp://HOST:PORT"``); ``random_seed`` an int (None: fresh entropy, stored in ``attrs["random_seed"]``).
 
     >>> res = bayesian_network_study([0.0, 0.1], runs=1, n_datasets=10, repetitions=20, random_seed=0,
     ...                              workers=1, progress=False)
     >>> dict(res.sizes)
     {'delta': 2, 'runs': 1, 'n_datasets': 1, 'repetition': 20}
     """
-    seed = _seed_sequence(random_seed)
+    seed = as_seed_sequence(random_seed)
     deltas, runs, n_datasets = (np.atleast_1d(v) for v in (deltas, runs, n_datasets))
     if distribution not in DISTRIBUTIONS:
         raise ValueError(f"distribution must be one of {DISTRIBUTIONS}, got {distribution!r}")
@@ -159,20 +131,11 @@ def bayesian_network_study(deltas, *, distribution="fixed", runs=(1, 10), n_data
         raise ValueError(f"runs must be >= 1 and n_datasets >= 2, got runs={runs}, n_datasets={n_datasets}")
     if np.any(np.abs(deltas) > 0.5):
         raise ValueError("deltas must be in [-0.5, 0.5]: the accuracy of BN-hat is at most 1")
-    settings = [(d, int(m), int(q)) for d in deltas for m in runs for q in n_datasets]
+    execution = _execution(scheduler, workers, progress)
+    settings = [(distribution, d, int(m), int(q), folds) for d in deltas for m in runs for q in n_datasets]
     _check_memory(len(STATISTICS) * len(settings) * repetitions, f"{len(settings)} settings x {repetitions} "
                   "repetitions")
-    chunks = _chunks(repetitions)
-    tasks = ((_network_chunk, (distribution, d, m, q, folds, size, _chunk_seed(seed, s, c)))
-             for s, (d, m, q) in enumerate(settings) for c, size in enumerate(chunks))
-    values = np.empty((len(STATISTICS), len(settings), repetitions))
-
-    def store(i, result):
-        setting, chunk = divmod(i, len(chunks))
-        values[:, setting, chunk * CHUNK: chunk * CHUNK + chunks[chunk]] = result
-
-    n_tasks = len(settings) * len(chunks)
-    _run(tasks, n_tasks, store, _workers(workers, n_tasks), progress, f"{distribution} deltas")
+    values = _run_chunks(_network_chunk, settings, repetitions, seed, execution, f"{distribution} deltas")
     dims = ("delta", "runs", "n_datasets", "repetition")
     shape = (len(deltas), len(runs), len(n_datasets), repetitions)
     return xr.Dataset({name: (dims, values[k].reshape(shape)) for k, name in enumerate(STATISTICS)},
@@ -204,11 +167,18 @@ def experiment_2(*, repetitions=5000, **kwargs) -> xr.Dataset:
     return bayesian_network_study(**{**EXPERIMENT_2, **kwargs}, repetitions=repetitions)
 
 
-def toy_example(*, repetitions=5000, folds=10, rho=0.0, random_seed=None) -> xr.Dataset:
+def _toy_chunk(sigma, folds, rho, repetitions, seed):
+    rng = np.random.default_rng(seed)
+    return study_statistics(rng.normal(TOY_MEANS[:, None], sigma[:, None], (repetitions, 10, folds)), rho=rho)
+
+
+def toy_example(*, repetitions=5000, folds=10, rho=0.0, scheduler=None, workers=None, random_seed=None,
+                progress=True) -> xr.Dataset:
     """The toy example: 10 data sets, ``folds`` independent differences x ~ N(mu_i, sigma_i^2) each, with
     mu = +0.1 on D1..D5 and -0.1 on D6..D10; case 1: sigma = 0.05 everywhere; case 2: sigma = 0.15 on D6..D10.
     B is better on exactly half the data sets, so neither test should declare it better. ``rho`` = 0 as the
-    differences are independent. Returns the statistics of :func:`study_statistics`, dims (case, repetition).
+    differences are independent. Returns the statistics of :func:`study_statistics`, dims (case, repetition);
+    ``scheduler``, ``workers`` and ``progress`` as in :func:`bayesian_network_study`.
 
     The two cases do not give the Wilcoxon test the same p-values. In case 1 the ten |means| are exchangeable,
     so T+ is the rank sum of a random half of 1..10 (sd 4.79) and the one-sided p-value never falls below
@@ -217,24 +187,23 @@ def toy_example(*, repetitions=5000, folds=10, rho=0.0, random_seed=None) -> xr.
     Poisson test's P(X > q/2) grows by orders of magnitude in case 2 (median about 0.001 -> 0.3) and rarely
     (about 0.15% of repetitions) passes 0.95.
 
-    >>> res = toy_example(repetitions=200, random_seed=0)
+    >>> res = toy_example(repetitions=200, random_seed=0, workers=1, progress=False)
     >>> # the noisier case 2 makes the Poisson test less sure that B is not better on a majority
     >>> bool(res.p_b_majority[1].median() > res.p_b_majority[0].median())
     True
     """
     repetitions, folds = check_count("repetitions", repetitions), check_count("folds", folds, minimum=2)
+    seed = as_seed_sequence(random_seed)
+    execution = _execution(scheduler, workers, progress)
     _check_memory(2 * len(STATISTICS) * repetitions, f"the toy example with {repetitions} repetitions")
-    rng = np.random.default_rng(_seed_sequence(random_seed))
-    mu = np.repeat([0.1, -0.1], 5)
     sigmas = {"1: sd 0.05 on all": np.full(10, 0.05), "2: sd 0.15 on D6-D10": np.repeat([0.05, 0.15], 5)}
-    # chunks of one random stream: the same draws as one call, in bounded memory
-    columns = [[np.concatenate(part) for part in zip(*(
-        study_statistics(rng.normal(mu[:, None], sigma[:, None], (size, 10, folds)), rho=rho)
-        for size in _chunks(repetitions)))] for sigma in sigmas.values()]
+    values = _run_chunks(_toy_chunk, [(sigma, folds, rho) for sigma in sigmas.values()], repetitions, seed,
+                         execution, "toy example")
     dims = ("case", "repetition")
-    return xr.Dataset({name: (dims, np.stack([c[k] for c in columns])) for k, name in enumerate(STATISTICS)},
+    return xr.Dataset({name: (dims, values[k]) for k, name in enumerate(STATISTICS)},
                       coords={"case": list(sigmas), "repetition": np.arange(repetitions)},
-                      attrs={"study": "toy example", "folds": folds, "rho": rho, "a": "A", "b": "B"})
+                      attrs={"study": "toy example", "folds": folds, "rho": rho, "random_seed": str(seed.entropy),
+                             "a": "A", "b": "B"})
 
 
 def rejection_rates(results: xr.Dataset, alpha=0.05) -> xr.Dataset:
@@ -242,7 +211,7 @@ def rejection_rates(results: xr.Dataset, alpha=0.05) -> xr.Dataset:
     the Wilcoxon test when its one-sided p-value < alpha. ``rate`` and its standard error ``se`` per test and
     setting (mean over ``repetition``), with the mean simulated difference.
 
-    >>> rates = rejection_rates(toy_example(repetitions=100, random_seed=0))
+    >>> rates = rejection_rates(toy_example(repetitions=100, random_seed=0, workers=1, progress=False))
     >>> rates.rate.dims
     ('test', 'case')
     """

@@ -163,4 +163,4 @@ def test_bad_input():
     with pytest.raises(ValueError, match="sizes"):
         cv_differences([0.1], 5, folds=10)
     with pytest.raises(ValueError, match="alpha"):
-        rejection_rates(toy_example(repetitions=5, random_seed=0), alpha=1.5)
+        rejection_rates(toy_example(repetitions=5, random_seed=0, workers=1, progress=False), alpha=1.5)

@@ -9,6 +9,7 @@ exactly 0. These tests compare algorithms across data sets: scores of a single d
 pair (lo, hi), as for the correlated t-test."""
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -95,19 +96,134 @@ def _in_unit(values, *bounds):
     return (np.asarray(values) / unit, *(b / unit for b in bounds))
 
 
-def _pair_sums(points, lo, hi):
-    """(z_i + z_j, 2 lo, 2 hi, |z_i| + |z_j| + 2 max(|lo|, |hi|)) in a unit where none of them overflows."""
-    points, lo, hi = _in_unit(points, lo, hi)
-    size = np.abs(points)
-    return (points[:, None] + points[None, :], 2 * lo, 2 * hi,
-            size[:, None] + size[None, :] + 2 * max(abs(lo), abs(hi)))
+def _first_false(predicate, n):
+    """For each row i of a predicate(i, j) that is True then False along j in [0, n): the first j where it is
+    False (n if none), by a binary search over all rows at once (log2(n) evaluations of n pairs)."""
+    rows = np.arange(n)
+    low, high = np.zeros(n, dtype=np.int64), np.full(n, n, dtype=np.int64)
+    while (active := low < high).any():
+        i, mid = rows[active], (low[active] + high[active]) // 2
+        true = predicate(i, mid)
+        low[active], high[active] = np.where(true, mid + 1, low[active]), np.where(true, high[active], mid)
+    return low
 
 
-def _quadratic(w, matrix):
-    """w_n^T M w_n for every draw n; exactly 0 when M is (so a region that cannot occur gets 0, not rounding)."""
-    if not matrix.any():
-        return np.zeros(len(w))
-    return np.einsum("ni,ij,nj->n", w, matrix, w, optimize=True)
+class PairSumRegions:
+    """Where each pair sum z_i + z_j falls against the rope (lo, hi), without the q x q matrix of pairs.
+
+    With H as in :func:`_step` (a sum within TIE_TOLERANCE of a boundary counts 1/2), the right region holds
+    R_ij = H(z_i + z_j - 2 hi) and the left L_ij = H(2 lo - z_i - z_j). With the points sorted once, row i of R
+    is 0 up to ``right_half[i]``, 1/2 up to ``right_full[i]``, then 1; row i of L is 1 up to ``left_full[i]``, 1/2
+    up to ``left_half[i]``, then 0 (each found by a binary search with the same comparison as the matrix). So
+    sum_ij w_i w_j R_ij is, per draw, a cumulative sum of the sorted weights and a gather at those positions:
+    O(q) a draw instead of O(q^2). ``columns`` maps the points to columns of the weights (default: the same
+    order); ``right_trace`` is sum_i R_ii.
+
+    >>> regions = PairSumRegions(np.array([-0.02, 0.01, 0.03]), -0.01, 0.01)
+    >>> # pair sums: -0.04 left; -0.01 and 0.01 in the rope; 0.02 on its edge (half); 0.04 and 0.06 right
+    >>> masses = regions.masses(np.array([[0.2, 0.3, 0.5]]))  # left, rope, right: they sum to (sum w)^2
+    >>> bool(np.allclose(masses, [[0.2**2, 2 * 0.2 * 0.3 + 2 * 0.2 * 0.5 + 0.3**2 / 2,
+    ...                             0.3**2 / 2 + 2 * 0.3 * 0.5 + 0.5**2]]))
+    True
+    """
+
+    def __init__(self, points, lo, hi, columns=None):
+        points, lo, hi = _in_unit(points, lo, hi)
+        order = np.argsort(points, kind="stable")
+        self.columns = (order if columns is None else np.asarray(columns)[order]).astype(np.int64)
+        self.points = p = points[order]
+        size, low, high, edge = np.abs(p), 2 * lo, 2 * hi, 2 * max(abs(lo), abs(hi))
+
+        def right(i, j):
+            return _step(p[i] + p[j], high, size[i] + size[j] + edge)
+
+        def left(i, j):
+            return _step(low, p[i] + p[j], size[i] + size[j] + edge)
+
+        n = len(p)
+        self.right_half = _first_false(lambda i, j: right(i, j) == 0, n)
+        self.right_full = _first_false(lambda i, j: right(i, j) < 1, n)
+        self.left_full = _first_false(lambda i, j: left(i, j) == 1, n)
+        self.left_half = _first_false(lambda i, j: left(i, j) > 0, n)
+        # the rope's entries 1 - L - R are >= 0, so the rope is empty when every row's sum of them is 0
+        self.rope_empty = bool((self.left_full + self.left_half == self.right_half + self.right_full).all())
+        self.right_trace = float(right(np.arange(n), np.arange(n)).sum())
+
+    def right_count(self) -> float:
+        """sum_ij R_ij (each pair sum in the right region counts 1, on its boundary 1/2)."""
+        n = len(self.points)
+        return float(np.sum(n - self.right_full) + 0.5 * np.sum(self.right_full - self.right_half))
+
+    def masses(self, w) -> np.ndarray:
+        """(w L w, w (1 - L - R) w, w R w) for every draw (row) of the weights ``w``, shape (n, 3); a region
+        that cannot occur gets exactly 0."""
+        w = np.ascontiguousarray(w, dtype=float)
+        out = np.empty((len(w), 3))
+        _region_kernel()(w, self.columns, self.left_full, self.left_half, self.right_half, self.right_full, out)
+        if self.rope_empty:
+            out[:, 1] = 0.0
+        return out
+
+
+_BLOCK = 64  # draws side by side in the compiled loop
+
+
+# numba cannot compile mutmut's wrapper of a mutated function: this one is left out of `make mutation` (the
+# dense oracle of tests/test_signed_rank_kernel.py checks it)
+def _region_masses(w, columns, left_full, left_half, right_half, right_full, out):  # pragma: no mutate block
+    """The compiled loop of :meth:`PairSumRegions.masses`: per draw, the cumulative sum c of the weights in the
+    order of the points, then for each i: left_i = c[left_full] + (c[left_half] - c[left_full]) / 2, right_i =
+    (c[n] - c[right_full]) + (c[right_full] - c[right_half]) / 2 and rope_i the rest of c[n] (at least 0; rows
+    computed alike give equal masses exactly, as the matrices did; c[right_full] - c[left_full] in a row without
+    pair sums on an edge), summed over i weighted by w_i. Blocks of draws side by side, so that the inner loops
+    run over draws."""
+    n, draws = columns.shape[0], w.shape[0]
+    sorted_w, c = np.zeros((n, _BLOCK)), np.zeros((n + 1, _BLOCK))
+    left, rope, right = np.empty(_BLOCK), np.empty(_BLOCK), np.empty(_BLOCK)
+    for start in range(0, draws, _BLOCK):
+        size = min(_BLOCK, draws - start)
+        for d in range(size):
+            row = w[start + d]
+            for k in range(n):
+                sorted_w[k, d] = row[columns[k]]
+        for k in range(n):
+            for d in range(_BLOCK):
+                c[k + 1, d] = c[k, d] + sorted_w[k, d]
+        total = c[n]
+        left[:], rope[:], right[:] = 0.0, 0.0, 0.0
+        for i in range(n):
+            weight, c_lf, c_lh, c_rh, c_rf = (sorted_w[i], c[left_full[i]], c[left_half[i]], c[right_half[i]],
+                                              c[right_full[i]])
+            if left_full[i] == left_half[i] and right_half[i] == right_full[i]:  # no pair sum on an edge
+                for d in range(_BLOCK):
+                    left[d] += weight[d] * c_lf[d]
+                    rope[d] += weight[d] * (c_rf[d] - c_lf[d])
+                    right[d] += weight[d] * (total[d] - c_rf[d])
+            else:
+                for d in range(_BLOCK):
+                    row_left = c_lf[d] + 0.5 * (c_lh[d] - c_lf[d])
+                    row_right = (total[d] - c_rf[d]) + 0.5 * (c_rf[d] - c_rh[d])
+                    left[d] += weight[d] * row_left
+                    rope[d] += weight[d] * max(total[d] - row_left - row_right, 0.0)
+                    right[d] += weight[d] * row_right
+        for d in range(size):
+            out[start + d, 0], out[start + d, 1], out[start + d, 2] = left[d], rope[d], right[d]
+
+
+@functools.cache
+def _region_kernel():
+    """:func:`_region_masses` compiled by numba (imported and compiled on first use; cached on disk)."""
+    import numba
+
+    return numba.njit(cache=True, nogil=True)(_region_masses)
+
+
+def _draw_chunks(rng, alpha, n_samples, width):
+    """Dirichlet draws (see :func:`dirichlet`) in consecutive chunks of about 2^20 numbers: the same draws as one
+    call, in bounded memory."""
+    rows = max(1, 2**20 // width)
+    for start in range(0, n_samples, rows):
+        yield dirichlet(rng, alpha, min(rows, n_samples - start))
 
 
 @dataclass(frozen=True, repr=False)
@@ -213,10 +329,8 @@ def bayesian_signed_rank(x, y=None, *, rope=0.0, prior_strength=0.5, z0=0.0, n_s
     z, names = _differences(x, y, algorithms)
     points = np.concatenate([[z0], z]) if prior_strength > 0 else z
     alpha = np.concatenate([[prior_strength], np.ones(len(z))]) if prior_strength > 0 else np.ones(len(z))
-    w = dirichlet(rng, alpha, n_samples)
-    pair, low, high, magnitude = _pair_sums(points, lo, hi)
-    right, left = _step(pair, high, magnitude), _step(low, pair, magnitude)
-    samples = np.column_stack([_quadratic(w, m) for m in (left, 1 - left - right, right)])
+    regions = PairSumRegions(points, lo, hi)
+    samples = np.concatenate([regions.masses(w) for w in _draw_chunks(rng, alpha, n_samples, len(alpha))])
     samples /= samples.sum(axis=1, keepdims=True)
     method = "Bayesian signed-rank test" + (" (DP, s -> 0)" if prior_strength == 0
                                             else f" (s = {prior_strength}, z0 = {z0})")
@@ -304,14 +418,13 @@ def imprecise_signed_rank(x, y=None, *, loss_ratio=19.0, n_samples=50_000, rando
     rng = as_generator(random_seed)
     z, names = _differences(x, y, algorithms)
     q, s = len(z), IDP_STRENGTH
-    w = dirichlet(rng, np.concatenate([[s], np.ones(q)]), n_samples)
-    w0, w = w[:, 0], w[:, 1:]
-    pair, _, _, magnitude = _pair_sums(z, 0.0, 0.0)
-    h = _step(pair, 0.0, magnitude)
-    low = np.einsum("ni,ij,nj->n", w, h, w, optimize=True)
+    regions = PairSumRegions(z, 0.0, 0.0, columns=np.arange(1, q + 1))  # column 0 of the draws: w0
+    alpha = np.concatenate([[s], np.ones(q)])
+    w0, low = (np.concatenate(parts) for parts in zip(*((w[:, 0], regions.masses(w)[:, 2])
+                                                         for w in _draw_chunks(rng, alpha, n_samples, q + 1))))
     high = w0 * (2 - w0) + low
     # E[w_i w_j] = (1 + [i = j]) / ((s+q)(s+q+1)): the diagonal counts twice
-    low_mean = (h.sum() + np.trace(h)) / ((s + q) * (s + q + 1))
+    low_mean = (regions.right_count() + regions.right_trace) / ((s + q) * (s + q + 1))
     return ImpreciseSignedRankResult(float(np.mean(low > 0.5)), float(np.mean(high > 0.5)), float(low_mean),
                                      float(low_mean + (s**2 + 2 * q * s + s) / ((s + q) * (s + q + 1))),
                                      loss_ratio / (1 + loss_ratio), names)

@@ -11,7 +11,7 @@ from .poisson_test import PoissonTestResult, poisson_test
 from .rank_tests import (ImpreciseSignedRankResult, RegionProbabilities, bayesian_sign_test, bayesian_signed_rank,
                          imprecise_signed_rank, sign_test, wilcoxon_test)
 from .frequentist import TTestResult, corrected_ttest, paired_ttest
-from .intraclass import SufficientStats, intraclass_logp, resolve_rho
+from .intraclass import SufficientStats, intraclass_fold_logp, intraclass_logp, resolve_rho
 from .priors import NormalGamma
 from .scores import AssumptionWarning, differences, example_path, load_scores, mean_differences
 from .ttest import CorrelatedTTestResult, DegenerateWarning, correlated_ttest
@@ -22,7 +22,8 @@ __all__ = [
     "PoissonBinomial", "PoissonTestResult", "RegionProbabilities", "SufficientStats", "TTestResult",
     "bayesian_sign_test", "bayesian_signed_rank", "compare_all_pairs", "corrected_ttest", "correlated_ttest",
     "dataset_ranks", "differences", "example_path", "format_pairs", "hierarchical_model", "hierarchical_test",
-    "imprecise_signed_rank", "intraclass_logp", "joint_model", "joint_test", "load_scores", "mean_differences",
+    "imprecise_signed_rank", "intraclass_fold_logp", "intraclass_logp", "joint_model", "joint_test", "load_scores",
+    "mean_differences",
     "paired_ttest", "plackett_luce", "plackett_luce_model", "poisson_binomial_monte_carlo", "poisson_test",
     "resolve_rho", "sign_test", "wilcoxon_test",
 ]

@@ -39,7 +39,7 @@ from pymc.logprob.transforms import ChainedTransform, ScaleTransform
 from scipy import stats
 
 from ._args import as_generator, as_rope, b_minus_a, check_count, check_probability_level, check_real
-from .models import _rows, sample
+from .models import dataset_rows, sample
 from .poisson_binomial import PoissonBinomial
 from .rank_tests import RegionProbabilities
 from .scores import pick_algorithms
@@ -120,7 +120,7 @@ def _warn_far_out(names, sd, mean, unit):
 def _prepare(x, rho, n_test, n_train, folds, algorithms, scale=None):
     if scale is not None:
         scale = check_real("scale", scale, low=0, low_open=True)
-    rows, names, rho, _ = _rows(x, algorithms, rho, n_test, n_train, folds)
+    rows, names, rho, _ = dataset_rows(x, algorithms, rho, n_test, n_train, folds)
     if len(rows) < 2:
         raise ValueError(f"x holds {len(rows)} data set: the hierarchical model needs at least 2")
     n = np.array([len(r) for r in rows])
@@ -341,6 +341,44 @@ def _build(data: _Data, priors, form="centered", bounds=None) -> pm.Model:
     return model
 
 
+def dataset_log_likelihood(xbar, ss, n, rho, delta, sigma):
+    """log p(x_i | delta_i, sigma_i): the intraclass log-density of data set i's folds (:func:`intraclass_logp`)
+    from its sufficient statistics, mean ``xbar`` and sum of squared deviations ``ss`` of its ``n`` folds:
+
+        -(n log 2 pi + 2 n log sigma + (n - 1) log(1 - rho) + log(1 + (n - 1) rho)) / 2
+        - ss / (2 sigma^2 (1 - rho)) - n (xbar - delta)^2 / (2 sigma^2 (1 + (n - 1) rho)),
+
+    the mean's normal term and the scatter term of :func:`hierarchical_model` (its ``ss`` Potential) with
+    their constants: the full likelihood of the data set, so that leave-one-data-set-out LOO sees all of it.
+    Arrays broadcast (draws first, data sets last).
+
+    >>> from pp_corr.intraclass import intraclass_logp
+    >>> x = np.array([0.1, -0.2, 0.4, 0.3])
+    >>> float(dataset_log_likelihood(x.mean(), 3 * x.var(ddof=1), 4, 0.25, 0.05, 0.3) - intraclass_logp(x, 0.05, 0.3,
+    ...                                                                                             0.25)) < 1e-12
+    True
+    """
+    quad = ss / (1 - rho) + n / (1 + (n - 1) * rho) * (xbar - delta) ** 2
+    logdet = 2 * n * np.log(sigma) + (n - 1) * np.log1p(-rho) + np.log1p((n - 1) * rho)
+    return -0.5 * (n * np.log(2 * np.pi) + logdet + quad / sigma**2)
+
+
+def add_dataset_log_likelihood(idata, data: _Data):
+    """``idata`` with the per-data-set log-likelihood (:func:`dataset_log_likelihood`, in the units of the scores)
+    as ``by_dataset`` in its ``log_likelihood`` group, from the posterior draws of delta_i and sigma_i:
+    ``az.loo(idata)`` is then leave-one-data-set-out (how well the model predicts a new data set's folds),
+    on the same scale as the correlated models' ``by_dataset`` (:func:`pp_corr.models.add_log_likelihood`)."""
+    post = idata.posterior
+    s = np.float64(data.scale)
+    # in units of s (no squares of tiny differences), then the Jacobian of the change of units, -n log s
+    logp = dataset_log_likelihood(data.mean / s, data.ss(s), data.n, data.rho, post["delta_scaled"].values,
+                                  post["sigma_scaled"].values) - data.n * np.log(s)
+    idata["log_likelihood"] = xr.Dataset({"by_dataset": (("chain", "draw", "dataset"), logp)},
+                                         coords={"chain": post.chain.values, "draw": post.draw.values,
+                                                 "dataset": data.names})
+    return idata
+
+
 def nu_log_prior(x, alpha=PRIORS["current"]["alpha"], beta=PRIORS["current"]["beta"], nodes=NU_NODES):
     """The log density of nu - 1 = x when nu - 1 ~ Gamma(a, rate b) with a ~ U(alpha), b ~ U(beta).
 
@@ -417,6 +455,7 @@ class HierarchicalResult:
     independent: object
     convergence_problems: tuple[str, ...] = ()
     attempts: tuple[dict, ...] = ()
+    model: object = None  # the pm.Model of the last fit (the centred form's for the exact posterior)
 
     @property
     def converged(self) -> bool:
@@ -435,10 +474,13 @@ class HierarchicalResult:
     def p_delta0_positive(self) -> float:
         return float(np.mean(self.delta0 > 0))
 
-    def datasets(self, confidence_level=0.95) -> pd.DataFrame:
-        """Each data set's shrunk delta_i (mean, interval, rope probabilities) next to its independent estimate."""
+    def datasets(self, confidence_level=0.95, rope=None) -> pd.DataFrame:
+        """Each data set's shrunk delta_i (mean, interval, rope probabilities) next to its independent estimate;
+        ``rope`` (a half-width or a pair; the fit's if None) changes the regions, not the posterior."""
         delta = self.idata.posterior["delta"].stack(sample=("chain", "draw")).transpose("dataset", "sample").values
-        lo, hi = self.rope
+        rope = self._rope(rope)
+        lo, hi = rope
+        independent = self.independent if rope == self.rope else self.independent.with_rope(rope)
         tail = (1 - confidence_level) / 2
         a, b = self.names
         frame = pd.DataFrame({
@@ -446,12 +488,12 @@ class HierarchicalResult:
             "hier. hi": np.quantile(delta, 1 - tail, axis=1), f"hier. P({a} better)": (delta < lo).mean(axis=1),
             "hier. P(rope)": ((delta >= lo) & (delta <= hi)).mean(axis=1),
             f"hier. P({b} better)": (delta > hi).mean(axis=1),
-            "indep. mean": self.independent.mean, f"indep. P({a} better)": self.independent.p_left,
-            "indep. P(rope)": self.independent.p_rope, f"indep. P({b} better)": self.independent.p_right,
+            "indep. mean": independent.mean, f"indep. P({a} better)": independent.p_left,
+            "indep. P(rope)": independent.p_rope, f"indep. P({b} better)": independent.p_right,
         }, index=pd.Index(self.data.names, name="dataset"))
         return frame
 
-    def to_frame(self, confidence_level=0.95) -> pd.DataFrame:
+    def to_frame(self, confidence_level=0.95, rope=None) -> pd.DataFrame:
         """One row per data set, columns ``a, b, dataset`` and the hierarchical (``hier_*``: mean, interval,
         ``p_left`` = P(A better), ``p_rope``, ``p_right`` = P(B better)) and independent (``indep_*``) estimates;
         the names do not depend on the algorithms', so frames of several pairs stack.
@@ -463,7 +505,7 @@ class HierarchicalResult:
         >>> res.to_frame().iloc[0, :5].tolist()[:3], list(res.to_frame().columns)[3:5]
         (['j48', 'nbc', 'D1'], ['hier_mean', 'hier_lower'])
         """
-        table = self.datasets(confidence_level)
+        table = self.datasets(confidence_level, rope)
         table.columns = ["hier_mean", "hier_lower", "hier_upper", "hier_p_left", "hier_p_rope", "hier_p_right",
                          "indep_mean", "indep_p_left", "indep_p_rope", "indep_p_right"]
         table = table.reset_index()
@@ -472,7 +514,7 @@ class HierarchicalResult:
         table.insert(0, "a", self.names[0])
         return table
 
-    def to_dict(self, confidence_level=0.95) -> dict:
+    def to_dict(self, confidence_level=0.95, rope=None) -> dict:
         """Plain Python values (NaN as None): the algorithms, rope, delta0 (mean, interval, P(delta0 > 0)), a new
         data set's probabilities (``p_*`` posterior means, ``win_*`` shares of draws where the region is
         largest), the convergence problems and one record per data set as in :meth:`to_frame`.
@@ -487,9 +529,9 @@ class HierarchicalResult:
         check_probability_level("confidence_level", confidence_level)
         tail = (1 - confidence_level) / 2
         lower, upper = np.quantile(self.delta0, [tail, 1 - tail])
-        new = self.new_dataset()
-        records = self.to_frame(confidence_level).drop(columns=["a", "b", "converged"]).to_dict(orient="records")
-        result = {"test": "hierarchical", "a": self.names[0], "b": self.names[1], "rope": list(self.rope),
+        new = self.new_dataset(rope)
+        records = self.to_frame(confidence_level, rope).drop(columns=["a", "b", "converged"]).to_dict(orient="records")
+        result = {"test": "hierarchical", "a": self.names[0], "b": self.names[1], "rope": list(self._rope(rope)),
                   "n_datasets": len(self.data.names), "confidence_level": confidence_level,
                   "delta0_mean": self.delta0.mean(), "delta0_lower": lower, "delta0_upper": upper,
                   "p_delta0_positive": self.p_delta0_positive,
@@ -499,18 +541,32 @@ class HierarchicalResult:
                   "attempts": [dict(a) for a in self.attempts], "datasets": records}
         return _plain(result)
 
-    def new_dataset(self) -> RegionProbabilities:
-        """P(A better), P(rope), P(B better) on a new data set, delta_new ~ t_nu(delta0, sigma0), per draw.
+    def new_dataset(self, rope=None) -> RegionProbabilities:
+        """P(A better), P(rope), P(B better) on a new data set, delta_new ~ t_nu(delta0, sigma0), per draw;
+        ``rope`` (a half-width or a pair; the fit's if None) changes the regions, not the posterior.
 
         ``p_*`` are their posterior means, ``win_*`` the share of draws in which each region is largest
-        (ties shared equally between the tied regions).
+        (ties shared equally between the tied regions). They differ when the posterior is unsure which region
+        dominates: p_* averages the probabilities of a new data set, win_* counts the draws in which a region
+        is the most probable one, so win_* is the more extreme when the draws agree and splits when they do not.
+
+        >>> x = np.random.default_rng(0).normal(0.02, 0.02, (4, 10))
+        >>> res = hierarchical_test(x, folds=10, draws=300, tune=300, chains=2, random_seed=1, retry=False)
+        >>> wide, narrow = res.new_dataset(rope=0.1), res.new_dataset(rope=0.001)
+        >>> bool(wide.p_rope > narrow.p_rope), wide.rope
+        (True, 0.1)
         """
+        rope = self._rope(rope)
         post = self.idata.posterior
         d0, s0, nu = (post[v].values.ravel() for v in ("delta0", "sigma0", "nu"))
-        lo, hi = self.rope
+        lo, hi = rope
         left = stats.t.cdf((lo - d0) / s0, nu)
         right = stats.t.sf((hi - d0) / s0, nu)
-        return RegionProbabilities.from_tails(left, right, "hierarchical model, a new data set", self.rope, self.names)
+        return RegionProbabilities.from_tails(left, right, "hierarchical model, a new data set", rope, self.names)
+
+    def _rope(self, rope) -> tuple[float, float]:
+        """The rope as a pair: ``rope`` (a half-width, a pair, or 0 for none) or the fit's if None."""
+        return self.rope if rope is None else (as_rope(rope) or (0.0, 0.0))
 
     def w_distribution(self) -> pd.DataFrame:
         """Posterior of W = #{i : delta_i > 0} next to the Poisson-binomial of the independent analysis."""
@@ -691,10 +747,15 @@ def hierarchical_test(x, y=None, *, rope=0.01, rho=None, n_test=None, n_train=No
 
     if method == "exact":
         idata, note = exact()
-        return HierarchicalResult(idata, data, rope, names, independent, (), (note,))
-    idata, problems, attempts = fit_with_policy(fit, [DEFAULT, ROBUST], given, retry=retry, progressbar=progressbar,
-                                                fallback=exact if method == "auto" and retry else None)
-    return HierarchicalResult(idata, data, rope, names, independent, problems, attempts)
+        problems, attempts = (), (note,)
+    else:
+        idata, problems, attempts = fit_with_policy(fit, [DEFAULT, ROBUST], given, retry=retry,
+                                                    progressbar=progressbar,
+                                                    fallback=exact if method == "auto" and retry else None)
+    fitted = [a["form"] for a in attempts if "form" in a]
+    model = _build(data, priors, fitted[-1] if fitted else DEFAULT["form"], bounds)
+    return HierarchicalResult(add_dataset_log_likelihood(idata, data), data, rope, names, independent, problems,
+                              attempts, model)
 
 
 def _exact_fit(data: _Data, priors, bounds, rope, *, chains, draws, random_seed):

@@ -125,14 +125,21 @@ def test_an_error_in_a_task_is_raised_with_its_key():
     assert any("(3,)" in note and "fail_on_three" in note for note in caught.value.__notes__)
 
 
+def tasks_on_the_worker(value, seed):
+    from distributed import get_worker
+
+    return value, len(get_worker().state.tasks), np.random.default_rng(seed).random()
+
+
 def test_more_tasks_than_the_window_all_land_once_and_the_bar_advances(capsys):
-    """One worker: two tasks in flight at a time, 9 tasks; each task's result once, under its key; the bar on
-    stderr reaches 9/9."""
+    """One worker: at most two tasks in flight (the worker never holds more than those and one being released),
+    9 tasks; each task's result once, under its key; the bar on stderr reaches 9/9."""
     tasks = [((k, 2 * k), (k,)) for k in range(9)]
-    results = list(execution.map_tasks(task_pid, tasks, random_seed=1, workers=1, desc="probe"))
+    results = list(execution.map_tasks(tasks_on_the_worker, tasks, random_seed=1, workers=1, desc="probe"))
     assert sorted(key for key, _ in results) == [key for key, _ in tasks]
-    for key, (_, value, draw) in results:
-        assert value == key[0] and draw == task_pid(0, execution.task_seed(1, key))[2]
+    for key, (value, _, draw) in results:
+        assert value == key[0] and draw == np.random.default_rng(execution.task_seed(1, key)).random()
+    assert max(held for _, (_, held, _) in results) <= 3
     captured = capsys.readouterr()
     assert "probe" in captured.err and "9/9" in captured.err and captured.out == ""
 

@@ -1,5 +1,6 @@
-"""The simulation study: counts-based against instance-level simulation on a slice, and the full experiment 1
-(11 gaps x 2 run counts x 5000 repetitions x 50 data sets, both tests) on all cores (target: < 2 minutes)."""
+"""The simulation study: counts-based against instance-level simulation on a slice, time against the number of local
+Dask workers (1 and all cores), and the full experiment 1 (11 gaps x 2 run counts x 5000 repetitions x 50 data
+sets, both tests) on all cores (target: < 2 minutes)."""
 import os
 import time
 
@@ -10,7 +11,7 @@ import numpy as np
 from pp_corr.bayes_net import SIZES, cv_differences, cv_differences_instances
 from pp_corr.simulation import experiment_1, rejection_rates
 
-if __name__ == "__main__":  # worker processes start by forkserver and re-import this file
+if __name__ == "__main__":  # local Dask worker processes start by spawn and re-import this file
     # 1. a slice: 20 repetitions x 50 data sets, 10 runs of 10-fold CV, delta = 0.05
     rng = np.random.default_rng(0)
     sizes = rng.choice(SIZES, (20, 50))
@@ -21,7 +22,13 @@ if __name__ == "__main__":  # worker processes start by forkserver and re-import
     full_instances = instances_t * 11 * 5000 / 20 * 1.1  # m = 10 and m = 1 (a tenth more)
     print(f"  the instance-level simulator would need ~{full_instances / 3600:.1f} h of CPU for experiment 1")
 
-    # 2. the full experiment 1
+    # 2. scaling with the number of local Dask workers (a fifth of experiment 1; start-up included)
+    for workers in sorted({1, os.cpu_count() or 1}):
+        start = time.perf_counter()
+        experiment_1(repetitions=1000, workers=workers, random_seed=1, progress=False)
+        print(f"experiment 1 with 1000 repetitions on {workers} local worker(s): {time.perf_counter() - start:.1f} s")
+
+    # 3. the full experiment 1
     workers = os.cpu_count()
     start = time.perf_counter()
     results = experiment_1(repetitions=5000, workers=workers, random_seed=1, progress=False)

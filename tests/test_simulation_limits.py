@@ -41,9 +41,9 @@ def test_regression_study_sizes_named(kwargs, name):
 def test_streamed_chunks_land_in_their_places():
     """More chunks than the in-flight window: each chunk's statistics must land at its own repetitions (a
     chunk computed alone with its own seed is the oracle)."""
-    kwargs = dict(deltas=[0.05], runs=1, n_datasets=10, repetitions=5 * simulation.CHUNK + 7, random_seed=5,
+    kwargs = dict(deltas=[0.05], runs=1, n_datasets=10, repetitions=3 * simulation.CHUNK + 7, random_seed=5,
                   progress=False)
-    res = simulation.bayesian_network_study(workers=2, **kwargs)
+    res = simulation.bayesian_network_study(workers=1, **kwargs)  # two tasks in flight
     for chunk, start in enumerate(range(0, kwargs["repetitions"], simulation.CHUNK)):
         size = min(simulation.CHUNK, kwargs["repetitions"] - start)
         alone = simulation._network_chunk("fixed", 0.05, 1, 10, 10, size, execution.task_seed(5, (0, chunk)))

@@ -4,6 +4,7 @@ hierarchical model fitted to each of the k(k-1)/2 pairs (what a user does withou
 Target (#16): under 2 minutes on 2 cores for all 5 classifiers, R-hat <= 1.01, bulk ESS >= 400.
 
 Usage: python benchmarks/bench_joint.py [--algorithms nbc,hnb,aode] [--sampler pymc|nutpie] [--draws 1000]
+[--form centered|marginal] (one form, no retry; default: joint_test's policy)
 """
 import argparse
 import sys
@@ -26,6 +27,7 @@ parser = argparse.ArgumentParser()
 parser.add_argument("--algorithms", default="nbc,hnb,aode,j48,j48gr")
 parser.add_argument("--sampler", default="pymc")
 parser.add_argument("--draws", type=int, default=None)
+parser.add_argument("--form", choices=("centered", "marginal"), default=None)
 args = parser.parse_args()
 if not UCI54.exists():
     sys.exit(f"uci54 not found at {UCI54}")
@@ -50,7 +52,8 @@ for a, b in combinations(algorithms, 2):
     res, elapsed, ess = timed(hierarchical_test, algorithms=(a, b))
     pairwise_time += elapsed
     print(f"pairwise {a} vs {b}: {elapsed:.1f} s, converged {res.converged}, min bulk ESS {ess:.0f}", flush=True)
-res, elapsed, ess = timed(joint_test, algorithms=algorithms)
+form = {"form": args.form, "retry": False} if args.form else {}
+res, elapsed, ess = timed(joint_test, algorithms=algorithms, **form)
 print(f"joint, k = {len(algorithms)}: {elapsed:.1f} s, converged {res.converged} after {len(res.attempts)} "
       f"attempt(s), min bulk ESS of delta0/sigma0/nu {ess:.0f} ({ess / elapsed:.1f}/s); "
       f"{len(res.convergence_problems)} problem(s): {'; '.join(res.convergence_problems[:3])}")

@@ -212,7 +212,7 @@ for ax, q in zip(axes, rates2.n_datasets.values):
         "sometimes change rank with the others), so its distribution is not the same in the two cases, yet Wilcoxon "
         "practically never declares B better in either; the Poisson test becomes less sure that B is not better on "
         "a majority, as it should, and it too practically never declares B better."),
-        code("""toy = simulation.toy_example(repetitions=REPETITIONS, random_seed=3)
+        code("""toy = simulation.toy_example(repetitions=REPETITIONS, random_seed=3, progress=False)
 plots.plot_toy_example(toy)
 simulation.rejection_rates(toy).rate.to_dataframe().rate.unstack("test")"""),
     ],

@@ -1905,6 +1905,66 @@ def test_regression_cli_hierarchical_writes_output_and_progress_to_stderr(small_
         assert mark not in proc.stdout, f"progress ({mark!r}) in stdout"
 
 
+# ---- the leave-one-fold-out density (#15): bad arguments named, and the answer of a dense computation
+
+
+@pytest.mark.parametrize("x, sigma, rho, named", [([0.1], 1.0, 0.1, "x"), ([0.1, 0.2], 0.0, 0.1, "sigma"),
+                                                  ([0.1, 0.2], 1.0, 1.0, "rho"), ([0.1, 0.2, 0.3], 1.0, -0.5, "rho"),
+                                                  ([0.1, float("nan")], 1.0, 0.1, "x")])
+def test_intraclass_fold_logp_names_a_bad_argument(x, sigma, rho, named):
+    from pp_corr import intraclass_fold_logp
+
+    with pytest.raises(ValueError, match=named):
+        intraclass_fold_logp(x, 0.0, sigma, rho)
+
+
+def test_intraclass_fold_logp_at_the_smallest_design_equals_the_bivariate_normal_conditional():
+    """n = 2: x_1 | x_2 ~ N(mu + rho (x_2 - mu), sigma^2 (1 - rho^2)), written out here."""
+    from pp_corr import intraclass_fold_logp
+
+    x, mu, sigma, rho = np.array([0.3, -0.1]), 0.05, 0.2, -0.6
+    got = intraclass_fold_logp(x, mu, sigma, rho)
+    want = [stats.norm(mu + rho * (x[1 - j] - mu), sigma * math.sqrt(1 - rho**2)).logpdf(x[j]) for j in (0, 1)]
+    assert np.allclose(got, want, rtol=1e-12, atol=0)
+
+
+# ---- the report and the ranking order (#16): bad arguments named, nothing written
+
+
+@pytest.mark.parametrize("kwargs, named", [({"rope": -1}, "rope"), ({"alpha": 2}, "alpha"),
+                                           ({"formats": ("pdf",)}, "formats"), ({"method": "x"}, "method"),
+                                           ({"random_seed": "a"}, "random_seed")])
+def test_write_report_names_a_bad_argument_and_writes_nothing(tmp_path, kwargs, named):
+    from pp_corr import example_path, load_scores, write_report
+
+    with pytest.raises((ValueError, TypeError), match=named):
+        write_report(load_scores(example_path()), tmp_path / "report", progress=False, **kwargs)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_write_report_refuses_a_file_in_place_of_its_directory_and_scores_of_another_type(tmp_path):
+    from pp_corr import example_path, load_scores, write_report
+
+    (tmp_path / "taken").write_text("x")
+    with pytest.raises(ValueError, match="not a directory"):
+        write_report(load_scores(example_path()), tmp_path / "taken", progress=False)
+    with pytest.raises(TypeError, match="scores"):
+        write_report([[0.8, 0.9]], tmp_path / "report", progress=False)
+    assert [p.name for p in tmp_path.iterdir()] == ["taken"]
+
+
+def test_order_by_ranking_needs_two_algorithms_a_scores_table_and_a_boolean_direction():
+    from pp_corr import example_path, load_scores, order_by_ranking
+
+    scores = load_scores(example_path())
+    with pytest.raises(ValueError, match="at least two"):
+        order_by_ranking(scores.sel(algorithm=["knn"]))
+    with pytest.raises(TypeError, match="scores"):
+        order_by_ranking([1, 2])
+    with pytest.raises(TypeError, match="higher_is_better"):
+        order_by_ranking(scores, higher_is_better="no")
+
+
 def test_every_public_function_is_exercised():
     """Each name of pp_corr.__all__ appears in this module's tests (a new public function needs its edges here)."""
     source = Path(__file__).read_text()

@@ -25,10 +25,10 @@ def save_figure(draw, file_format, target, dpi=150):
 
     >>> import io
     >>> from matplotlib import pyplot as plt
-    >>> buffer = io.BytesIO()
+    >>> buffer, open_before = io.BytesIO(), plt.get_fignums()
     >>> save_figure(lambda: plt.subplots()[1], "png", buffer)
-    >>> buffer.getvalue()[:4], plt.get_fignums()
-    (b'\\x89PNG', [])
+    >>> buffer.getvalue()[:4], plt.get_fignums() == open_before
+    (b'\\x89PNG', True)
     """
     from matplotlib import pyplot as plt
 

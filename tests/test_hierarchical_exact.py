@@ -582,7 +582,7 @@ def test_refinement_changes_the_probabilities_by_less_than_1e_3():
     args = (xbar, ((x - xbar[:, None]) ** 2).sum(axis=1), 10, 0.1)
     kwargs = dict(delta0_max=4.0, sigma0_max=30.0, sigma_bounds=(0.01, 100.0), rope=0.1)
     post = exact_posterior(*args, **kwargs, grid=ExactGrid())
-    finer = exact_posterior(*args, **kwargs, grid=ExactGrid().scaled(2))
+    finer = exact_posterior(*args, **kwargs, grid=ExactGrid().scaled(1.5))  # 2x: 4.5 min, most of the suite
     for name in he.PROBABILITY_FIELDS:
         assert np.max(np.abs(np.asarray(getattr(post, name)) - getattr(finer, name))) < 1e-3, name
     assert post.max_error < 1e-3  # the built-in estimate (against a grid half as fine) agrees

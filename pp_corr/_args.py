@@ -47,6 +47,17 @@ def check_probability_level(name, value) -> float:
     return check_real(name, value, low=0, high=1, low_open=True, high_open=True)
 
 
+def check_flag(name, value) -> bool:
+    """A yes/no argument: True or False (numpy's too), never a truthy stand-in such as "no" or 1.
+
+    >>> check_flag("plot", np.True_)
+    True
+    """
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be True or False, got {value!r}")
+    return bool(value)
+
+
 def check_count(name, value, *, minimum=1) -> int:
     """A whole number >= ``minimum`` (draws, samples, repetitions, workers).
 

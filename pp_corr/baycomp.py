@@ -52,7 +52,7 @@ from functools import cached_property
 
 import numpy as np
 
-from ._args import check_count, check_real
+from ._args import check_count, check_flag, check_real
 from .rank_tests import bayesian_sign_test, bayesian_signed_rank, heaviside
 from .ttest import correlated_ttest
 
@@ -113,12 +113,6 @@ def _names(names):
     if isinstance(names, (str, bytes)) or np.ndim(names) != 1 or len(names) != 2:
         raise ValueError(f"names must be a pair of names (of x's and y's algorithm), got {names!r}")
     return tuple(str(name) for name in names)
-
-
-def _check_plot(plot) -> bool:
-    if not isinstance(plot, (bool, np.bool_)):
-        raise TypeError(f"plot must be True or False, got {plot!r}")
-    return bool(plot)
 
 
 def _renamed(result, names):
@@ -247,7 +241,7 @@ def two_on_single(x, y, rope=0, runs=1, *, names=None, plot=False):
     >>> [round(p, 4) for p in two_on_single([80.0, 82.0, 85.0, 81.0], [83.0, 84.0, 86.0, 85.0])]
     [0.0425, 0.9575]
     """
-    plot = _check_plot(plot)
+    plot = check_flag("plot", plot)
     posterior = CorrelatedTTest(x, y, rope, runs, names=names)
     return (posterior.probs(), posterior.plot()) if plot else posterior.probs()
 
@@ -467,7 +461,7 @@ def two_on_multiple(x, y, rope=0, *, runs=1, names=None, plot=False, **kwargs):
     >>> two_on_multiple([80.0, 81.0, 79.0, 90.0], [82.0, 84.0, 79.5, 91.0], rope=1, random_state=0)
     (0.0, 0.22798, 0.77202)
     """
-    plot = _check_plot(plot)
+    plot = check_flag("plot", plot)
     if np.ndim(x) == 2:
         posterior = HierarchicalTest(x, y, rope, runs=runs, names=names, **kwargs)
     else:

@@ -22,6 +22,7 @@ import pandas as pd
 from ._args import check_count, check_probability_level, check_real
 from .execution import check_scheduler
 from .figure_files import figure_stem, pair_figures, save_figure
+from .hierarchical_exact import METHODS
 from .output import check_output_dir, check_output_file, write_files, write_result
 from .pairs import compare_all_pairs, format_pairs
 from .poisson_test import poisson_test
@@ -414,22 +415,19 @@ def _build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"pp-corr {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     cmp_ = sub.add_parser("compare", help="compare algorithms on the per-fold scores in a tidy CSV")
-    cmp_.add_argument("file", help="scores: a tidy or wide CSV, a search's cv_results_ CSV or cross_validate JSON "
-                                   "(see --format)")
     cmp_.add_argument("-a", help="algorithm A (the baseline)")
     cmp_.add_argument("-b", help="algorithm B (positive differences: B better)")
-    _add_analysis_options(cmp_, rope, level)
+    _add_analysis_options(cmp_, rope, level, seed)
     cmp_.add_argument("--all-pairs", action="store_true",
                       help="matrices of every pair: P(column better on a majority) and each test's verdict")
     cmp_.add_argument("--hierarchical", action="store_true",
                       help="fit the hierarchical model over data sets (PyMC, about 10-20 s a pair)")
-    cmp_.add_argument("--method", choices=("auto", "mcmc", "exact"), default="auto",
+    cmp_.add_argument("--method", choices=METHODS, default="auto",
                       help="with --hierarchical: auto (default) = MCMC, one robust retry, then the exact posterior by "
                            "quadrature if it still did not converge; mcmc = no exact fallback; exact = quadrature only")
     cmp_.add_argument("--allow-unconverged", action="store_true",
                       help=f"with --hierarchical --method mcmc: show the numbers of a fit that did not converge, and "
                            f"exit 0 (default: its diagnostics, no verdict, exit status {UNCONVERGED})")
-    cmp_.add_argument("--seed", type=seed, default=0, help="seed of every random draw (default 0)")
     cmp_.add_argument("--output", "-o", help="write the results to a .json or .csv file")
     cmp_.add_argument("--plots", metavar="DIR",
                       help="write the figures of the analysis to DIR (created if needed): forest and Poisson-binomial "
@@ -441,19 +439,16 @@ def _build_parser() -> argparse.ArgumentParser:
                       help="with --plots: also the posterior of each pair on this data set (repeatable)")
     cmp_.set_defaults(func=_compare)
     rep = sub.add_parser("report", help="compare all algorithms and write a report: Markdown, HTML, LaTeX tables")
-    rep.add_argument("file", help="scores: a tidy or wide CSV, a search's cv_results_ CSV or cross_validate JSON "
-                                  "(see --format)")
     rep.add_argument("--output", "-o", required=True, metavar="DIR",
                      help="directory of the report (created; it must be new or empty unless --overwrite)")
-    _add_analysis_options(rep, rope, level)
+    _add_analysis_options(rep, rope, level, seed)
     rep.add_argument("--hierarchical", action="store_true",
                      help="also the hierarchical model of each pair over the data sets (PyMC, 10-20 s a pair)")
     rep.add_argument("--joint", action="store_true",
                      help="also the joint hierarchical model of all algorithms (PyMC, minutes)")
-    rep.add_argument("--method", choices=("auto", "mcmc", "exact"), default="auto",
+    rep.add_argument("--method", choices=METHODS, default="auto",
                      help="with --hierarchical, as for compare (default auto); a fit that did not converge is marked "
                           "in the report, without a verdict")
-    rep.add_argument("--seed", type=seed, default=0, help="seed of every random draw (default 0)")
     rep.add_argument("--overwrite", action="store_true",
                      help="write into a directory that is not empty, replacing the report's files (only those)")
     rep.set_defaults(func=_report)
@@ -478,8 +473,10 @@ def _build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _add_analysis_options(parser, rope, level):
-    """The options of the analysis and of reading FILE that compare and report share."""
+def _add_analysis_options(parser, rope, level, seed):
+    """FILE and the options of reading it and of the analysis that compare and report share."""
+    parser.add_argument("file", help="scores: a tidy or wide CSV, a search's cv_results_ CSV or cross_validate JSON "
+                                     "(see --format)")
     parser.add_argument("--rope", type=rope, default=0.01,
                         help="half-width of the rope, in the scores' units (default 0.01)")
     parser.add_argument("--alpha", type=level, default=0.05, help="level of the decisions (default 0.05)")
@@ -506,6 +503,7 @@ def _add_analysis_options(parser, rope, level):
     parser.add_argument("--rho", type=_option(check_real, low=0), help="the correlation rho of every data set")
     parser.add_argument("--lower-is-better", action="store_true",
                         help="the scores are errors or losses (lower is better): compare their negatives")
+    parser.add_argument("--seed", type=seed, default=0, help="seed of every random draw (default 0)")
 
 
 def _show_warning(message, category, filename, lineno, file=None, line=None):

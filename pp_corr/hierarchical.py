@@ -39,6 +39,7 @@ from pymc.logprob.transforms import ChainedTransform, ScaleTransform
 from scipy import stats
 
 from ._args import as_generator, as_rope, b_minus_a, check_count, check_probability_level, check_real
+from .hierarchical_exact import check_method, exact_draws
 from .models import dataset_rows, sample
 from .poisson_binomial import PoissonBinomial
 from .rank_tests import RegionProbabilities
@@ -52,7 +53,6 @@ SIGMA_CEILING = 1000.0  # upper bound of sigma_i: this many times the larger of 
 FAR_OUT = 100.0  # a data set whose sd, or whose mean's distance from the others', is this many times theirs
 SAMPLERS = ("pymc", "nutpie")
 FORMS = ("centered", "noncentered", "marginal")
-METHODS = ("auto", "mcmc", "exact")  # hierarchical_test: MCMC with the exact posterior as fallback, or one alone
 CHECKED = ("delta0", "sigma0", "nu", "delta")  # the variables whose R-hat and ESS decide convergence
 # hierarchical_test's first fit (on uci54 the centred form mixes best: ESS of nu 2100 against 500 for the marginal
 # form), and its retry (the marginal form holds in the funnel of near-identical algorithms; twice the draws for nu)
@@ -723,8 +723,7 @@ def hierarchical_test(x, y=None, *, rope=0.01, rho=None, n_test=None, n_train=No
     """
     chains, given = check_fit_settings(_check_form, form=form, draws=draws, tune=tune, target_accept=target_accept,
                                        chains=chains, sampler=sampler, random_seed=random_seed)
-    if not isinstance(method, str) or method not in METHODS:
-        raise ValueError(f"method must be one of {list(METHODS)}, got {method!r}")
+    check_method(method)
     _check_priors(priors)
     bounds = _check_bounds(bounds)
     rope = as_rope(rope) or (0.0, 0.0)
@@ -761,8 +760,6 @@ def hierarchical_test(x, y=None, *, rope=0.01, rho=None, n_test=None, n_train=No
 def _exact_fit(data: _Data, priors, bounds, rope, *, chains, draws, random_seed):
     """Independent draws from the exact posterior (:mod:`pp_corr.hierarchical_exact`, deterministic quadrature)
     as a DataTree shaped like a fit's, and the note recorded in ``attempts``."""
-    from .hierarchical_exact import exact_draws
-
     s = np.float64(data.scale)
     limits = _limits(data, bounds)
     lo, hi = limits["sigma"]

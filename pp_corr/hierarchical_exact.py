@@ -97,6 +97,7 @@ _SIGMA0_NATS = 15.0  # the pilot's sigma0 region ends where the density of log s
 _PEAK_NATS = 2.0  # the half-width of a peak is where it falls this far (sets the scale of a delta0 segment)
 _CELLS_PER_SCALE = 2.0  # cells at most this many per bump scale (per distance in the tails)
 _TOLERANCE = 1e-5  # a (sub-)cell keeps the Gauss-Legendre rule while its error bound is below this (relative)
+METHODS = ("auto", "mcmc", "exact")  # hierarchical_test: MCMC with this module's posterior as fallback, or one alone
 SUMMARY_FIELDS = ("delta0_mean", "delta0_sd", "delta0_p_positive", "delta0_q025", "delta0_q975",
                   "p_left", "p_rope", "p_right", "win_left", "win_rope", "win_right",
                   "nu_mean", "nu_p_below_2", "sigma0_median", "sigma0_p_below_0_01")
@@ -259,6 +260,17 @@ class ExactGrid:
     def coarser(self) -> ExactGrid:
         """Half the resolution in every direction (the error estimate's grid)."""
         return self.scaled(0.5)
+
+
+def check_method(method) -> str:
+    """``method`` of :func:`pp_corr.hierarchical_test` (one of :data:`METHODS`), checked.
+
+    >>> check_method("exact")
+    'exact'
+    """
+    if not isinstance(method, str) or method not in METHODS:
+        raise ValueError(f"method must be one of {list(METHODS)}, got {method!r}")
+    return method
 
 
 _COARSE = np.polynomial.legendre.leggauss(5)  # the rule on every cell: exact for degree 9

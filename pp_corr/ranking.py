@@ -63,7 +63,7 @@ import pytensor
 import pytensor.tensor as pt
 import xarray as xr
 
-from ._args import as_generator, check_count, check_probability_level, check_real
+from ._args import as_generator, check_count, check_flag, check_probability_level, check_real
 from .hierarchical import ConvergenceWarning, diagnose
 from .models import sample
 
@@ -308,8 +308,7 @@ def plackett_luce(scores, *, higher_is_better=True, prior=1.0, ties="average", m
 
 def _means(scores, higher_is_better):
     """Per-data-set mean scores (q, k), higher is better, NaN where absent; their magnitudes; the names."""
-    if not isinstance(higher_is_better, (bool, np.bool_)):
-        raise TypeError(f"higher_is_better must be True or False, got {higher_is_better!r}")
+    check_flag("higher_is_better", higher_is_better)
     if isinstance(scores, xr.Dataset):
         if "score" not in scores or set(scores.score.dims) != {"dataset", "algorithm", "run", "fold"}:
             raise TypeError("scores must be a scores Dataset (pp_corr.load_scores) or a DataFrame of per-data-set "

@@ -31,8 +31,9 @@ from pathlib import Path
 import numpy as np
 import xarray as xr
 
-from ._args import as_rope, check_count, check_probability_level
+from ._args import as_rope, check_count, check_flag, check_probability_level
 from .figure_files import figure_stem, pair_figures, save_figure
+from .hierarchical_exact import check_method
 from .output import check_output_dir, write_files
 from .poisson_test import poisson_test
 from .priors import NormalGamma
@@ -46,7 +47,6 @@ FILES = {"md": "report.md", "html": "report.html", "tex": "tables.tex"}
 FIGURE_DIR = "figures"
 FIGURE_DPI = 110
 VERDICT = 0.16  # width of a verdict column in LaTeX, a share of the line: long verdicts wrap
-METHODS = ("auto", "mcmc", "exact")
 PACKAGES = ("pp_corr", "numpy", "scipy", "pymc", "arviz")
 FIGURE_CAPTIONS = {  # a figure's kind (its file stem's start) -> caption, given (a, b)
     "forest": "{b} - {a} on each data set: posterior mean and 95% interval (correlated t-test)",
@@ -127,13 +127,10 @@ def _check_arguments(scores, rope, alpha, prior, hierarchical, joint, method, ra
     if not isinstance(prior, NormalGamma):
         raise TypeError(f"prior must be a NormalGamma (or None for the matching prior), got {type(prior).__name__}")
     for name, value in (("hierarchical", hierarchical), ("joint", joint)):
-        if not isinstance(value, (bool, np.bool_)):
-            raise TypeError(f"{name} must be True or False, got {value!r}")
-        if value and scores.sizes["dataset"] < 2:
+        if check_flag(name, value) and scores.sizes["dataset"] < 2:
             raise ValueError(f"{name}=True models the population of data sets, and the scores hold one "
                              f"({scores.dataset.values[0]}): leave it out")
-    if method not in METHODS:
-        raise ValueError(f"method must be one of {list(METHODS)}, got {method!r}")
+    check_method(method)
     random_seed = check_count("random_seed", random_seed, minimum=0)
     if isinstance(formats, str) or not set(formats) <= set(FORMATS) or not formats:
         raise ValueError(f"formats must be a non-empty selection of {list(FORMATS)}, got {formats!r}")

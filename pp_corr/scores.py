@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from ._args import b_minus_a, check_count, check_real
+from ._args import b_minus_a, check_count, check_flag, check_real
 from .intraclass import resolve_rho
 from .score_sources import read_source
 
@@ -87,8 +87,7 @@ def load_scores(source, *, format="auto", algorithms=None, columns=None, runs=No
     >>> load_scores(wide).score.sizes["algorithm"], float(load_scores(wide).rho[0])
     (2, 0.3333333333333333)
     """
-    if not isinstance(higher_is_better, (bool, np.bool_)):
-        raise TypeError(f"higher_is_better must be True or False, got {higher_is_better!r}")
+    check_flag("higher_is_better", higher_is_better)
     runs = None if runs is None else check_count("runs", runs)
     default_rho = rho is None and n_test is None and n_train is None and folds is None
     source = read_source(source, format=format, algorithms=algorithms, columns=columns, runs=runs, folds=folds,

@@ -31,7 +31,7 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from ._args import check_count, check_real
+from ._args import check_count, check_flag, check_real
 from .bayes_net import fold_sizes, split_counts
 from .scores import load_scores
 
@@ -166,8 +166,7 @@ def _case(case) -> tuple[str, dict]:
         lo, hi = (check_real(f"{key} bound", v, low=low, high=high, low_open=key != "n_test") for v in bounds)
         if lo > hi:
             raise ValueError(f"{key} must be a range (lo, hi) with lo <= hi, got {bounds!r}")
-    if not isinstance(params["ragged"], (bool, np.bool_)):
-        raise TypeError(f"ragged must be True or False, got {params['ragged']!r}")
+    check_flag("ragged", params["ragged"])
     if params["population"] not in POPULATIONS:
         raise ValueError(f"population must be one of {POPULATIONS}, got {params['population']!r}")
     check_real("delta0", params["delta0"], low=-0.5, high=0.5)

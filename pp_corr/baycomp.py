@@ -53,6 +53,7 @@ from functools import cached_property
 import numpy as np
 
 from ._args import check_count, check_flag, check_real
+from .intraclass import folds_from_runs
 from .rank_tests import bayesian_sign_test, bayesian_signed_rank, heaviside
 from .ttest import correlated_ttest
 
@@ -78,18 +79,6 @@ def _scores(x, y, ndim, shape_words):
 
 def _rope(rope) -> float:
     return check_real("rope", rope, low=0)
-
-
-def _folds(runs, n_scores) -> int:
-    """The folds per run of ``runs`` repetitions of cross-validation giving ``n_scores`` scores."""
-    runs = check_count("runs", runs)
-    if n_scores % runs:
-        raise ValueError(f"runs={runs} does not divide the {n_scores} scores into runs of equal length")
-    if runs == n_scores:
-        raise ValueError(f"runs={runs} leaves one score per run: the correlation of k-fold cross-validation, 1/k, "
-                         "needs k >= 2 folds per run; for repeated hold-out use pp_corr.correlated_ttest with "
-                         "rho = n_test / (n_test + n_train)")
-    return n_scores // runs
 
 
 def _nsamples(nsamples) -> int:
@@ -191,7 +180,7 @@ class CorrelatedTTest:
 
     def __new__(cls, x, y, rope=0, runs=1, *, names=None, nsamples=50000, random_state=None):
         x, y = _scores(x, y, 1, "the scores of one data set")
-        rope, folds = _rope(rope), _folds(runs, len(x))
+        rope, folds = _rope(rope), folds_from_runs(runs, len(x))
         nsamples, random_state = _nsamples(nsamples), _random_state(random_state)
         result = correlated_ttest(x, y, folds=folds, rope=rope or None, names=_names(names))
         return CorrelatedPosterior(result, rope, float(np.mean(x)), float(np.mean(y)), nsamples, random_state)
@@ -435,7 +424,7 @@ class HierarchicalTest(_SampledTest):
         from .hierarchical import PRIORS, hierarchical_test
 
         x, y = _scores(x, y, 2, "data sets x scores")
-        folds = _folds(runs, x.shape[1])
+        folds = folds_from_runs(runs, x.shape[1])
         bounds = {"lower_alpha": lower_alpha, "upper_alpha": upper_alpha, "lower_beta": lower_beta,
                   "upper_beta": upper_beta}
         given = tuple(check_real(name, value, low=0) for name, value in bounds.items())

@@ -71,11 +71,13 @@ def t_from_stats(stats_: SufficientStats, alternative="two-sided") -> TTestResul
     return TTestResult(t, p, df, stats_.mean, se, alternative)
 
 
-def corrected_ttest(x, y=None, *, rho=None, n_test=None, n_train=None, folds=None, alternative="two-sided"):
+def corrected_ttest(x, y=None, *, rho=None, n_test=None, n_train=None, folds=None, runs=None,
+                    alternative="two-sided"):
     """Nadeau-Bengio corrected resampled t-test of the mean of B - A over the last axis.
 
     ``x`` holds differences B - A, or the scores of A with ``y`` those of B. The variance is
-    inflated by (1/n + rho/(1-rho)), rho = n_test/(n_test+n_train); df = n - 1.
+    inflated by (1/n + rho/(1-rho)), rho = n_test/(n_test+n_train) (or 1/k for k-fold: ``folds=k``, or
+    ``runs=r`` when the n scores are r repetitions of k-fold, k = n/r); df = n - 1.
 
     >>> res = corrected_ttest([0.8, 0.9, 0.85], [0.85, 0.92, 0.9], rho=0.1)
     >>> res.statistic > 0
@@ -83,7 +85,7 @@ def corrected_ttest(x, y=None, *, rho=None, n_test=None, n_train=None, folds=Non
     """
     check_alternative(alternative)
     x = as_differences(x, y)
-    rho = rho_for(x.shape, rho=rho, n_test=n_test, n_train=n_train, folds=folds)
+    rho = rho_for(x.shape, rho=rho, n_test=n_test, n_train=n_train, folds=folds, runs=runs)
     return t_from_stats(SufficientStats.from_samples(x, rho), alternative)
 
 

@@ -117,10 +117,10 @@ def _warn_far_out(names, sd, mean, unit):
                       OutlierWarning, stacklevel=4)  # the caller of hierarchical_test or _model
 
 
-def _prepare(x, rho, n_test, n_train, folds, algorithms, scale=None):
+def _prepare(x, rho, n_test, n_train, folds, algorithms, scale=None, runs=None):
     if scale is not None:
         scale = check_real("scale", scale, low=0, low_open=True)
-    rows, names, rho, _ = dataset_rows(x, algorithms, rho, n_test, n_train, folds)
+    rows, names, rho, _ = dataset_rows(x, algorithms, rho, n_test, n_train, folds, runs)
     if len(rows) < 2:
         raise ValueError(f"x holds {len(rows)} data set: the hierarchical model needs at least 2")
     n = np.array([len(r) for r in rows])
@@ -147,7 +147,7 @@ def _sd(row) -> float:
     return big * float(np.std(row / big, ddof=1))
 
 
-def hierarchical_model(x, *, rho=None, n_test=None, n_train=None, folds=None, priors="current",
+def hierarchical_model(x, *, rho=None, n_test=None, n_train=None, folds=None, runs=None, priors="current",
                        form="centered", scale=None, bounds=None, algorithms=None) -> pm.Model:
     """The hierarchical model over data sets on x / s, s the median of the data sets' sds.
 
@@ -194,7 +194,7 @@ def hierarchical_model(x, *, rho=None, n_test=None, n_train=None, folds=None, pr
     """
     _check_priors(priors)
     bounds = _check_bounds(bounds)
-    data = _prepare(x, rho, n_test, n_train, folds, algorithms, scale)
+    data = _prepare(x, rho, n_test, n_train, folds, algorithms, scale, runs)
     _check_form(form)
     return _build(data, priors, form, bounds)
 
@@ -689,14 +689,17 @@ def check_convergence(idata, var_names=CHECKED, *, max_rhat=1.01, min_ess=400) -
     return problems
 
 
-def hierarchical_test(x, y=None, *, rope=0.01, rho=None, n_test=None, n_train=None, folds=None, priors="current",
-                      form=None, scale=None, bounds=None, algorithms=None, names=None, draws=None, tune=None,
+def hierarchical_test(x, y=None, *, rope=0.01, rho=None, n_test=None, n_train=None, folds=None, runs=None,
+                      priors="current", form=None, scale=None, bounds=None, algorithms=None, names=None, draws=None, tune=None,
                       chains=4, random_seed=None, sampler="pymc", target_accept=None, retry=True, method="auto",
                       progressbar=False) -> HierarchicalResult:
     """Fit the hierarchical model to per-fold differences B - A of q data sets and summarise it.
 
     ``x`` is a scores Dataset (with ``algorithms``), ``(q, n)`` differences, or the scores of A with ``y``
-    those of B. ``priors``, ``form``, ``scale`` and ``bounds`` are those of :func:`hierarchical_model`.
+    those of B; rho as for :func:`pp_corr.correlated_ttest` (``rho``, ``n_test`` with ``n_train``, ``folds``, or
+    ``runs`` for arrays). ``rope`` defaults to 0.01, one point on scores in [0, 1] such as accuracies: a verdict
+    over data sets needs a rope, or two near-identical algorithms are never found equivalent (give the rope
+    in your scores' units). ``priors``, ``form``, ``scale`` and ``bounds`` are those of :func:`hierarchical_model`.
     ``draws``, ``tune`` (per chain) and ``chains`` are whole numbers >= 1, ``target_accept`` is in (0, 1),
     ``sampler`` is ``"pymc"`` or ``"nutpie"``; every argument is checked before any work. ``form``,
     ``draws``, ``tune`` and ``target_accept`` left as None take the defaults (:data:`DEFAULT`). A fixed
@@ -729,7 +732,7 @@ def hierarchical_test(x, y=None, *, rope=0.01, rho=None, n_test=None, n_train=No
     rope = as_rope(rope) or (0.0, 0.0)
     if y is not None:
         x = b_minus_a(x, y)
-    data = _prepare(x, rho, n_test, n_train, folds, algorithms, scale)
+    data = _prepare(x, rho, n_test, n_train, folds, algorithms, scale, runs)
     if isinstance(x, xr.Dataset):
         names = names or pick_algorithms(x, algorithms)
     names = tuple(names or ("A", "B"))

@@ -14,6 +14,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ._args import check_count
+
 #: the rms spread, relative to max |x|, below which values count as all equal (rounding of a mean of ties)
 TIE_TOLERANCE = 8 * np.finfo(float).eps
 
@@ -64,17 +66,60 @@ def resolve_rho(rho=None, *, n_test=None, n_train=None, folds=None):
     return float(rho) if rho.ndim == 0 else rho
 
 
-def rho_for(x_shape, *, rho=None, n_test=None, n_train=None, folds=None):
+def folds_from_runs(runs, n_scores) -> int:
+    """The folds per run of ``runs`` repetitions of k-fold cross-validation giving ``n_scores`` scores:
+    a ValueError names ``runs`` when it does not divide them evenly, or leaves one score per run (rho = 1/k
+    needs k >= 2; for repeated hold-out give rho or n_test with n_train).
+
+    >>> folds_from_runs(10, 100)
+    10
+    >>> folds_from_runs(3, 100)
+    Traceback (most recent call last):
+    ...
+    ValueError: runs=3 does not divide the 100 scores into runs of equal length
+    """
+    runs = check_count("runs", runs)
+    if n_scores % runs:
+        raise ValueError(f"runs={runs} does not divide the {n_scores} scores into runs of equal length")
+    if runs == n_scores:
+        raise ValueError(f"runs={runs} leaves one score per run: the correlation of k-fold cross-validation, 1/k, "
+                         "needs k >= 2 folds per run; for repeated hold-out give rho = n_test / (n_test + n_train) "
+                         "(or n_test and n_train)")
+    return n_scores // runs
+
+
+def check_no_runs(runs):
+    """A ValueError if ``runs`` is given with a scores Dataset, which records its own runs and folds.
+
+    >>> check_no_runs(None)
+    >>> check_no_runs(10)
+    Traceback (most recent call last):
+    ...
+    ValueError: runs=10 is for arrays of scores: a scores Dataset records its runs and folds (give rho, n_test with n_train, or folds to override its rho)
+    """
+    if runs is not None:
+        raise ValueError(f"runs={runs} is for arrays of scores: a scores Dataset records its runs and folds "
+                         "(give rho, n_test with n_train, or folds to override its rho)")
+
+
+def rho_for(x_shape, *, rho=None, n_test=None, n_train=None, folds=None, runs=None):
     """:func:`resolve_rho` for data of shape ``(n,)`` (one data set) or ``(q, n)``: each argument given must be
-    one number or one per data set (q values); a ValueError names the one that is not.
+    one number or one per data set (q values); a ValueError names the one that is not. ``runs`` (the n scores
+    of each data set are ``runs`` repetitions of k-fold cross-validation) gives folds = n / runs.
 
     >>> rho_for((3, 10), folds=[5, 10, 10]).tolist()
     [0.2, 0.1, 0.1]
+    >>> rho_for((100,), runs=10)
+    0.1
     >>> rho_for((10,), rho=[0.1, 0.2, 0.3])
     Traceback (most recent call last):
     ...
     ValueError: rho has 3 values but x holds 1 data set: give one value or one per data set
     """
+    if runs is not None:
+        if folds is not None:
+            raise ValueError("give runs or folds, not both (folds = number of scores / runs)")
+        folds = folds_from_runs(runs, x_shape[-1])
     q = 1 if len(x_shape) == 1 else x_shape[0]
     values = {}
     for name, value in (("rho", rho), ("n_test", n_test), ("n_train", n_train), ("folds", folds)):

@@ -18,7 +18,7 @@ import xarray as xr
 
 from .distributions import IntraclassNormal
 from .frequentist import as_differences
-from .intraclass import intraclass_fold_logp, intraclass_logp, resolve_rho
+from .intraclass import check_no_runs, intraclass_fold_logp, intraclass_logp, resolve_rho, rho_for
 from .priors import NormalGamma
 from .scores import differences, pick_algorithms
 
@@ -32,10 +32,11 @@ class DatasetRows(NamedTuple):
     many: bool       # whether x held several data sets (its model gets a ``dataset`` dimension)
 
 
-def dataset_rows(x, algorithms=None, rho=None, n_test=None, n_train=None, folds=None) -> DatasetRows:
+def dataset_rows(x, algorithms=None, rho=None, n_test=None, n_train=None, folds=None, runs=None) -> DatasetRows:
     """The fold differences of ``x`` per data set, their names and rho: ``x`` is ``(n,)`` (one data set),
     ``(q, n)``, or a scores Dataset (``algorithms`` names the pair; its missing folds are dropped). rho is
-    the Dataset's unless ``rho``, ``n_test`` with ``n_train``, or ``folds`` fixes it (see :func:`resolve_rho`).
+    the Dataset's unless ``rho``, ``n_test`` with ``n_train``, or ``folds`` fixes it (see :func:`resolve_rho`), or,
+    for arrays, ``runs`` (the scores are ``runs`` repetitions of k-fold cross-validation, k = n / runs).
 
     >>> rows = dataset_rows([[0.01, 0.02, 0.03], [0.0, 0.01, -0.01]], folds=3)
     >>> rows.names, rows.rho, rows.many, rows.rows[1].tolist()
@@ -43,6 +44,7 @@ def dataset_rows(x, algorithms=None, rho=None, n_test=None, n_train=None, folds=
     """
     given = any(v is not None for v in (rho, n_test, n_train, folds))
     if isinstance(x, xr.Dataset):
+        check_no_runs(runs)
         a, b = pick_algorithms(x, algorithms)
         diff = differences(x, a, b)
         flat = diff.values.reshape(diff.shape[0], -1)
@@ -50,7 +52,7 @@ def dataset_rows(x, algorithms=None, rho=None, n_test=None, n_train=None, folds=
         return DatasetRows([row[~np.isnan(row)] for row in flat], [str(d) for d in diff.dataset.values], rho, True)
     x = as_differences(x)
     rows = [x] if x.ndim == 1 else list(x)
-    rho = resolve_rho(rho, n_test=n_test, n_train=n_train, folds=folds)
+    rho = rho_for(x.shape, rho=rho, n_test=n_test, n_train=n_train, folds=folds, runs=runs)
     return DatasetRows(rows, [f"D{i + 1}" for i in range(len(rows))], rho, x.ndim == 2)
 
 
@@ -166,10 +168,11 @@ def _mu_sigma(prior: NormalGamma, rows, dims, mu_prior=None, sigma_prior=None):
     return mu, sigma
 
 
-def correlated_t_model(x, *, rho=None, n_test=None, n_train=None, folds=None, prior=None, mu_prior=None,
-                       sigma_prior=None, noise="normal", noise_df=None, algorithms=None) -> pm.Model:
+def correlated_t_model(x, *, rho=None, n_test=None, n_train=None, folds=None, runs=None, prior=None,
+                       mu_prior=None, sigma_prior=None, noise="normal", noise_df=None, algorithms=None) -> pm.Model:
     """The Bayesian correlated t-test as a PyMC model: one data set (``x`` of shape ``(n,)``) or q
-    independent ones (``(q, n)`` or a scores Dataset, coords ``dataset``), mean difference ``mu``.
+    independent ones (``(q, n)`` or a scores Dataset, coords ``dataset``), mean difference ``mu``; rho as
+    for :func:`pp_corr.correlated_ttest`.
 
     ``prior``: a proper :class:`NormalGamma` (nu ~ Gamma(a, b), mu | nu ~ N(mu0, k0/nu)) or the matching
     prior (default). With several data sets the model also holds ``W`` = #{i : mu_i > 0}, exactly
@@ -197,7 +200,7 @@ def correlated_t_model(x, *, rho=None, n_test=None, n_train=None, folds=None, pr
     for label, given in (("mu_prior", mu_prior), ("sigma_prior", sigma_prior)):
         if given is not None and not callable(given):
             raise TypeError(f"{label} must be a callable (name, dims) -> PyMC variable, got {given!r}")
-    rows, names, rho, many = dataset_rows(x, algorithms, rho, n_test, n_train, folds)
+    rows, names, rho, many = dataset_rows(x, algorithms, rho, n_test, n_train, folds, runs)
     dims = "dataset" if many else None
     group = np.repeat(np.arange(len(rows)), [len(r) for r in rows])
     coords = {"dataset": names, "obs": np.arange(len(group))} if many else {"obs": np.arange(len(group))}

@@ -11,7 +11,7 @@ from scipy import special, stats
 
 from ._args import as_rope, check_probability_level
 from .frequentist import TTestResult, as_differences, t_from_stats
-from .intraclass import SufficientStats, rho_for
+from .intraclass import SufficientStats, check_no_runs, rho_for
 from .priors import NormalGamma
 from .scores import differences, pick_algorithms
 
@@ -141,16 +141,18 @@ class CorrelatedTTestResult:
             return f"{head}\n{self.to_frame()}"
 
 
-def correlated_ttest(x, y=None, *, rho=None, n_test=None, n_train=None, folds=None, prior=None, rope=None,
-                     corr=None, algorithms=None, names=None) -> CorrelatedTTestResult:
+def correlated_ttest(x, y=None, *, rho=None, n_test=None, n_train=None, folds=None, runs=None, prior=None,
+                     rope=None, corr=None, algorithms=None, names=None) -> CorrelatedTTestResult:
     """Bayesian correlated t-test of B - A on each data set.
 
     ``x`` holds differences B - A on the last axis (shape ``(n,)`` or ``(q, n)``), or the scores of A
     with ``y`` those of B; or it is a scores Dataset from :func:`load_scores`, with ``algorithms=(a, b)``
     (default: its two algorithms) and rho taken from it unless given. rho is fixed by ``rho``,
-    ``n_test`` and ``n_train``, or ``folds``; ``corr`` is a known correlation matrix instead.
+    ``n_test`` and ``n_train``, ``folds``, or ``runs`` for arrays (the n scores are ``runs`` repetitions of
+    k-fold cross-validation: rho = 1/k = runs/n); ``corr`` is a known correlation matrix instead.
     ``prior`` is a :class:`NormalGamma` (default: the matching prior, under which P(B better) = 1 - p
-    of the one-sided corrected t-test). ``rope`` is a half-width or a pair (lo, hi).
+    of the one-sided corrected t-test). ``rope`` is a half-width or a pair (lo, hi), in the scores' units;
+    the default None means no rope (P(rope) = 0), since no width suits every unit.
 
     >>> res = correlated_ttest([0.8, 0.9, 0.85, 0.9], [0.84, 0.93, 0.86, 0.95], folds=4, rope=0.01)
     >>> round(float(res.p_right), 3), round(float(res.p_rope), 3)
@@ -161,10 +163,11 @@ def correlated_ttest(x, y=None, *, rho=None, n_test=None, n_train=None, folds=No
         raise TypeError(f"prior must be a NormalGamma (or None for the matching prior), got {type(prior).__name__}")
     rope = as_rope(rope)
     datasets, padded = None, False
-    rho_given = any(v is not None for v in (rho, n_test, n_train, folds))
+    rho_given = any(v is not None for v in (rho, n_test, n_train, folds, runs))
     if corr is not None and rho_given:
-        raise ValueError("give either corr or rho (n_test/n_train, folds), not both")
+        raise ValueError("give either corr or rho (n_test/n_train, folds, runs), not both")
     if isinstance(x, xr.Dataset):
+        check_no_runs(runs)
         a, b = pick_algorithms(x, algorithms)
         names = names or (a, b)
         diff = differences(x, a, b)
@@ -184,7 +187,7 @@ def correlated_ttest(x, y=None, *, rho=None, n_test=None, n_train=None, folds=No
     else:
         x = as_differences(x, y)
     if corr is None:
-        rho = rho_for(x.shape, rho=rho, n_test=n_test, n_train=n_train, folds=folds)
+        rho = rho_for(x.shape, rho=rho, n_test=n_test, n_train=n_train, folds=folds, runs=runs)
     if datasets is None and x.ndim == 2:
         datasets = tuple(f"D{i + 1}" for i in range(x.shape[0]))
     stats_ = SufficientStats.from_samples(x, rho, corr=corr, padded=padded)

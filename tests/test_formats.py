@@ -314,3 +314,59 @@ def test_cli_warning_uses_cli_spellings(capsys, tidy, tmp_path):
     main(["compare", str(path), "-a", "tree", "-b", "knn"])
     err = capsys.readouterr().err
     assert "one run of 100-fold" in err and "--runs r (or --folds k, or --rho)" in err and "runs=" not in err
+
+
+# runs= where users expect it: the n scores of a data set are r repetitions of k-fold cross-validation, k = n / r
+
+
+def _corrected_t_p_right(x, rho):
+    """P(B better) under the matching prior, written out: 1 - p of the one-sided corrected t-test, computed here
+    from the Nadeau-Bengio variance (1/n + rho/(1 - rho)) s^2 and scipy's Student-t."""
+    from scipy import stats
+    n = x.shape[-1]
+    t = x.mean(-1) / np.sqrt((1 / n + rho / (1 - rho)) * x.var(-1, ddof=1))
+    return stats.t.cdf(t, n - 1)
+
+
+@pytest.mark.parametrize("runs, n", [(1, 10), (2, 10), (10, 100), (5, 15)])
+def test_runs_gives_rho_runs_over_n(runs, n):
+    from pp_corr import corrected_ttest
+    x = np.random.default_rng(runs * n).normal(0.01, 0.03, (4, n))
+    expected = _corrected_t_p_right(x, runs / n)
+    np.testing.assert_allclose(correlated_ttest(x, runs=runs).p_right, expected, rtol=1e-10)
+    np.testing.assert_allclose(poisson_test(x, runs=runs).per_dataset.p_right, expected, rtol=1e-10)
+    one_sided = corrected_ttest(x, runs=runs, alternative="greater").pvalue
+    np.testing.assert_allclose(1 - one_sided, expected, rtol=1e-10)
+
+
+def test_runs_reaches_the_pymc_models():
+    from pp_corr.hierarchical import hierarchical_model
+    from pp_corr.models import correlated_t_model
+    x = np.random.default_rng(3).normal(0.01, 0.03, (4, 12))
+    for build in (hierarchical_model, correlated_t_model):
+        by_runs, by_rho = build(x, runs=3), build(x, rho=0.25)
+        point = by_rho.initial_point()
+        assert by_runs.compile_logp()(point) == pytest.approx(by_rho.compile_logp()(point), rel=1e-12)
+        assert by_runs.compile_logp()(point) != pytest.approx(build(x, rho=0.1).compile_logp()(point), rel=1e-6)
+
+
+@pytest.mark.parametrize("kwargs, error, words", [
+    (dict(runs=3), ValueError, "runs=3 does not divide the 10 scores"),
+    (dict(runs=10), ValueError, "runs=10 leaves one score per run"),
+    (dict(runs=0), ValueError, "runs"),
+    (dict(runs=1.5), (TypeError, ValueError), "runs"),
+    (dict(runs=2, folds=5), ValueError, "give runs or folds, not both"),
+    (dict(runs=2, rho=0.2), ValueError, "give exactly one of rho"),
+])
+def test_runs_errors_name_it(kwargs, error, words):
+    x = np.random.default_rng(0).normal(0.01, 0.03, (3, 10))
+    with pytest.raises(error, match=words):
+        correlated_ttest(x, **kwargs)
+
+
+def test_runs_with_a_scores_dataset_is_refused(tidy):
+    from pp_corr import hierarchical_test
+    scores = load_scores(tidy)
+    for test in (correlated_ttest, hierarchical_test):
+        with pytest.raises(ValueError, match="runs=2 is for arrays of scores"):
+            test(scores, runs=2)

@@ -14,7 +14,11 @@ instance-level simulator it is tested and benchmarked against.
 """
 from __future__ import annotations
 
+import math
+
+import numba
 import numpy as np
+from scipy import special
 
 from ._args import as_generator
 
@@ -47,25 +51,70 @@ def fold_sizes(n, folds) -> np.ndarray:
 
 def split_counts(counts, sizes, rng) -> np.ndarray:
     """Cell counts of each test fold, ``sizes.shape + (4,)``: sequential multivariate hypergeometric draws
-    (one cell at a time) without replacement from ``counts`` (``sizes.shape[:-1] + (4,)``).
+    (one cell at a time) without replacement from ``counts`` (``sizes.shape[:-1] + (4,)``), compiled
+    (:func:`_split`; a hypergeometric draw costs about 30 ns there, 100 ns in numpy's vectorised sampler).
 
     >>> test = split_counts(np.array([7, 3, 5, 10]), fold_sizes(25, 10), np.random.default_rng(0))
     >>> test.sum(axis=0).tolist(), test.sum(axis=1).tolist()
     ([7, 3, 5, 10], [3, 3, 3, 3, 3, 2, 2, 2, 2, 2])
     """
-    remaining = np.array(counts, dtype=np.int64)
-    test = np.empty(sizes.shape + (4,), dtype=np.int64)
-    for j in range(sizes.shape[-1] - 1):
-        left, pool = sizes[..., j], remaining.sum(axis=-1)
-        for cell in range(3):
-            pool = pool - remaining[..., cell]
-            drawn = rng.hypergeometric(remaining[..., cell], pool, left)
-            test[..., j, cell] = drawn
-            left = left - drawn
-        test[..., j, 3] = left
-        remaining -= test[..., j, :]
-    test[..., -1, :] = remaining
-    return test
+    sizes = np.asarray(sizes, dtype=np.int64)
+    counts = np.broadcast_to(np.asarray(counts, dtype=np.int64), sizes.shape[:-1] + (4,))
+    flat_counts = np.ascontiguousarray(counts).reshape(-1, 4)
+    flat_sizes = np.ascontiguousarray(sizes).reshape(-1, sizes.shape[-1])
+    log_factorial = special.gammaln(np.arange(int(flat_counts.sum(axis=1).max(initial=0)) + 2))
+    test = np.empty(flat_sizes.shape + (4,), dtype=np.int64)
+    _split(flat_counts, flat_sizes, rng, log_factorial, test)
+    return test.reshape(sizes.shape + (4,))
+
+
+@numba.njit(cache=True)
+def _hypergeometric(good, bad, sample, log_factorial, u):
+    """The inverse of the hypergeometric cdf at the uniform ``u`` (``sample`` drawn from ``good`` + ``bad``),
+    searched outwards from the mode: the mode's probability from a table of log k!, the others by the ratios of
+    neighbouring probabilities, so a draw costs about one standard deviation of steps."""
+    total = good + bad
+    low, high = max(0, sample - bad), min(sample, good)
+    if low == high:
+        return low
+    mode = min(max((sample + 1) * (good + 1) // (total + 2), low), high)
+    lf = log_factorial
+    p = math.exp(lf[good + 1] - lf[mode + 1] - lf[good - mode + 1] + lf[bad + 1] - lf[sample - mode + 1]
+                 - lf[bad - sample + mode + 1] - lf[total + 1] + lf[sample + 1] + lf[total - sample + 1])
+    u -= p
+    up, p_up, down, p_down = mode, p, mode, p
+    while u > 0 and (up < high or down > low):
+        if up < high:
+            p_up *= (good - up) * (sample - up) / ((up + 1) * (bad - sample + up + 1))
+            up += 1
+            u -= p_up
+            if u <= 0:
+                return up
+        if down > low:
+            p_down *= down * (bad - sample + down) / ((good - down + 1) * (sample - down + 1))
+            down -= 1
+            u -= p_down
+            if u <= 0:
+                return down
+    return mode  # u <= p, or the rounding residue of the probabilities' sum (about 1e-16)
+
+
+@numba.njit(cache=True)
+def _split(counts, sizes, rng, log_factorial, test):
+    """The loop of :func:`split_counts` on flat arrays: counts (m, 4), sizes (m, folds), test (m, folds, 4)."""
+    remaining = np.empty(4, dtype=np.int64)
+    for row in range(counts.shape[0]):
+        remaining[:] = counts[row]
+        for j in range(sizes.shape[1] - 1):
+            left, pool = sizes[row, j], remaining.sum()
+            for cell in range(3):
+                pool -= remaining[cell]
+                drawn = _hypergeometric(remaining[cell], pool, left, log_factorial, rng.random())
+                test[row, j, cell] = drawn
+                left -= drawn
+            test[row, j, 3] = left
+            remaining -= test[row, j]
+        test[row, -1] = remaining
 
 
 def _class_counts(cells):

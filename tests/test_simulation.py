@@ -4,6 +4,8 @@ import itertools
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy import stats
 
 from pp_corr import poisson_test
@@ -49,6 +51,24 @@ def test_fold_split_is_multivariate_hypergeometric():
     exact = np.array([stats.multivariate_hypergeom.pmf(c, counts, 3) for c in cells])
     assert exact.sum() == pytest.approx(1)
     assert stats.chisquare(freq, exact * len(test)).pvalue > 0.001
+
+
+@settings(max_examples=60, deadline=None)
+@given(good=st.integers(0, 400), bad=st.integers(1, 400), share=st.floats(0, 1))
+def test_hypergeometric_draw_maps_uniforms_to_the_exact_pmf(good, bad, share):
+    """The compiled draw is a deterministic map of u in (0, 1): on a fine grid of u, the share of points mapped
+    to each k must be scipy's hypergeometric pmf(k) (each k owns one interval of length pmf(k), so the grid
+    misses by at most one point per interval end)."""
+    from scipy import special
+
+    from pp_corr.bayes_net import _hypergeometric
+    sample = int(round(share * (good + bad)))
+    log_factorial = special.gammaln(np.arange(good + bad + 2))
+    grid = (np.arange(20_000) + 0.5) / 20_000
+    draws = np.array([_hypergeometric(good, bad, sample, log_factorial, u) for u in grid])
+    ks = np.arange(sample + 1)
+    shares = np.bincount(draws, minlength=sample + 1)[: sample + 1] / len(grid)
+    np.testing.assert_allclose(shares, stats.hypergeom(good + bad, good, sample).pmf(ks), atol=2.5 / len(grid))
 
 
 def test_mean_difference_approaches_delta_as_data_sets_grow():

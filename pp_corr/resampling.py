@@ -9,6 +9,7 @@ pp_corr). :func:`to_scores` turns the result into the library's scores Dataset.
 """
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -270,7 +271,7 @@ def to_scores(results: xr.Dataset, dataset="D1"):
     >>> scores = to_scores(res); round(float(scores.rho[0]), 3), scores.attrs["higher_is_better"]
     (0.2, False)
     """
-    from .scores import load_scores
+    from .scores import AssumptionWarning, load_scores
 
     group = results.group.values
     fold = np.concatenate([np.arange(np.sum(group == g)) for g in np.unique(group)])
@@ -281,4 +282,6 @@ def to_scores(results: xr.Dataset, dataset="D1"):
         rows.append(pd.DataFrame({"dataset": str(dataset), "algorithm": str(name), "run": group[order] + 1,
                                   "fold": fold + 1, "score": loss[order], "n_test": results.n_test.values[order],
                                   "n_train": results.n_train.values[order]}))
-    return load_scores(pd.concat(rows, ignore_index=True), format="tidy", higher_is_better=False)
+    with warnings.catch_warnings():  # losses above 1 are not percentages: that guess does not apply here
+        warnings.filterwarnings("ignore", "the scores look like percentages", AssumptionWarning)
+        return load_scores(pd.concat(rows, ignore_index=True), format="tidy", higher_is_better=False)

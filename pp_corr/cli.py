@@ -1,4 +1,5 @@
-"""Command line: ``pp-corr compare FILE``, ``pp-corr report FILE -o DIR``, ``pp-corr simulate STUDY``, ``pp-corr demo``.
+"""Command line: ``pp-corr compare FILE``, ``pp-corr report FILE -o DIR``, ``pp-corr simulate STUDY``,
+``pp-corr replicability FILE``, ``pp-corr demo``.
 
 Every error is one line on stderr starting ``pp-corr:`` that names the option or path, with a non-zero exit
 status (2 for a wrong option, 1 for other errors, 3 when a hierarchical fit with --method mcmc did not
@@ -357,11 +358,73 @@ def format_rates(rates) -> str:
             f"at alpha = {rates.alpha:g}, {rates.repetitions} repetitions; rate (standard error)\n{table.to_string()}")
 
 
+def format_estimates(values, errors, columns) -> str:
+    """A table of 'value (standard error)' cells, ``columns`` the dims that go across.
+
+    >>> import xarray as xr
+    >>> v = xr.DataArray([[0.5, 0.25]], dims=("test", "loss_pair"), coords={"test": ["dp"], "loss_pair": ["a", "b"]})
+    >>> print(format_estimates(v, v / 10, ["loss_pair"]))  # doctest: +NORMALIZE_WHITESPACE
+    loss_pair                a               b
+    test                                      
+    dp         0.5000 (0.0500)  0.2500 (0.0250)
+    """
+    frame = pd.DataFrame({"value": values.to_series(), "se": errors.to_series()})
+    cells = frame["value"].map(lambda v: "-" if np.isnan(v) else f"{v:.4f}") + \
+        frame["se"].map(lambda v: "" if np.isnan(v) else f" ({v:.4f})")
+    return cells.unstack(columns).to_string()
+
+
+def _signed_rank_tables(areas, undecided) -> str:
+    """The loss study's three tables as text: areas over all runs and over the IDP-determinate runs, and the DP's
+    and Wilcoxon's H1 share in the IDP-indeterminate cases."""
+    attrs = areas.attrs
+    parts = [f"signed-rank loss study: {attrs['runs']} runs per Delta, {attrs['n_draws']} Dirichlet draws per test, "
+             f"q = {attrs['n_datasets']}, sigma = {attrs['sigma']:g}; Wilcoxon at alpha = {attrs['alpha']:g}; "
+             "value (Monte Carlo standard error)"]
+    for r in areas.correlation.values:
+        sel = areas.sel(correlation=r)
+        parts += [f"\ncorrelation r = {r:g}: area under the loss curve over the Delta grid (span "
+                  f"{attrs['delta_span']:g}; IDP: only where it decides)",
+                  format_estimates(sel.area, sel.area_se, ["loss_pair"]),
+                  f"\ncorrelation r = {r:g}: share of H1 decisions where the IDP is indeterminate",
+                  format_estimates(undecided.h1.sel(correlation=r), undecided.h1_se.sel(correlation=r),
+                                   ["loss_pair"]),
+                  "indeterminate cases: " + ", ".join(
+                      f"{k} {int(n)}" for k, n in undecided.n_indeterminate.sel(correlation=r).to_series().items())]
+    return "\n".join(parts)
+
+
+def _simulate_signed_rank(args, out):
+    from .signed_rank_figure import plot_signed_rank_losses
+    from .signed_rank_study import indeterminate_decisions, loss_areas, loss_curves, signed_rank_study
+
+    results = signed_rank_study(runs=args.repetitions or 1000, n_draws=args.draws, random_seed=args.seed,
+                                scheduler=args.scheduler, workers=args.workers, progress=not args.no_progress)
+    curves, areas = loss_curves(results, alpha=args.alpha), loss_areas(results, alpha=args.alpha)
+    undecided = indeterminate_decisions(results, alpha=args.alpha)
+    print(_signed_rank_tables(areas, undecided))
+    if out is None:
+        return
+    figure = plot_signed_rank_losses(curves)
+
+    def table(data):
+        return lambda p: data.to_dataframe().reset_index().to_csv(p, index=False)
+
+    write_files({out / "signed_rank_results.nc": lambda p: results.to_netcdf(p, engine="scipy"),
+                 out / "signed_rank_losses.csv": table(curves), out / "signed_rank_areas.csv": table(areas),
+                 out / "signed_rank_indeterminate.csv": table(undecided),
+                 out / "signed_rank.png": lambda p: figure.savefig(p, dpi=120, format="png")})
+
+
 def _simulate(args):
     from . import plots, simulation  # imported when asked for
 
     out = check_output_dir(args.output) if args.output else None
-    common = dict(repetitions=args.repetitions, random_seed=args.seed, scheduler=args.scheduler,
+    if args.study == "signed-rank":
+        return _simulate_signed_rank(args, out)
+    if args.draws != 5000:
+        raise ValueError("--draws applies to the signed-rank study only")
+    common = dict(repetitions=args.repetitions or 5000, random_seed=args.seed, scheduler=args.scheduler,
                   workers=args.workers, progress=not args.no_progress)
     if args.study == "toy":
         results = simulation.toy_example(**common)
@@ -383,6 +446,38 @@ def _simulate(args):
         writers[out / f"{args.study}{suffix}.png"] = lambda p, figure=figure: figure.savefig(p, dpi=120,
                                                                                              format="png")
     write_files(writers)
+
+
+def format_replicability(table) -> str:
+    """The replicability table as text: shares of H1 and indeterminate, R over all, IDP-determinate and
+    IDP-indeterminate subsets.
+
+    >>> from pp_corr.replicability import replicability_decisions, replicability_table
+    >>> table = replicability_table(replicability_decisions(load_scores(example_path()), subset_size=3,
+    ...                                                     n_subsets=20, n_draws=200, random_seed=0))
+    >>> format_replicability(table).splitlines()[0]
+    'replicability on 20 subsets per pair: H1 = B better; R = 1 - 2 var(decision) (1: always the same answer)'
+    """
+    shown = table.drop(columns=["a", "b", "n_subsets"]).rename(columns=lambda c: c.replace("_determinate", " det.")
+                                                                .replace("_indeterminate", " indet."))
+    return (f"replicability on {int(table.n_subsets.iloc[0])} subsets per pair: H1 = B better; "
+            f"R = 1 - 2 var(decision) (1: always the same answer)\n{shown.T.round(3).to_string()}")
+
+
+def _replicability(args):
+    from .replicability import replicability_decisions, replicability_table
+
+    source = _input_file(args.file)
+    output = check_output_file(args.output, suffixes=(".csv",)) if args.output else None
+    pair = _pair_options(args)
+    scores = _load(source, args, pair)
+    decisions = replicability_decisions(scores, pairs=None if pair is None else [pair], subset_size=args.subset_size,
+                                        n_subsets=args.subsets, loss_ratio=args.loss_ratio, alpha=args.alpha,
+                                        n_draws=args.draws, random_seed=args.seed)
+    table = replicability_table(decisions)
+    print(format_replicability(table))
+    if output is not None:
+        write_files({output: lambda p: table.to_csv(p)})
 
 
 def _option(check, parse=float, **limits):
@@ -452,21 +547,45 @@ def _build_parser() -> argparse.ArgumentParser:
     rep.add_argument("--overwrite", action="store_true",
                      help="write into a directory that is not empty, replacing the report's files (only those)")
     rep.set_defaults(func=_report)
-    sim = sub.add_parser("simulate", help="the simulation studies of Corani & Benavoli 2015")
-    sim.add_argument("study", choices=["experiment1", "experiment2", "toy"],
-                     help="experiment1: the same gap on 50 data sets; experiment2: Cauchy gaps; toy: the toy example")
-    sim.add_argument("--repetitions", type=_option(check_count, parse=int), default=5000,
-                     help="repetitions of each setting (default 5000)")
+    sim = sub.add_parser("simulate", help="the simulation studies of Corani & Benavoli 2015 and of the Bayesian "
+                                          "signed-rank paper (Benavoli et al. 2014)")
+    sim.add_argument("study", choices=["experiment1", "experiment2", "toy", "signed-rank"],
+                     help="experiment1: the same gap on 50 data sets; experiment2: Cauchy gaps; toy: the toy example; "
+                          "signed-rank: losses of Wilcoxon, DP and imprecise DP over Delta")
+    sim.add_argument("--repetitions", type=_option(check_count, parse=int),
+                     help="repetitions of each setting (default 5000; signed-rank: 1000 runs per Delta)")
+    sim.add_argument("--draws", type=_option(check_count, parse=int), default=5000,
+                     help="signed-rank: Dirichlet draws per test (default 5000)")
     where = sim.add_mutually_exclusive_group()
     where.add_argument("--workers", type=_option(check_count, parse=int),
                        help="worker processes of the local Dask cluster (default and at most: the number of cores)")
     where.add_argument("--scheduler", type=_option(check_scheduler, parse=str),
                        help="run on the Dask cluster whose scheduler is at this address (tcp://HOST:PORT)")
-    sim.add_argument("--alpha", type=level, default=0.05, help="level of both tests (default 0.05)")
+    sim.add_argument("--alpha", type=level, default=0.05,
+                     help="level of both tests (default 0.05); signed-rank: of the Wilcoxon test")
     sim.add_argument("--seed", type=seed, default=0, help="seed of the whole study (default 0)")
-    sim.add_argument("--output", "-o", help="directory for the results (.nc), the rates (.csv) and the figures")
+    sim.add_argument("--output", "-o", help="directory for the results (.nc), the rates or tables (.csv) and the "
+                                             "figures")
     sim.add_argument("--no-progress", action="store_true", help="no progress bar")
     sim.set_defaults(func=_simulate)
+    rpl = sub.add_parser("replicability", help="how often Wilcoxon, the DP and IDP signed-rank tests and the Poisson "
+                                               "test give the same answer on random subsets of the data sets")
+    rpl.add_argument("file", help="scores, as for compare (see --format)")
+    rpl.add_argument("-a", help="algorithm A of one pair (default: every pair, B the one of higher mean score)")
+    rpl.add_argument("-b", help="algorithm B of that pair (H1: B better)")
+    rpl.add_argument("--subset-size", type=_option(check_count, parse=int, minimum=2), default=15,
+                     help="data sets in each subset (default 15)")
+    rpl.add_argument("--subsets", type=_option(check_count, parse=int, minimum=2), default=1000,
+                     help="subsets drawn (default 1000)")
+    rpl.add_argument("--draws", type=_option(check_count, parse=int), default=5000,
+                     help="Dirichlet draws of the DP and IDP (default 5000)")
+    rpl.add_argument("--loss-ratio", type=_option(check_real, low=0, low_open=True), default=19.0,
+                     help="l1 / l0: the Bayesian tests decide at t = ratio / (1 + ratio) (default 19: t = 0.95)")
+    rpl.add_argument("--alpha", type=level, default=0.05, help="level of the Wilcoxon test (default 0.05)")
+    _add_reading_options(rpl)
+    rpl.add_argument("--seed", type=seed, default=0, help="seed of the subsets and the draws (default 0)")
+    rpl.add_argument("--output", "-o", help="write the table to a .csv file")
+    rpl.set_defaults(func=_replicability)
     dem = sub.add_parser("demo", help="run the comparison on the embedded scikit-learn example")
     dem.add_argument("--rope", type=rope, default=0.01)
     dem.set_defaults(func=_demo)
@@ -481,6 +600,12 @@ def _add_analysis_options(parser, rope, level, seed):
                         help="half-width of the rope, in the scores' units (default 0.01)")
     parser.add_argument("--alpha", type=level, default=0.05, help="level of the decisions (default 0.05)")
     parser.add_argument("--prior", help="'matching' (default) or a Normal-Gamma 'mu0,k0,a,b'")
+    _add_reading_options(parser)
+    parser.add_argument("--seed", type=seed, default=0, help="seed of every random draw (default 0)")
+
+
+def _add_reading_options(parser):
+    """The options of reading FILE (see :func:`_load`)."""
     parser.add_argument("--format", choices=[f for f in FORMATS if f != "arrays"], default="auto",
                         help="layout of FILE (default auto: split<k>_test_ columns = cv_results, .json = "
                              "cross_validate, columns algorithm and score = tidy, else wide)")
@@ -503,7 +628,6 @@ def _add_analysis_options(parser, rope, level, seed):
     parser.add_argument("--rho", type=_option(check_real, low=0), help="the correlation rho of every data set")
     parser.add_argument("--lower-is-better", action="store_true",
                         help="the scores are errors or losses (lower is better): compare their negatives")
-    parser.add_argument("--seed", type=seed, default=0, help="seed of every random draw (default 0)")
 
 
 def _show_warning(message, category, filename, lineno, file=None, line=None):

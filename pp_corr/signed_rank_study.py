@@ -217,15 +217,15 @@ def _trapezoid_weights(deltas):
 
 def loss_areas(results: xr.Dataset, loss_pairs=LOSS_PAIRS, alpha=0.05) -> xr.Dataset:
     """The paper's tables 1 and 2: the area under each test's loss-vs-Delta curve (trapezoid rule over the grid,
-    Delta in its own units; divide by the grid's span for the mean loss over it), dims (runs, test, loss_pair,
-    correlation): ``runs="all"`` over every run (NaN for the IDP), ``runs="IDP determinate"`` from the per-Delta
+    Delta in its own units; divide by the grid's span for the mean loss over it), dims (runs_used, test, loss_pair,
+    correlation): ``runs_used="all"`` over every run (NaN for the IDP), ``runs_used="IDP determinate"`` from the per-Delta
     mean losses over the runs where the IDP decides. ``area_se`` its Monte Carlo standard error over the runs
     (linearised for the ratio means of the determinate runs).
 
     >>> res = signed_rank_study([0.0, 0.05], [0.0], runs=20, n_draws=200, workers=1, random_seed=0, progress=False)
     >>> areas = loss_areas(res, [(1, 19)])
-    >>> areas.area.dims, bool(np.isnan(areas.area.sel(runs="all", test="idp")).all())
-    (('runs', 'test', 'loss_pair', 'correlation'), True)
+    >>> areas.area.dims, bool(np.isnan(areas.area.sel(runs_used="all", test="idp")).all())
+    (('runs_used', 'test', 'loss_pair', 'correlation'), True)
     """
     dec = decisions(results, loss_pairs, alpha)
     if not (np.diff(dec.delta) > 0).all():
@@ -237,10 +237,10 @@ def loss_areas(results: xr.Dataset, loss_pairs=LOSS_PAIRS, alpha=0.05) -> xr.Dat
         mean, _, deviations = _run_mean(dec.loss, weights)
         out.append(xr.Dataset({"area": (c * mean).sum("delta", min_count=len(c)),
                                "area_se": _standard_error(c * deviations, over=["delta"])}))
-    areas = xr.concat(out, dim=xr.DataArray(["all", "IDP determinate"], dims="runs", name="runs"))
+    areas = xr.concat(out, dim=xr.DataArray(["all", "IDP determinate"], dims="runs_used", name="runs_used"))
     areas["area_se"] = areas.area_se.where(areas.area.notnull())
     return areas.assign_attrs({**dec.attrs, "runs": results.sizes["run"],
-                               "delta_span": float(dec.delta[-1] - dec.delta[0])}).transpose("runs", "test", "loss_pair",
+                               "delta_span": float(dec.delta[-1] - dec.delta[0])}).transpose("runs_used", "test", "loss_pair",
                                                                                               ...)
 
 

@@ -4,12 +4,14 @@ internal orderings of the IDP, losses of known decisions worked out by hand, rep
 import itertools
 
 import numpy as np
+import pandas as pd
 import pytest
 import xarray as xr
 from scipy import stats
 
 from pp_corr import bayesian_signed_rank, imprecise_signed_rank
-from pp_corr.rank_tests import IDP_STRENGTH, heaviside
+from pp_corr.cli import main
+from pp_corr.rank_tests import IDP_STRENGTH, PairSumRegions, heaviside
 from pp_corr.signed_rank_study import (CHUNK, DELTAS, LOSS_PAIRS, decisions, idp_probabilities, idp_weights,
                                        indeterminate_decisions, loss_areas, loss_curves, signed_rank_study)
 
@@ -144,8 +146,8 @@ def test_losses_of_known_decisions_worked_out_by_hand():
                 return sum((y[k] + y[k + 1]) / 2 * (deltas[k + 1] - deltas[k]) for k in range(len(y) - 1))
 
             if test != "idp":
-                assert areas.area.sel(runs="all", test=test, loss_pair=label) == pytest.approx(trapezoid(by_delta))
-            assert float(areas.area.sel(runs="IDP determinate", test=test, loss_pair=label)) == \
+                assert areas.area.sel(runs_used="all", test=test, loss_pair=label) == pytest.approx(trapezoid(by_delta))
+            assert float(areas.area.sel(runs_used="IDP determinate", test=test, loss_pair=label)) == \
                 pytest.approx(trapezoid(det_by_delta), nan_ok=True)
         assert curves.indeterminate.sel(loss_pair=label).values.tolist() == pytest.approx(
             (1 - determinate.mean(axis=1)).tolist())
@@ -160,7 +162,7 @@ def test_standard_errors_of_ratio_means_cover_the_run_to_run_scatter():
     res = signed_rank_study([-0.02, 0.0, 0.02, 0.04], [0.0], n_datasets=10, runs=1000, n_draws=100, workers=1,
                             random_seed=9, progress=False)
     areas = [loss_areas(res.isel(run=slice(25 * g, 25 * g + 25)), [(1, 19)])
-             .sel(runs="IDP determinate", test="dp", loss_pair="(1, 19)", correlation=0.0) for g in range(40)]
+             .sel(runs_used="IDP determinate", test="dp", loss_pair="(1, 19)", correlation=0.0) for g in range(40)]
     values, ses = np.array([float(a.area) for a in areas]), np.array([float(a.area_se) for a in areas])
     ratio = values.var(ddof=1) / np.mean(ses**2)
     low, high = stats.chi2.ppf([0.0005, 0.9995], 39) / 39
@@ -199,3 +201,38 @@ def test_bad_loss_pairs_and_weights_named():
         decisions(res, alpha=1.5)
     with pytest.raises(ValueError, match="weights"):
         idp_probabilities(np.zeros((2, 3)), np.full((5, 3), 1 / 3))
+
+
+def test_regions_of_rows_equal_one_by_one():
+    """PairSumRegions.of_rows (the study's batch of Deltas) against construction row by row, with ties, zeros,
+    pair sums on the rope's edges and asymmetric ropes."""
+    rng = np.random.default_rng(12)
+    fields = ("columns", "points", "right_half", "right_full", "left_full", "left_half", "rope_empty", "right_trace")
+    for trial in range(200):
+        n = int(rng.integers(1, 16))
+        z = np.round(rng.normal(0, 0.05, (4, n)), int(rng.integers(1, 4)))
+        lo, hi = (0.0, 0.0) if trial % 2 else sorted(np.round(rng.normal(0, 0.02, 2), 2))
+        columns = np.arange(1, n + 1)
+        for batch, single in zip(PairSumRegions.of_rows(z, lo, hi, columns=columns),
+                                 [PairSumRegions(row, lo, hi, columns=columns) for row in z]):
+            for field in fields:
+                assert np.array_equal(getattr(batch, field), getattr(single, field)), (trial, field)
+
+
+def test_cli_simulate_signed_rank_writes_results_tables_and_figure(tmp_path, capsys):
+    argv = ["simulate", "signed-rank", "--repetitions", "30", "--draws", "200", "--workers", "1", "--seed", "2",
+            "--no-progress", "-o", str(tmp_path)]
+    main(argv)
+    out = capsys.readouterr().out
+    assert "30 runs per Delta, 200 Dirichlet draws" in out and "correlation r = 0.95" in out
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "signed_rank.png", "signed_rank_areas.csv", "signed_rank_indeterminate.csv", "signed_rank_losses.csv",
+        "signed_rank_results.nc"]
+    results = xr.load_dataset(tmp_path / "signed_rank_results.nc", engine="scipy")
+    areas = pd.read_csv(tmp_path / "signed_rank_areas.csv")
+    expected = loss_areas(results)  # the saved tables are those of the saved statistics
+    row = areas.query("runs_used == 'all' and test == 'dp' and loss_pair == '(1, 19)' and correlation == 0.95")
+    assert row.area.item() == pytest.approx(float(expected.area.sel(runs_used="all", test="dp",
+                                                                    loss_pair="(1, 19)", correlation=0.95)))
+    with pytest.raises(SystemExit, match="--draws"):
+        main(["simulate", "toy", "--draws", "10", "--repetitions", "5"])

@@ -41,6 +41,18 @@ def test_lower_dp_upper_ordered_on_every_run_and_dp_agrees_with_a_determinate_id
     assert not bool((h0 & dec.h1.sel(test="dp")).any())
 
 
+def test_noise_has_the_papers_law(study):
+    """z - Delta = Y - X ~ N(0, 2 sigma^2 (1 - r)), independent across data sets: variance within a chi-square
+    interval, correlation between data sets near 0."""
+    for r in study.correlation.values:
+        noise = study.noise.sel(correlation=r).values
+        dof = noise.size
+        ratio = np.sum(noise**2) / (2 * 0.12**2 * (1 - r)) / dof
+        low, high = stats.chi2.ppf([0.0005, 0.9995], dof) / dof
+        assert low < ratio < high, (r, ratio)
+        assert abs(np.corrcoef(noise[:, 0], noise[:, 1])[0, 1]) < 4.5 / np.sqrt(len(noise))
+
+
 def dense_probabilities(z, w):
     """The oracle: g = w' A w with the q x q matrix A_ij = H(z_i + z_j), per draw."""
     a = heaviside(z[:, None] + z[None, :])

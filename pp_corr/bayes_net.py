@@ -23,7 +23,6 @@ from scipy import special
 from ._args import as_generator
 
 SIZES = (25, 50, 100, 250, 500, 1000)  # data-set sizes of the paper, drawn uniformly
-FEATURE_CELLS = ((0, 2), (1, 3))       # for f0 and f1: the cells (c0, f), (c1, f)
 
 
 def cell_probabilities(delta) -> np.ndarray:
@@ -62,10 +61,15 @@ def split_counts(counts, sizes, rng) -> np.ndarray:
     counts = np.broadcast_to(np.asarray(counts, dtype=np.int64), sizes.shape[:-1] + (4,))
     flat_counts = np.ascontiguousarray(counts).reshape(-1, 4)
     flat_sizes = np.ascontiguousarray(sizes).reshape(-1, sizes.shape[-1])
-    log_factorial = special.gammaln(np.arange(int(flat_counts.sum(axis=1).max(initial=0)) + 2))
+    log_factorial = _log_factorials(flat_counts.sum(axis=1).max(initial=0))
     test = np.empty(flat_sizes.shape + (4,), dtype=np.int64)
     _split(flat_counts, flat_sizes, rng, log_factorial, test)
     return test.reshape(sizes.shape + (4,))
+
+
+def _log_factorials(n) -> np.ndarray:
+    """log(k - 1)! at index k = 0 .. n + 1, the table :func:`_hypergeometric` reads (log k! at k + 1)."""
+    return special.gammaln(np.arange(int(n) + 2))
 
 
 @numba.njit(cache=True)
@@ -100,50 +104,70 @@ def _hypergeometric(good, bad, sample, log_factorial, u):
 
 
 @numba.njit(cache=True)
+def _split_run(counts, sizes, rng, log_factorial, test):
+    """One run's test folds: ``test`` (folds, 4) from the cell ``counts`` (4,) and the fold ``sizes``."""
+    remaining = counts.copy()  # (one allocation per run)
+    for j in range(len(sizes) - 1):
+        left, pool = sizes[j], remaining.sum()
+        for cell in range(3):
+            pool -= remaining[cell]
+            drawn = _hypergeometric(remaining[cell], pool, left, log_factorial, rng.random())
+            test[j, cell] = drawn
+            left -= drawn
+        test[j, 3] = left
+        remaining -= test[j]
+    test[-1] = remaining
+
+
+@numba.njit(cache=True)
 def _split(counts, sizes, rng, log_factorial, test):
     """The loop of :func:`split_counts` on flat arrays: counts (m, 4), sizes (m, folds), test (m, folds, 4)."""
-    remaining = np.empty(4, dtype=np.int64)
     for row in range(counts.shape[0]):
-        remaining[:] = counts[row]
-        for j in range(sizes.shape[1] - 1):
-            left, pool = sizes[row, j], remaining.sum()
-            for cell in range(3):
-                pool -= remaining[cell]
-                drawn = _hypergeometric(remaining[cell], pool, left, log_factorial, rng.random())
-                test[row, j, cell] = drawn
-                left -= drawn
-            test[row, j, 3] = left
-            remaining -= test[row, j]
-        test[row, -1] = remaining
+        _split_run(counts[row], sizes[row], rng, log_factorial, test[row])
 
 
-def _class_counts(cells):
-    return cells[..., 0] + cells[..., 1], cells[..., 2] + cells[..., 3]
-
-
-def zeror_correct(train, test, coin) -> np.ndarray:
-    """Test instances zeroR classifies correctly, given training and test cell counts (last axis).
+@numba.njit(cache=True)
+def zeror_correct(train, test, coin) -> int:
+    """Test instances zeroR classifies correctly, given a fold's training and test cell counts (4 each).
 
     >>> int(zeror_correct(np.array([10, 5, 3, 2]), np.array([2, 1, 0, 1]), coin=False))  # class c0: 3 of 4
     3
     """
-    train_c0, train_c1 = _class_counts(train)
-    test_c0, test_c1 = _class_counts(test)
-    return np.where((train_c0 > train_c1) | ((train_c0 == train_c1) & coin), test_c0, test_c1)
+    train_c0, train_c1 = train[0] + train[1], train[2] + train[3]
+    picks_c0 = train_c0 > train_c1 or (train_c0 == train_c1 and coin)
+    return test[0] + test[1] if picks_c0 else test[2] + test[3]
 
 
-def bn_correct(train, test, coins) -> np.ndarray:
-    """Test instances the maximum-likelihood network classifies correctly; ``coins`` (..., 2) break ties.
+@numba.njit(cache=True)
+def bn_correct(train, test, coin_f0, coin_f1) -> int:
+    """Test instances the maximum-likelihood network classifies correctly; the coins break ties for f0, f1.
 
     >>> # trained: f0 -> c0 (10 > 3), f1 -> c1 (5 < 8); the test fold has 2 + 1 such instances of 4
-    >>> int(bn_correct(np.array([10, 5, 3, 8]), np.array([2, 1, 0, 1]), np.array([False, False])))
+    >>> int(bn_correct(np.array([10, 5, 3, 8]), np.array([2, 1, 0, 1]), False, False))
     3
     """
     correct = 0
-    for f, (c0, c1) in enumerate(FEATURE_CELLS):
-        picks_c0 = (train[..., c0] > train[..., c1]) | ((train[..., c0] == train[..., c1]) & coins[..., f])
-        correct = correct + np.where(picks_c0, test[..., c0], test[..., c1])
+    for f in range(2):  # the cells (c0, f) and (c1, f) are f and f + 2
+        coin = coin_f1 if f else coin_f0
+        picks_c0 = train[f] > train[f + 2] or (train[f] == train[f + 2] and coin)
+        correct += test[f] if picks_c0 else test[f + 2]
     return correct
+
+
+@numba.njit(cache=True)
+def _cv_runs(counts, sizes, runs, rng, log_factorial, out):
+    """Per data set (rows of counts (m, 4), sizes (m, folds)), ``runs`` re-splits and both classifiers on every
+    fold: out (m, runs * folds) = accuracy of BN-hat minus zeroR, three fair coins per fold for ties."""
+    folds = sizes.shape[1]
+    test, train = np.empty((folds, 4), dtype=np.int64), np.empty(4, dtype=np.int64)
+    for row in range(counts.shape[0]):
+        for run in range(runs):
+            _split_run(counts[row], sizes[row], rng, log_factorial, test)
+            for j in range(folds):
+                train[:], coins = counts[row] - test[j], int(rng.random() * 8)
+                correct = bn_correct(train, test[j], coins & 2 > 0, coins & 4 > 0) - zeror_correct(
+                    train, test[j], coins & 1 > 0)
+                out[row, run * folds + j] = correct / sizes[row, j]
 
 
 def _signed(diff, deltas):
@@ -165,14 +189,10 @@ def cv_differences(deltas, sizes, *, runs=1, folds=10, random_seed=None) -> np.n
     deltas, sizes = np.broadcast_arrays(np.asarray(deltas, dtype=float), np.asarray(sizes, dtype=np.int64))
     if np.any(sizes < folds):
         raise ValueError(f"sizes must be at least folds = {folds}")
-    counts = rng.multinomial(sizes, cell_probabilities(np.abs(deltas)))
-    per_run = np.broadcast_to(counts[..., None, :], deltas.shape + (runs, 4))
-    test = split_counts(per_run, np.broadcast_to(fold_sizes(sizes, folds)[..., None, :], deltas.shape + (runs, folds)),
-                        rng)
-    train = per_run[..., None, :] - test
-    coins = rng.integers(0, 8, test.shape[:-1], dtype=np.uint8)  # three fair bits per fold
-    bits = [(coins >> k & 1).astype(bool) for k in range(3)]
-    diff = (bn_correct(train, test, np.stack(bits[1:], axis=-1)) - zeror_correct(train, test, bits[0])) / test.sum(-1)
+    counts = rng.multinomial(sizes, cell_probabilities(np.abs(deltas))).reshape(-1, 4)
+    diff = np.empty((len(counts), runs * folds))
+    _cv_runs(counts, fold_sizes(sizes, folds).reshape(-1, folds), runs, rng, _log_factorials(sizes.max(initial=0)),
+             diff)
     return _signed(diff.reshape(deltas.shape + (runs * folds,)), deltas)
 
 

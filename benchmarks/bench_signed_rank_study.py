@@ -25,7 +25,8 @@ if __name__ == "__main__":  # local Dask worker processes start by spawn and re-
     wall, cpu = time.perf_counter() - start, time.process_time() - cpu
     tasks = 2 * 1000 // CHUNK
     print(f"4 tasks of {CHUNK} runs in this process: {cpu:.2f} s of CPU ({wall:.2f} s wall): the full study's "
-          f"{tasks} tasks take {cpu * tasks / 4:.0f} CPU seconds, {cpu * tasks / 4 / workers:.0f} s on {workers} idle cores")
+          f"{tasks} tasks take {cpu * tasks / 4:.0f} CPU seconds, {cpu * tasks / 4 / workers:.0f} s on {workers} "
+          "idle cores")
     print(f"load average before: {os.getloadavg()[0]:.1f} on {workers} cores")
     start = time.perf_counter()
     results = signed_rank_study(workers=workers, random_seed=1, progress=False)
@@ -35,8 +36,9 @@ if __name__ == "__main__":  # local Dask worker processes start by spawn and re-
     curves, areas = loss_curves(results), loss_areas(results)
     share = curves.sel(loss_pair="(1, 19)", delta=0.05)
     for r in results.correlation.values:
-        print(f"  r = {r:g}: IDP indeterminate at Delta = 0.05, (1, 19): {float(share.indeterminate.sel(correlation=r)):.3f}"
-              f" (se {float(share.indeterminate_se.sel(correlation=r)):.3f})")
+        sel = share.sel(correlation=r)
+        print(f"  r = {r:g}: IDP indeterminate at Delta = 0.05, (1, 19): {float(sel.indeterminate):.3f}"
+              f" (se {float(sel.indeterminate_se):.3f})")
     print(areas.area.round(4).to_dataframe().area.unstack("loss_pair").to_string())
     print(indeterminate_decisions(results).h1.round(3).to_dataframe().h1.unstack("loss_pair").to_string())
 

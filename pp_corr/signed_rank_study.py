@@ -141,7 +141,8 @@ def _loss_pairs(loss_pairs):
     if len(set(labels)) < len(labels):
         raise ValueError(f"loss_pairs repeats a pair: {labels}")
     return xr.DataArray(pairs[:, 1] / pairs.sum(axis=1), dims="loss_pair",
-                        coords={"loss_pair": labels, "l0": ("loss_pair", pairs[:, 0]), "l1": ("loss_pair", pairs[:, 1])})
+                        coords={"loss_pair": labels, "l0": ("loss_pair", pairs[:, 0]),
+                                "l1": ("loss_pair", pairs[:, 1])})
 
 
 def decisions(results: xr.Dataset, loss_pairs=LOSS_PAIRS, alpha=0.05) -> xr.Dataset:
@@ -218,8 +219,8 @@ def _trapezoid_weights(deltas):
 def loss_areas(results: xr.Dataset, loss_pairs=LOSS_PAIRS, alpha=0.05) -> xr.Dataset:
     """The paper's tables 1 and 2: the area under each test's loss-vs-Delta curve (trapezoid rule over the grid,
     Delta in its own units; divide by the grid's span for the mean loss over it), dims (runs_used, test, loss_pair,
-    correlation): ``runs_used="all"`` over every run (NaN for the IDP), ``runs_used="IDP determinate"`` from the per-Delta
-    mean losses over the runs where the IDP decides. ``area_se`` its Monte Carlo standard error over the runs
+    correlation): ``runs_used="all"`` over every run (NaN for the IDP), ``runs_used="IDP determinate"`` from the
+    per-Delta mean losses over the runs where the IDP decides. ``area_se`` its Monte Carlo standard error over the runs
     (linearised for the ratio means of the determinate runs).
 
     >>> res = signed_rank_study([0.0, 0.05], [0.0], runs=20, n_draws=200, workers=1, random_seed=0, progress=False)
@@ -239,9 +240,9 @@ def loss_areas(results: xr.Dataset, loss_pairs=LOSS_PAIRS, alpha=0.05) -> xr.Dat
                                "area_se": _standard_error(c * deviations, over=["delta"])}))
     areas = xr.concat(out, dim=xr.DataArray(["all", "IDP determinate"], dims="runs_used", name="runs_used"))
     areas["area_se"] = areas.area_se.where(areas.area.notnull())
-    return areas.assign_attrs({**dec.attrs, "runs": results.sizes["run"],
-                               "delta_span": float(dec.delta[-1] - dec.delta[0])}).transpose("runs_used", "test", "loss_pair",
-                                                                                              ...)
+    span = float(dec.delta[-1] - dec.delta[0])
+    areas = areas.assign_attrs({**dec.attrs, "runs": results.sizes["run"], "delta_span": span})
+    return areas.transpose("runs_used", "test", "loss_pair", ...)
 
 
 def indeterminate_decisions(results: xr.Dataset, loss_pairs=LOSS_PAIRS, alpha=0.05) -> xr.Dataset:

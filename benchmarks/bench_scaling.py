@@ -1,0 +1,73 @@
+"""Scaling curves: time against problem size for each heavy kernel, and against the number of local Dask workers
+for the simulation study, so that a user can extrapolate to a larger problem or a cluster.
+
+For each kernel, the sizes grow by a constant factor; the script prints the times and the exponent b of
+time ~ a * size^b fitted by least squares on the log-log points (b = 1: linear; under 1 at small sizes, where fixed
+costs dominate). For the study, the speed-up of 2 workers over 1 (start-up of the local cluster included).
+
+Usage: python benchmarks/bench_scaling.py [--quick] [--csv FILE]
+"""
+import argparse
+import os
+import time
+
+from _timing import best_of
+
+import numpy as np
+import pandas as pd
+
+from pp_corr import bayesian_signed_rank, correlated_ttest
+from pp_corr.bayes_net import SIZES, cv_differences
+from pp_corr.simulation import experiment_1
+
+
+def exponent(sizes, seconds) -> float:
+    """b of seconds ~ a * size^b (least squares on the logarithms)."""
+    return float(np.polyfit(np.log(sizes), np.log(seconds), 1)[0])
+
+
+def curves(quick):
+    rng = np.random.default_rng(0)
+    scale = 0.1 if quick else 1.0
+    kernels = {
+        "correlated_ttest (rows of 100 folds)": (
+            [int(s * scale) for s in (10_000, 30_000, 100_000)],
+            lambda q: (lambda x=rng.normal(0.01, 0.05, (q, 100)): correlated_ttest(x, rho=0.1, rope=0.01))),
+        "bayesian_signed_rank (data sets, 50,000 draws)": (
+            [54, 540, 5400] if not quick else [54, 540],
+            lambda q: (lambda z=rng.normal(0.005, 0.02, q): bayesian_signed_rank(z, rope=0.01, random_seed=1))),
+        "cv_differences (data sets of 10 runs x 10 folds)": (
+            [int(s * scale) for s in (2_500, 12_500, 62_500)],
+            lambda q: (lambda n=rng.choice(SIZES, q): cv_differences(0.05, n, runs=10, random_seed=1))),
+    }
+    rows = []
+    for name, (sizes, make) in kernels.items():
+        make(sizes[0])()  # compile or warm up
+        for size in sizes:
+            rows.append({"kernel": name, "size": size, "workers": 1, "seconds": best_of(make(size), repeat=3)})
+    workers = sorted({1, os.cpu_count() or 1})
+    for repetitions in ([100, 300] if quick else [500, 1500, 5000]):
+        for n in workers:
+            start = time.perf_counter()
+            experiment_1(repetitions=repetitions, workers=n, random_seed=1, progress=False)
+            rows.append({"kernel": "experiment 1 (repetitions)", "size": repetitions, "workers": n,
+                         "seconds": time.perf_counter() - start})
+    return pd.DataFrame(rows)
+
+
+if __name__ == "__main__":  # local Dask worker processes start by spawn and re-import this file
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="smaller sizes (a minute or two)")
+    parser.add_argument("--csv", help="also write the measurements to this CSV file")
+    args = parser.parse_args()
+    table = curves(args.quick)
+    for (name, workers), group in table.groupby(["kernel", "workers"], sort=False):
+        points = ", ".join(f"{s:,}: {t:.3g} s" for s, t in zip(group["size"], group["seconds"]))
+        print(f"{name}, {workers} worker(s): {points}; time ~ size^{exponent(group['size'], group['seconds']):.2f}")
+    study = table[table.kernel.str.startswith("experiment")].pivot(index="size", columns="workers", values="seconds")
+    if study.shape[1] > 1:
+        speedup = study.iloc[:, 0] / study.iloc[:, -1]
+        print("experiment 1, speed-up of", study.columns[-1], "workers over 1:",
+              ", ".join(f"{s:,} repetitions {v:.2f}x" for s, v in speedup.items()))
+    if args.csv:
+        table.to_csv(args.csv, index=False)

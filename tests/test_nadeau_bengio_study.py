@@ -53,11 +53,11 @@ def test_problem_2_least_squares_is_scikit_learns():
     np.testing.assert_array_equal(loss_b[0], predicted != y[test])
 
 
-@pytest.mark.parametrize("rho", [0.05, 0.3])
-def test_rho_estimator_recovers_a_known_correlation(rho):
+@pytest.mark.parametrize("rho,j", [(0.05, 15), (0.3, 15), (0.3, 2)])
+def test_rho_estimator_recovers_a_known_correlation(rho, j):
     # J equicorrelated Gaussian split estimates per repetition: the study's rho must find rho within its error
     rng = np.random.default_rng(4)
-    reps, j = 4000, 15
+    reps = 4000
     values = np.sqrt(rho) * rng.normal(size=(reps, 1)) + np.sqrt(1 - rho) * rng.normal(size=(reps, j))
     fake = _fake_results(values.mean(axis=1), values.var(axis=1, ddof=1) / j, j)
     summary = study_summary(fake)
@@ -101,6 +101,16 @@ def test_reduced_study_is_the_same_on_two_workers(reduced):
     one, _, configurations, args = reduced
     two = nadeau_bengio_study(configurations=configurations, random_seed=7, workers=2, progress=False, **args)
     assert one.identical(two)
+
+
+def test_repetitions_are_new_data_sets(reduced):
+    # every chunk of repetitions draws from its own stream: no two repetitions alike, another seed other data
+    results, _, configurations, args = reduced
+    for c in range(results.sizes["config"]):
+        rows = np.hstack([results.estimate.values[c], results.variance.values[c]])
+        assert len(np.unique(rows, axis=0)) == len(rows)
+    other = nadeau_bengio_study(configurations=configurations[:1], random_seed=8, workers=1, progress=False, **args)
+    assert not np.array_equal(other.estimate.values[0], results.estimate.values[0])
 
 
 def test_summaries_equal_hand_computations(reduced):

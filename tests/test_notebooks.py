@@ -13,7 +13,7 @@ NOTEBOOKS = sorted((Path(__file__).resolve().parents[1] / "notebooks").glob("*.i
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
 def test_notebook_executes(path, monkeypatch):
     monkeypatch.setenv("MPLBACKEND", "module://matplotlib_inline.backend_inline")  # figures as outputs
-    monkeypatch.setenv("PP_CORR_REPETITIONS", "200")  # notebook 04: reduced simulation study
+    monkeypatch.setenv("PP_CORR_REPETITIONS", "200")  # notebooks 04 and 05: reduced simulation studies
     nb = nbformat.read(path, as_version=4)
     if not UCI54.exists() and any("load_scores(UCI54" in cell.source for cell in nb.cells):
         pytest.skip(f"{path.name} reads the shared uci54 data, which are not at {UCI54} (a clone without ../shared)")

@@ -5,9 +5,10 @@ import re
 
 import numpy as np
 import pytest
+from scipy import stats
 
-from pp_corr import bayesian_sign_test, imprecise_signed_rank
-from pp_corr.rank_tests import heaviside
+from pp_corr import bayesian_sign_test, bayesian_signed_rank, imprecise_signed_rank, sign_test
+from pp_corr.rank_tests import IDP_STRENGTH, RegionProbabilities, heaviside
 from tests.test_oracles_rank import close_in_mc, idp_draws
 
 Z = [0.02, 0.01, 0.03, -0.005]     # imprecise: lower ~ .81, upper ~ .99, indeterminate at 0.95
@@ -56,3 +57,126 @@ def test_imprecise_repr_names_the_pair_and_the_numbers():
     numbers = [float(v) for v in match.groups()[:4]]
     assert numbers == pytest.approx([res.lower, res.upper, res.lower_mean, res.upper_mean], abs=5e-5)
     assert match[5] == res.decision
+
+
+# ---- the rest of rank_tests.py (issue #19, second session): the decision rule at its threshold, from_tails' edges,
+# every field of the frequentist results, the defaults, the draws made in several chunks ------------------------------
+
+EPS = np.finfo(float).eps
+
+
+def own_dirichlet(seed, alpha, n):
+    """Dirichlet draws as the library documents them (Gamma variates normalised), in one call of the test's own."""
+    g = np.random.default_rng(seed).standard_gamma(np.broadcast_to(np.asarray(alpha, dtype=float), (n, len(alpha))))
+    return g / g.sum(axis=1, keepdims=True)
+
+
+def own_signed_rank(w, points, lo, hi):
+    """(left, rope, right) per draw from the q x q step matrices of the pair sums, normalised per draw."""
+    sums = np.add.outer(points, points)
+    left, right = step(2 * lo - sums), step(sums - 2 * hi)
+    masses = np.column_stack([np.einsum("ni,ij,nj->n", w, m, w) for m in (left, 1 - left - right, right)])
+    return masses / masses.sum(axis=1, keepdims=True)
+
+
+def step(v):
+    return (np.asarray(v) > 0) + 0.5 * (np.asarray(v) == 0)
+
+
+def regions(rows):
+    """A RegionProbabilities whose draws are the given (left, rope, right) rows."""
+    rows = np.asarray(rows, dtype=float)
+    return RegionProbabilities.from_tails(rows[:, 0], rows[:, 2], "m", 0.0, ("svm", "knn"))
+
+
+@pytest.mark.parametrize("largest, label", [(0, "svm"), (1, "rope"), (2, "knn")])
+def test_decision_names_the_region_largest_in_more_than_one_minus_alpha_of_the_draws(largest, label):
+    big, other = np.full(3, 0.1), np.full(3, 0.1)
+    big[largest], other[(largest + 1) % 3] = 0.8, 0.8
+    res = regions([big, big, big, other])          # the region is largest in 3 of 4 draws: 0.75 exactly
+    assert res.decision(alpha=0.3) == label
+    assert res.decision(alpha=0.25) == "none"      # 0.75 is not more than 1 - 0.25
+    assert regions([big] * 20).decision() == label                 # default alpha 0.05: 20 of 20
+    assert regions([big] * 19 + [other]).decision() == "none"      # 19 of 20 = 0.95 is not more than 0.95
+
+
+def test_from_tails_accepts_its_edges_and_refuses_beyond_them():
+    np.testing.assert_array_equal(regions([[1.0, 0.0, 0.0], [0.0, 0.0, 1.0], [0.0, 1.0, 0.0]]).samples,
+                                  [[1.0, 0.0, 0.0], [0.0, 0.0, 1.0], [0.0, 1.0, 0.0]])
+    edge = RegionProbabilities.from_tails([0.5, 0.6], [0.5, 0.4 + 5e-10], "m", 0.0, ("A", "B"))
+    assert edge.samples[:, 1].tolist() == [0.0, 0.0]   # 1 - left - right < 0 by rounding: clipped to 0
+    for left, right, name in (([1.2], [0.0], "left"), ([-0.1], [0.5], "left"), ([0.0], [1.5], "right"),
+                              ([0.5], [-1e-3], "right")):
+        with pytest.raises(ValueError, match=f"^{name} must hold probabilities"):
+            RegionProbabilities.from_tails(left, right, "m", 0.0, ("A", "B"))
+    for left, right in (([0.6], [0.6]), ([1.0], [1.0]), ([0.5], [0.5 + 1e-6])):
+        with pytest.raises(ValueError, match="left \\+ right must be at most 1"):
+            RegionProbabilities.from_tails(left, right, "m", 0.0, ("A", "B"))
+
+
+@pytest.mark.parametrize("alternative", ["two-sided", "greater", "less"])
+def test_sign_test_reports_every_field(alternative):
+    z = [0.02, 0.0, 0.01, 0.03, -0.01, 0.02, 0.0, 0.04, 0.05]   # 6 of the 7 non-zero are positive
+    res = sign_test(z, alternative=alternative)
+    assert (res.k, res.n, res.alternative, res.statistic) == (6, 7, alternative, 6 / 7)
+    assert res.pvalue == stats.binomtest(6, 7, 0.5, alternative=alternative).pvalue
+    tied = sign_test([0.0, 0.0], alternative=alternative)
+    assert (tied.k, tied.n, tied.alternative, tied.statistic, tied.pvalue) == (0, 0, alternative, 0.5, 1.0)
+
+
+def test_sign_test_prior_on_the_rope_edges_counts_in_the_rope():
+    """The rope [lo, hi] is closed: a prior pseudo-observation z0 = lo or hi adds its strength to the rope."""
+    z, rope, strength, n = [0.02, -0.02, 0.0, 0.03], 0.01, 3.0, 20_000
+    for z0, counts in ((-0.01, [1, 1 + 3, 2]), (0.01, [1, 1 + 3, 2]), (-0.0100001, [1 + 3, 1, 2]),
+                       (0.0100001, [1, 1, 2 + 3])):
+        res = bayesian_sign_test(z, rope=rope, prior_strength=strength, z0=z0, n_samples=n, random_seed=2)
+        mean = np.array(counts) / sum(counts)
+        se = np.sqrt(mean * (1 - mean) / (sum(counts) + 1) / n)
+        assert np.all(np.abs(res.samples.mean(axis=0) - mean) <= 4 * se), z0
+
+
+def test_sign_test_defaults_rope_0_prior_1_at_0_and_50000_draws():
+    z = [0.02, 0.0, -0.01, 0.03]          # below 0: 1; at 0 (the rope [0, 0]) 1 + the prior's 1; above 0: 2
+    res = bayesian_sign_test(z, random_seed=4)
+    assert len(res.samples) == 50_000 and res.rope == 0.0
+    assert res.method == "Bayesian sign test (prior 1.0 at z0 = 0.0)"
+    mean = np.array([1, 2, 2]) / 5
+    assert np.all(np.abs(res.samples.mean(axis=0) - mean) <= 4 * np.sqrt(mean * (1 - mean) / 6 / 50_000))
+
+
+def test_signed_rank_defaults_against_the_dense_computation():
+    """Defaults: rope 0, prior 0.5 at z0 = 0, 50,000 draws; the draws and regions computed here."""
+    z = np.array([0.02, -0.01, 0.03, 0.01, -0.025, 0.04])
+    res = bayesian_signed_rank(z, random_seed=7)
+    assert len(res.samples) == 50_000 and res.rope == 0.0
+    assert res.method == "Bayesian signed-rank test (s = 0.5, z0 = 0.0)"
+    w = own_dirichlet(7, np.r_[0.5, np.ones(len(z))], 50_000)
+    np.testing.assert_allclose(res.samples, own_signed_rank(w, np.r_[0.0, z], 0.0, 0.0), rtol=0, atol=64 * EPS)
+    assert bayesian_signed_rank(z, prior_strength=0, n_samples=10, random_seed=7).method == \
+        "Bayesian signed-rank test (DP, s -> 0)"
+
+
+def test_signed_rank_draws_made_in_several_chunks_are_those_of_one_call():
+    """q = 30 with the prior: 31 weights a draw, about 2^20 / 31 = 33,825 draws a chunk, so 70,000 draws take three
+    chunks (the last one short); they must be the draws of one call."""
+    z = np.random.default_rng(12).normal(0.005, 0.02, 30)
+    n = 70_000
+    res = bayesian_signed_rank(z, rope=0.01, n_samples=n, random_seed=3)
+    w = own_dirichlet(3, np.r_[0.5, np.ones(len(z))], n)
+    np.testing.assert_allclose(res.samples, own_signed_rank(w, np.r_[0.0, z], -0.01, 0.01), rtol=0,
+                               atol=8 * (len(z) + 3) * EPS)
+
+
+def test_imprecise_draws_made_in_several_chunks_and_a_loss_ratio_below_one():
+    z = np.random.default_rng(13).normal(0.004, 0.02, 40)
+    n, q, s = 60_000, len(z), IDP_STRENGTH                       # 41 weights: three chunks of at most 25,575
+    res = imprecise_signed_rank(z, n_samples=n, random_seed=6, loss_ratio=0.5)
+    w = own_dirichlet(6, np.r_[s, np.ones(q)], n)
+    low = np.einsum("ni,ij,nj->n", w[:, 1:], step(np.add.outer(z, z)), w[:, 1:])
+    high = w[:, 0] * (2 - w[:, 0]) + low
+    near = 1e-13   # draws this close to 1/2 may fall either side by rounding
+    assert abs(res.lower - np.mean(low > 0.5)) <= np.mean(np.abs(low - 0.5) <= near)
+    assert abs(res.upper - np.mean(high > 0.5)) <= np.mean(np.abs(high - 0.5) <= near)
+    assert res.threshold == pytest.approx(1 / 3, rel=1e-15)      # l1 / (l0 + l1) with l1/l0 = 1/2
+    with pytest.raises(ValueError, match="loss_ratio"):
+        imprecise_signed_rank(z, loss_ratio=0.0)

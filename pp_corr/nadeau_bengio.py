@@ -272,17 +272,15 @@ def run_designs(estimator_a, estimator_b, X, y, *, n_test, splits=15, halvings=1
     >>> sorted(set(res.design.values.tolist()))
     ['5x2', 'half-splits', 'pseudo-bootstrap', 'subsampling']
     """
-    from .resampling import design_splits, evaluate
+    from .resampling import design_splits, evaluate, split_and_fit_streams
 
-    split_seed, fit_seed = np.random.SeedSequence(np.random.default_rng(random_seed).integers(2**63)).spawn(2)
-    rng = np.random.default_rng(split_seed)
+    rng, fit_rng = split_and_fit_streams(random_seed)
     common = {"n_test": n_test, "splits": splits}
     plan = (design_splits("subsampling", len(y), random_seed=rng, **common)
             + design_splits("5x2", len(y), random_seed=rng)
             + design_splits("half-splits", len(y), halvings=halvings, random_seed=rng, **common)
             + design_splits("pseudo-bootstrap", len(y), repetitions=repetitions, random_seed=rng, **common))
-    return evaluate(estimator_a, estimator_b, X, y, plan, loss=loss, names=names,
-                    random_seed=np.random.default_rng(fit_seed), n_jobs=n_jobs)
+    return evaluate(estimator_a, estimator_b, X, y, plan, loss=loss, names=names, random_seed=fit_rng, n_jobs=n_jobs)
 
 
 def nadeau_bengio(estimator_a, estimator_b, X, y, *, n_test, splits=15, halvings=10, repetitions=15,

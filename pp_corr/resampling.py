@@ -251,13 +251,24 @@ def resample(estimator_a, estimator_b, X, y, *, design="subsampling", cv=None, g
     >>> res.sizes["split"], int(res.n_test[0]), int(res.n_train[0])
     (5, 10, 20)
     """
-    split_seed, fit_seed = np.random.SeedSequence(as_generator(random_seed).integers(2**63)).spawn(2)
+    split_rng, fit_rng = split_and_fit_streams(random_seed)
     if cv is not None:
         plan = given_splits(cv, X, y, groups)
     else:
-        plan = design_splits(design, len(y), random_seed=np.random.default_rng(split_seed), **design_args)
-    return evaluate(estimator_a, estimator_b, X, y, plan, loss=loss, names=names,
-                    random_seed=np.random.default_rng(fit_seed), n_jobs=n_jobs)
+        plan = design_splits(design, len(y), random_seed=split_rng, **design_args)
+    return evaluate(estimator_a, estimator_b, X, y, plan, loss=loss, names=names, random_seed=fit_rng,
+                    n_jobs=n_jobs)
+
+
+def split_and_fit_streams(random_seed):
+    """Two independent Generators from ``random_seed``: one draws the splits, the other seeds the estimators (so
+    the splits of a seed do not depend on how many estimators need seeds).
+
+    >>> a, b = split_and_fit_streams(0); bool(a.random() != b.random())
+    True
+    """
+    split_seed, fit_seed = np.random.SeedSequence(as_generator(random_seed).integers(2**63)).spawn(2)
+    return np.random.default_rng(split_seed), np.random.default_rng(fit_seed)
 
 
 def to_scores(results: xr.Dataset, dataset="D1"):

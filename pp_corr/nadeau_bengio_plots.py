@@ -38,7 +38,7 @@ def plot_sizes(summary: xr.Dataset, *, ax=None):
     'size (rejection rate of the true mu)'
     """
     configs = [str(c) for c in summary.config.values]
-    ax = ax if ax is not None else plt.subplots(figsize=(9, 4.5), layout="constrained")[1]
+    ax = ax if ax is not None else plt.subplots(figsize=(11, 4.5), layout="constrained")[1]
     offsets = np.linspace(-0.3, 0.3, len(PROCEDURES))
     for k, procedure in enumerate(PROCEDURES):
         sel = summary.sel(procedure=procedure)
@@ -48,12 +48,17 @@ def plot_sizes(summary: xr.Dataset, *, ax=None):
     ax.axhline(summary.alpha, color=INK, lw=0.8, ls=":", label=f"nominal level {summary.alpha:g}")
     for x in np.arange(len(configs) - 1) + 0.5:
         ax.axvline(x, color=ROPE, lw=0.5)
-    ax.set_xticks(np.arange(len(configs)), [c.replace(", ", "\n", 1) for c in configs], fontsize=7)
+    ax.set_xticks(np.arange(len(configs)), [_two_lines(c) for c in configs], fontsize=7)
     ax.set_ylabel("size (rejection rate of the true mu)")
     ax.set_ylim(0, None)
     ax.set_title(f"Sizes at nominal {summary.alpha:g}, two-sided, with 95% error bars", fontsize=10)
     ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
     return ax
+
+
+def _two_lines(config):
+    """A configuration's label on three short lines: the problem, the sizes, the slope."""
+    return config.replace(", n = ", "\nn = ", 1).replace(", b = ", "\nb = ")
 
 
 def plot_power(power: xr.Dataset, *, axes=None):

@@ -39,6 +39,7 @@ from pymc.logprob.transforms import ChainedTransform, ScaleTransform
 from scipy import stats
 
 from ._args import as_generator, as_rope, b_minus_a, check_count, check_probability_level, check_real
+from .dataset_likelihood import integrated_log_likelihood
 from .hierarchical_exact import check_method, exact_draws
 from .models import dataset_rows, sample
 from .poisson_binomial import PoissonBinomial
@@ -47,6 +48,10 @@ from .scores import pick_algorithms
 from .ttest import DegenerateWarning, correlated_ttest
 
 PRIORS = {"current": {"alpha": (0.5, 5.0), "beta": (0.05, 0.15)}, "older": {"alpha": (1.0, 2.0), "beta": (0.01, 0.1)}}
+# the priors of nu by name: PRIORS' hyperpriors (nu - 1 ~ Gamma(alpha, beta), alpha and beta uniform), Kruschke's
+# nu - 1 ~ Exponential(rate 1/29) (mean 30) and Juarez and Steel's nu ~ Gamma(2, rate 0.1) (mode 10)
+NU_PRIORS = (*PRIORS, "kruschke", "juarez_steel")
+POPULATIONS = ("student_t", "normal")  # the population of the delta_i: t_nu(delta0, sigma0) or N(delta0, sigma0)
 NU_NODES = 24  # Gauss-Legendre points of the integral over nu's hyperparameter a (nu_log_prior)
 SIGMA_FLOOR = 0.01  # lower bound of sigma_i, in units of s, the median within-data-set sd (see hierarchical_model)
 SIGMA_CEILING = 1000.0  # upper bound of sigma_i: this many times the larger of s and the data set's sd
@@ -148,14 +153,21 @@ def _sd(row) -> float:
 
 
 def hierarchical_model(x, *, rho=None, n_test=None, n_train=None, folds=None, runs=None, priors="current",
-                       form="centered", scale=None, bounds=None, algorithms=None) -> pm.Model:
+                       form="centered", scale=None, bounds=None, algorithms=None, population="student_t",
+                       delta0_prior=None) -> pm.Model:
     """The hierarchical model over data sets on x / s, s the median of the data sets' sds.
 
     delta_i ~ t_nu(delta0, sigma0); the likelihood is exact through the sufficient statistics, with
     c_i = (1 - rho_i)/n_i + rho_i: xbar_i ~ N(delta_i, sigma_i^2 c_i) and SS_i / (sigma_i^2 (1 - rho_i)) ~
     chi^2(n_i - 1), so zero-variance data sets are fine. nu - 1 ~ Gamma(alpha, rate beta) with ``priors``
     ``"current"`` (alpha ~ U(0.5, 5), beta ~ U(0.05, 0.15)) or ``"older"`` ((1, 2), (0.01, 0.1)); alpha and
-    beta are integrated out (:func:`nu_log_prior`), so the model samples nu alone.
+    beta are integrated out (:func:`nu_log_prior`), so the model samples nu alone. Variants for comparison and
+    sensitivity (:data:`NU_PRIORS`): ``priors="kruschke"``, nu - 1 ~ Exponential(rate 1/29), and
+    ``"juarez_steel"``, nu ~ Gamma(2, rate 0.1); or bounds of one's own, ``priors={"alpha": (a1, a2), "beta":
+    (b1, b2)}``. ``population="normal"`` makes the population N(delta0, sigma0) (no nu). ``delta0_prior``, a
+    callable ``(name, unit) -> PyMC variable``, replaces delta0's uniform prior by one's own, in the model's unit
+    (``unit`` is s: e.g. ``lambda name, unit: pm.Normal(name, 0.01 / unit, 0.02 / unit)`` for N(0.01, 0.02) in the
+    scores' units).
 
     ``form`` chooses how the same posterior is written for the sampler (the module docstring says why):
 
@@ -192,11 +204,11 @@ def hierarchical_model(x, *, rho=None, n_test=None, n_train=None, folds=None, ru
     >>> sorted(model.coords["dataset"])[:2]
     ['D1', 'D2']
     """
-    _check_priors(priors)
+    _check_variant(priors, population, delta0_prior)
     bounds = _check_bounds(bounds)
     data = _prepare(x, rho, n_test, n_train, folds, algorithms, scale, runs)
     _check_form(form)
-    return _build(data, priors, form, bounds)
+    return _build(data, priors, form, bounds, population, delta0_prior)
 
 
 def _check_priors(priors):
@@ -204,6 +216,28 @@ def _check_priors(priors):
         raise TypeError(f"priors must be one of {list(PRIORS)}, got {type(priors).__name__} {priors!r}")
     if priors not in PRIORS:
         raise ValueError(f"priors must be one of {list(PRIORS)}, got {priors!r}")
+
+
+def _check_variant(priors, population, delta0_prior=None):
+    """``priors`` one of :data:`NU_PRIORS` or hyperprior bounds ``{"alpha": (a1, a2), "beta": (b1, b2)}``, and
+    ``population`` one of :data:`POPULATIONS`; ``delta0_prior`` None or a callable."""
+    if delta0_prior is not None and not callable(delta0_prior):
+        raise TypeError(f"delta0_prior must be a callable (name, unit) -> PyMC variable, got {delta0_prior!r}")
+    if isinstance(priors, Mapping):
+        if set(priors) != {"alpha", "beta"}:
+            raise ValueError(f"priors: a dict needs exactly the keys 'alpha' and 'beta', got {sorted(priors)}")
+        for key, pair in priors.items():
+            if isinstance(pair, (str, bytes)) or np.ndim(pair) != 1 or len(pair) != 2:
+                raise ValueError(f"priors['{key}'] must be a pair (low, high), got {pair!r}")
+            low, high = (check_real(f"priors['{key}']", v, low=0, low_open=True) for v in pair)
+            if not low < high:
+                raise ValueError(f"priors['{key}'] must be a pair (low, high) with low < high, got {pair!r}")
+        priors = "current"
+    for name, value, choices in (("priors", priors, NU_PRIORS), ("population", population, POPULATIONS)):
+        if not isinstance(value, str):
+            raise TypeError(f"{name} must be one of {list(choices)}, got {type(value).__name__} {value!r}")
+        if value not in choices:
+            raise ValueError(f"{name} must be one of {list(choices)}, got {value!r}")
 
 
 def _check_bounds(bounds) -> dict:
@@ -306,30 +340,32 @@ def _c(data: _Data) -> np.ndarray:
     return (1 - data.rho) / data.n + data.rho
 
 
-def _build(data: _Data, priors, form="centered", bounds=None) -> pm.Model:
-    _check_priors(priors)
+def _build(data: _Data, priors, form="centered", bounds=None, population="student_t", delta0_prior=None) -> pm.Model:
+    _check_variant(priors, population, delta0_prior)
     _check_form(form)
-    hyper = PRIORS[priors]
+    normal = population == "normal"
     s = np.float64(data.scale)  # typed: a Python float is first tried as float32 (overflow warnings at 1e160)
     limits = _limits(data, _check_bounds(bounds))
     with pm.Model(coords={"dataset": data.names}) as model:
         xbar = pm.Data("xbar_obs", data.mean / s, dims="dataset")
         ss = pm.Data("ss_obs", data.ss(s), dims="dataset")
-        delta0 = centred_uniform("delta0_scaled", limits["delta0"])
+        delta0 = centred_uniform("delta0_scaled", limits["delta0"]) if delta0_prior is None else \
+            delta0_prior("delta0_scaled", s)
         sigma0 = pm.Uniform("sigma0_scaled", 0, limits["sigma0"])
-        nu = pm.Deterministic("nu", _nu_minus_one(hyper) + 1)
+        nu = None if normal else _nu(priors)
         sigma = pm.Uniform("sigma_scaled", *limits["sigma"], dims="dataset")
         within = sigma**2 * (1 - data.rho)
         se2 = sigma**2 * _c(data)  # the variance of xbar_i given delta_i and sigma_i
         if form == "marginal":  # delta_i integrated out given lambda_i; drawn afterwards (_draw_delta)
-            lam = pm.Gamma("lambda", alpha=nu / 2, beta=nu / 2, dims="dataset")
+            lam = 1.0 if normal else pm.Gamma("lambda", alpha=nu / 2, beta=nu / 2, dims="dataset")
             pm.Normal("xbar", mu=delta0, sigma=pt.sqrt(sigma0**2 / lam + se2), observed=xbar, dims="dataset")
         else:
             if form == "centered":  # each data set's folds pin its delta_i (uci54: 5x the ESS of "noncentered")
-                delta = pm.StudentT("delta_scaled", nu=nu, mu=delta0, sigma=sigma0, dims="dataset")
+                delta = pm.Normal("delta_scaled", mu=delta0, sigma=sigma0, dims="dataset") if normal else \
+                    pm.StudentT("delta_scaled", nu=nu, mu=delta0, sigma=sigma0, dims="dataset")
             else:
                 z = pm.Normal("z", 0, 1, dims="dataset")
-                lam = pm.Gamma("lambda", alpha=nu / 2, beta=nu / 2, dims="dataset")
+                lam = 1.0 if normal else pm.Gamma("lambda", alpha=nu / 2, beta=nu / 2, dims="dataset")
                 delta = pm.Deterministic("delta_scaled", delta0 + sigma0 * z / pt.sqrt(lam), dims="dataset")
             pm.Normal("xbar", mu=delta, sigma=pt.sqrt(se2), observed=xbar, dims="dataset")
             pm.Deterministic("delta", delta * s, dims="dataset")
@@ -363,19 +399,53 @@ def dataset_log_likelihood(xbar, ss, n, rho, delta, sigma):
     return -0.5 * (n * np.log(2 * np.pi) + logdet + quad / sigma**2)
 
 
-def add_dataset_log_likelihood(idata, data: _Data):
-    """``idata`` with the per-data-set log-likelihood (:func:`dataset_log_likelihood`, in the units of the scores)
-    as ``by_dataset`` in its ``log_likelihood`` group, from the posterior draws of delta_i and sigma_i:
-    ``az.loo(idata)`` is then leave-one-data-set-out (how well the model predicts a new data set's folds),
-    on the same scale as the correlated models' ``by_dataset`` (:func:`pp_corr.models.add_log_likelihood`)."""
+def add_dataset_log_likelihood(idata, data: _Data, bounds=None, population="student_t"):
+    """``idata`` with two per-data-set log-likelihoods in its ``log_likelihood`` group, in the units of the scores:
+
+    - ``by_dataset``: log p(x_i | delta0, sigma0, nu), delta_i and sigma_i integrated out
+      (:func:`~pp_corr.dataset_likelihood.integrated_log_likelihood`, with sigma_i's prior limits ``bounds`` as in
+      :func:`hierarchical_model`). ``az.loo(idata, var_name="by_dataset")`` is leave-one-data-set-out: how well the
+      model predicts the folds of a new data set drawn from the population, the question of a variant comparison.
+    - ``by_dataset_conditional``: log p(x_i | delta_i, sigma_i) (:func:`dataset_log_likelihood`), data set i's
+      folds given its own parameters; data set i dominates them, so LOO on it has Pareto k > 0.7 for most data
+      sets (49 of 54 on uci54): it answers "a new draw of the folds of a known data set", poorly estimated.
+    """
     post = idata.posterior
     s = np.float64(data.scale)
-    # in units of s (no squares of tiny differences), then the Jacobian of the change of units, -n log s
-    logp = dataset_log_likelihood(data.mean / s, data.ss(s), data.n, data.rho, post["delta_scaled"].values,
-                                  post["sigma_scaled"].values) - data.n * np.log(s)
-    idata["log_likelihood"] = xr.Dataset({"by_dataset": (("chain", "draw", "dataset"), logp)},
+    xbar, ss = data.mean / s, data.ss(s)
+    jacobian = data.n * np.log(s)  # densities in units of s to the units of the scores
+    conditional = dataset_log_likelihood(xbar, ss, data.n, data.rho, post["delta_scaled"].values,
+                                         post["sigma_scaled"].values) - jacobian
+    shape = (post.sizes["chain"], post.sizes["draw"])
+    d0, s0 = (post[name].values.ravel() for name in ("delta0_scaled", "sigma0_scaled"))
+    nu = np.full(d0.shape, np.inf) if population == "normal" else post["nu"].values.ravel()
+    lo, hi = _limits(data, bounds)["sigma"]
+    integrated = integrated_log_likelihood(xbar, ss, data.n, data.rho, d0, s0, nu, (lo, hi)) - jacobian
+    dims = ("chain", "draw", "dataset")
+    idata["log_likelihood"] = xr.Dataset({"by_dataset": (dims, integrated.reshape(shape + (-1,))),
+                                          "by_dataset_conditional": (dims, conditional)},
                                          coords={"chain": post.chain.values, "draw": post.draw.values,
                                                  "dataset": data.names})
+    return idata
+
+
+def add_log_prior(idata, model):
+    """``idata`` with the log prior densities of ``model``'s population-level parameters (its free variables
+    without a ``dataset`` dimension: delta0, sigma0 and nu's) in its ``log_prior`` group, per draw, for power-scaling
+    prior sensitivity (``az.psense_summary``). The delta_i and sigma_i are left out: power-scaling the population
+    itself would change the model, not its prior.
+
+    >>> x = np.random.default_rng(0).normal(0.02, 0.02, (4, 10))
+    >>> res = hierarchical_test(x, folds=10, method="exact", draws=100, chains=2, random_seed=1)
+    >>> sorted(res.idata.log_prior.data_vars)
+    ['delta0_scaled', 'nu_minus_one', 'sigma0_scaled']
+    """
+    top = [rv.name for rv in model.free_RVs if "dataset" not in (model.named_vars_to_dims.get(rv.name) or ())]
+    post = idata.posterior
+    if "nu_minus_one" in top and "nu_minus_one" not in post:  # the exact posterior's draws carry nu
+        idata["posterior"] = post.to_dataset().assign(nu_minus_one=post["nu"] - 1)
+    idata["log_prior"] = pm.stats.compute_log_prior(idata, var_names=top, model=model, extend_inferencedata=False,
+                                                    progressbar=False)
     return idata
 
 
@@ -403,6 +473,21 @@ def nu_log_prior(x, alpha=PRIORS["current"]["alpha"], beta=PRIORS["current"]["be
     return pt.log(pt.sum(weights * a * inner, axis=0)) - 2 * pt.log(x) - np.log(b2 - b1)
 
 
+def _nu(priors):
+    """nu under the prior named ``priors`` (:data:`NU_PRIORS`), as the Deterministic ``nu``; call inside a model."""
+    if isinstance(priors, Mapping) or priors in PRIORS:
+        return pm.Deterministic("nu", _nu_minus_one(_hyper(priors)) + 1)
+    if priors == "kruschke":
+        return pm.Deterministic("nu", pm.Exponential("nu_minus_one", lam=1 / 29) + 1)
+    return pm.Deterministic("nu", pm.Gamma("nu_gamma", alpha=2.0, beta=0.1))  # juarez_steel: nu itself, > 0
+
+
+def _hyper(priors) -> dict:
+    """The bounds of alpha and beta of nu - 1 ~ Gamma(alpha, beta): ``PRIORS[priors]``, or ``priors`` itself."""
+    return {key: tuple(float(v) for v in priors[key]) for key in ("alpha", "beta")} if isinstance(priors, Mapping) \
+        else PRIORS[priors]
+
+
 def _nu_minus_one(hyper):
     """nu - 1 with its hyperprior integrated out (:func:`nu_log_prior`); prior draws go through a and b."""
     def random(size=None, rng=None):
@@ -426,7 +511,8 @@ def _draw_delta(idata, data: _Data, random_seed):
     post = idata.posterior
     rng = as_generator(random_seed)
     d0, s0 = post["delta0_scaled"].values[..., None], post["sigma0_scaled"].values[..., None]
-    lam, sigma = post["lambda"].values, post["sigma_scaled"].values
+    sigma = post["sigma_scaled"].values
+    lam = post["lambda"].values if "lambda" in post else np.ones_like(sigma)  # the normal population: lambda_i = 1
     xbar = data.mean / data.scale
     prior_precision, data_precision = lam / s0**2, 1 / (sigma**2 * _c(data))
     precision = prior_precision + data_precision
@@ -456,6 +542,8 @@ class HierarchicalResult:
     convergence_problems: tuple[str, ...] = ()
     attempts: tuple[dict, ...] = ()
     model: object = None  # the pm.Model of the last fit (the centred form's for the exact posterior)
+    priors: str = "current"  # the variant (see hierarchical_model)
+    population: str = "student_t"
 
     @property
     def converged(self) -> bool:
@@ -558,7 +646,8 @@ class HierarchicalResult:
         """
         rope = self._rope(rope)
         post = self.idata.posterior
-        d0, s0, nu = (post[v].values.ravel() for v in ("delta0", "sigma0", "nu"))
+        d0, s0 = (post[v].values.ravel() for v in ("delta0", "sigma0"))
+        nu = post["nu"].values.ravel() if "nu" in post else np.inf  # the normal population: t with nu = inf
         lo, hi = rope
         left = stats.t.cdf((lo - d0) / s0, nu)
         right = stats.t.sf((hi - d0) / s0, nu)
@@ -692,14 +781,16 @@ def check_convergence(idata, var_names=CHECKED, *, max_rhat=1.01, min_ess=400) -
 def hierarchical_test(x, y=None, *, rope=0.01, rho=None, n_test=None, n_train=None, folds=None, runs=None,
                       priors="current", form=None, scale=None, bounds=None, algorithms=None, names=None, draws=None, tune=None,
                       chains=4, random_seed=None, sampler="pymc", target_accept=None, retry=True, method="auto",
-                      progressbar=False) -> HierarchicalResult:
+                      progressbar=False, population="student_t", delta0_prior=None) -> HierarchicalResult:
     """Fit the hierarchical model to per-fold differences B - A of q data sets and summarise it.
 
     ``x`` is a scores Dataset (with ``algorithms``), ``(q, n)`` differences, or the scores of A with ``y``
     those of B; rho as for :func:`pp_corr.correlated_ttest` (``rho``, ``n_test`` with ``n_train``, ``folds``, or
     ``runs`` for arrays). ``rope`` defaults to 0.01, one point on scores in [0, 1] such as accuracies: a verdict
     over data sets needs a rope, or two near-identical algorithms are never found equivalent (give the rope
-    in your scores' units). ``priors``, ``form``, ``scale`` and ``bounds`` are those of :func:`hierarchical_model`.
+    in your scores' units). ``priors``, ``population``, ``delta0_prior``, ``form``, ``scale`` and ``bounds`` are
+    those of :func:`hierarchical_model` (only the Student-t population with the uniform delta0 and the hyperpriors of
+    nu has an exact posterior: the other variants have no ``method="exact"``, and ``"auto"`` acts as ``"mcmc"``).
     ``draws``, ``tune`` (per chain) and ``chains`` are whole numbers >= 1, ``target_accept`` is in (0, 1),
     ``sampler`` is ``"pymc"`` or ``"nutpie"``; every argument is checked before any work. ``form``,
     ``draws``, ``tune`` and ``target_accept`` left as None take the defaults (:data:`DEFAULT`). A fixed
@@ -718,6 +809,10 @@ def hierarchical_test(x, y=None, *, rope=0.01, rho=None, n_test=None, n_train=No
     skips MCMC. ``attempts`` records the settings of each fit (the exact computation as
     ``{"method": "exact quadrature", ...}`` with its estimated error ``max_error``).
 
+    The DataTree (``idata``) holds the per-data-set log-likelihood (:func:`add_dataset_log_likelihood`:
+    ``az.loo(res.idata, var_name="by_dataset")`` is leave-one-data-set-out) and the population-level log priors
+    (:func:`add_log_prior`, for ``az.psense_summary``).
+
     >>> import numpy as np
     >>> x = np.random.default_rng(0).normal(0.02, 0.02, (6, 10))
     >>> res = hierarchical_test(x, folds=10, random_seed=1)
@@ -727,7 +822,13 @@ def hierarchical_test(x, y=None, *, rope=0.01, rho=None, n_test=None, n_train=No
     chains, given = check_fit_settings(_check_form, form=form, draws=draws, tune=tune, target_accept=target_accept,
                                        chains=chains, sampler=sampler, random_seed=random_seed)
     check_method(method)
-    _check_priors(priors)
+    _check_variant(priors, population, delta0_prior)
+    exact_known = (isinstance(priors, Mapping) or priors in PRIORS) and population == "student_t" and \
+        delta0_prior is None
+    if method == "exact" and not exact_known:
+        raise ValueError(f"method: 'exact' needs the Student-t population, delta0's uniform prior and priors in "
+                         f"{list(PRIORS)} (or their bounds), got population={population!r}, priors={priors!r}"
+                         f"{', a delta0_prior' if delta0_prior is not None else ''}")
     bounds = _check_bounds(bounds)
     rope = as_rope(rope) or (0.0, 0.0)
     if y is not None:
@@ -741,7 +842,7 @@ def hierarchical_test(x, y=None, *, rope=0.01, rho=None, n_test=None, n_train=No
         independent = correlated_ttest(x, rho=data.rho, rope=rope, algorithms=algorithms, names=names)
     def fit(settings):
         return _fit(data, priors, bounds, settings, chains=chains, random_seed=random_seed, sampler=sampler,
-                    progressbar=progressbar)
+                    progressbar=progressbar, population=population, delta0_prior=delta0_prior)
 
     def exact():
         return _exact_fit(data, priors, bounds, rope, chains=chains, draws={**DEFAULT, **given}["draws"],
@@ -751,13 +852,15 @@ def hierarchical_test(x, y=None, *, rope=0.01, rho=None, n_test=None, n_train=No
         idata, note = exact()
         problems, attempts = (), (note,)
     else:
+        checked = [v for v in CHECKED if v != "nu" or population == "student_t"]
         idata, problems, attempts = fit_with_policy(fit, [DEFAULT, ROBUST], given, retry=retry,
-                                                    progressbar=progressbar,
-                                                    fallback=exact if method == "auto" and retry else None)
+                                                    progressbar=progressbar, var_names=checked,
+                                                    fallback=exact if method == "auto" and retry and exact_known
+                                                    else None)
     fitted = [a["form"] for a in attempts if "form" in a]
-    model = _build(data, priors, fitted[-1] if fitted else DEFAULT["form"], bounds)
-    return HierarchicalResult(add_dataset_log_likelihood(idata, data), data, rope, names, independent, problems,
-                              attempts, model)
+    model = _build(data, priors, fitted[-1] if fitted else DEFAULT["form"], bounds, population, delta0_prior)
+    idata = add_log_prior(add_dataset_log_likelihood(idata, data, bounds, population), model)
+    return HierarchicalResult(idata, data, rope, names, independent, problems, attempts, model, priors, population)
 
 
 def _exact_fit(data: _Data, priors, bounds, rope, *, chains, draws, random_seed):
@@ -768,7 +871,7 @@ def _exact_fit(data: _Data, priors, bounds, rope, *, chains, draws, random_seed)
     lo, hi = limits["sigma"]
     post, values = exact_draws(data.mean / s, data.ss(s), data.n, data.rho, delta0_max=limits["delta0"],
                                sigma0_max=limits["sigma0"], sigma_bounds=tuple(np.broadcast_arrays(lo, hi)),
-                               alpha=PRIORS[priors]["alpha"], beta=PRIORS[priors]["beta"],
+                               alpha=_hyper(priors)["alpha"], beta=_hyper(priors)["beta"],
                                rope=(rope[0] / s, rope[1] / s), draws=chains * draws, random_seed=random_seed)
     shaped = {name: np.asarray(values[name]).reshape((chains, draws) + np.shape(values[name])[1:])
               for name in ("delta0", "sigma0", "nu", "delta", "sigma")}
@@ -849,10 +952,11 @@ def fit_with_policy(fit, settings, given, *, retry=True, progressbar=False, var_
     return idata, tuple(problems), tuple(attempts)
 
 
-def _fit(data, priors, bounds, settings, *, chains, random_seed, sampler, progressbar):
+def _fit(data, priors, bounds, settings, *, chains, random_seed, sampler, progressbar, population="student_t",
+         delta0_prior=None):
     """Build and sample the model with ``settings`` (form, draws, tune, target_accept)."""
     form = settings["form"]
-    model = _build(data, priors, form, bounds)
+    model = _build(data, priors, form, bounds, population, delta0_prior)
     idata = sample(model, draws=settings["draws"], tune=settings["tune"], chains=chains, random_seed=random_seed,
                    sampler=sampler, progressbar=progressbar, target_accept=settings["target_accept"],
                    initvals=_start(data, _limits(data, bounds), form))

@@ -3,6 +3,7 @@
 survivors). Expected numbers: the enumerated Poisson test of tests/test_oracles_poisson.py and the Student-t
 posterior written there."""
 import json
+import re
 import warnings
 
 import numpy as np
@@ -81,3 +82,93 @@ def test_compare_reads_the_file_in_the_given_encoding_with_the_given_prior(tmp_p
     (record,) = json.loads(out.read_text())
     assert [r["dataset"] for r in record["results"]] == ["café", "iris"]
     assert record["prior"] == {"mu0": 0.0, "k0": 2.0, "a": 3.0, "b": 0.001}
+
+
+# ---- compare's pair and all-pairs paths and simulate (issue #19, second session) ---------------------------------------
+
+def write_differences(path, x, first="knn"):
+    """Tidy scores whose knn - svm differences are the rows of x (one run of FOLDS folds a data set), knn's rows
+    written first unless ``first`` says otherwise, so that the file's own order is not the pair's."""
+    rows = ["dataset,algorithm,run,fold,score"]
+    for algorithm in ((first, "svm" if first == "knn" else "knn")):
+        for i, row in enumerate(x):
+            rows += [f"D{i + 1},{algorithm},1,{f + 1},{float(0.5 + (v if algorithm == 'knn' else 0.0))!r}"
+                     for f, v in enumerate(row)]
+    path.write_text("\n".join(rows) + "\n")
+
+
+def test_compare_writes_the_enumerated_poisson_test_with_the_options_given(x, tmp_path, capsys):
+    source, out = tmp_path / "scores.csv", tmp_path / "out.json"
+    write_differences(source, x)
+    main(["compare", str(source), "-a", "svm", "-b", "knn", "--rope", "0.004", "--alpha", "0.2", "-o", str(out)])
+    printed = capsys.readouterr().out
+    (d,) = json.loads(out.read_text())
+    p_right, p_left = posterior_tails(x, ROPE)
+    majority = np.arange(Q + 1) > Q / 2
+    p_b, p_a = (count_distribution(p)[majority].sum() for p in (p_right, p_left))
+    assert (d["a"], d["b"], d["rope"], d["alpha"], d["prior"]) == ("svm", "knn", [-ROPE, ROPE], 0.2, "matching")
+    assert (d["p_b_majority"], d["p_a_majority"]) == pytest.approx((p_b, p_a), rel=1e-9)
+    assert d["decision"] == ("knn" if p_b > 0.8 else "svm" if p_a > 0.8 else "none")
+    assert [r["p_right"] for r in d["results"]] == pytest.approx(p_right.tolist(), rel=1e-9)
+    assert f"Poisson test, knn vs svm on {Q} data sets" in printed
+
+
+def test_compare_prints_the_poisson_summary_from_two_data_sets_and_no_point_mass_warning(x, tmp_path, capsys):
+    one, two = tmp_path / "one.csv", tmp_path / "two.csv"
+    write_differences(one, x[:1])
+    write_differences(two, np.vstack([x[:1], np.full((1, FOLDS), 0.01)]))   # D2: a point mass
+    main(["compare", str(one), "-a", "svm", "-b", "knn"])
+    captured = capsys.readouterr()
+    assert "Poisson test" not in captured.out and "D1" in captured.out
+    main(["compare", str(two), "-a", "svm", "-b", "knn"])
+    captured = capsys.readouterr()
+    assert "Poisson test, knn vs svm on 2 data sets" in captured.out and "D2*" in captured.out
+    assert captured.err == ""
+
+
+def test_compare_all_pairs_passes_rope_alpha_and_seed_on_two_data_sets(x, tmp_path, capsys):
+    source = tmp_path / "scores.csv"
+    write_differences(source, x[:2])
+    outs = [tmp_path / f"pairs{i}.json" for i in range(2)]
+    for out in outs:
+        main(["compare", str(source), "--all-pairs", "--rope", "0.004", "--alpha", "0.3", "--seed", "5", "-o", str(out)])
+    capsys.readouterr()
+    first, second = (json.loads(out.read_text()) for out in outs)
+    assert first == second                      # the seed reaches the Bayesian tests
+    assert (first["attrs"]["rope"], first["attrs"]["alpha"], first["attrs"]["n_datasets"]) == (ROPE, 0.3, 2)
+    (row,) = [r for r in first["pairs"] if (r["a"], r["b"]) == ("svm", "knn")]
+    p_right, _ = posterior_tails(x[:2], ROPE)
+    assert row["p_b_majority"] == pytest.approx(np.prod(p_right), rel=1e-9)   # a majority of 2 is both
+
+
+def test_format_rates_prints_every_rate_and_its_standard_error():
+    from pp_corr.cli import format_rates
+    from pp_corr.simulation import rejection_rates, toy_example
+
+    rates = rejection_rates(toy_example(repetitions=40, random_seed=1), alpha=0.1)
+    lines = format_rates(rates).splitlines()
+    assert lines[0] == (f"{rates.attrs['study']}: how often {rates.attrs['b']} is declared better than "
+                        f"{rates.attrs['a']} at alpha = 0.1, 40 repetitions; rate (standard error)")
+    frame = rates[["rate", "se"]].to_dataframe()
+    cells = re.findall(r"(\d\.\d{3}) \((\d\.\d{3})\)", "\n".join(lines[1:]))
+    assert len(cells) == len(frame)
+    assert sorted(cells) == sorted((f"{r:.3f}", f"{s:.3f}") for r, s in zip(frame["rate"], frame["se"]))
+
+
+def test_simulate_passes_seed_alpha_and_writes_the_rates_as_plain_columns(tmp_path, capsys):
+    import pandas as pd
+    import xarray as xr
+
+    argv = ["simulate", "toy", "--repetitions", "30", "--workers", "1", "--seed", "4", "--alpha", "0.2",
+            "--no-progress", "-o"]
+    main(argv + [str(tmp_path / "one")])
+    main(argv + [str(tmp_path / "two")])
+    captured = capsys.readouterr()
+    assert "alpha = 0.2, 30 repetitions" in captured.out and "%|" not in captured.err   # no progress bar
+    one, two = (pd.read_csv(tmp_path / d / "toy_rates.csv") for d in ("one", "two"))
+    pd.testing.assert_frame_equal(one, two)     # the seed reaches the study
+    assert sorted(p.name for p in (tmp_path / "one").iterdir()) == ["toy.png", "toy_rates.csv", "toy_results.nc"]
+    with xr.open_dataset(tmp_path / "one" / "toy_results.nc", engine="scipy") as results:
+        dims = [d for d in results.dims if d != "repetition"]
+    assert list(one.columns[:len(dims)]) == sorted(dims, key=list(one.columns).index)   # no index column
+    assert "Unnamed: 0" not in one.columns

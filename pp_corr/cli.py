@@ -416,6 +416,52 @@ def _simulate_signed_rank(args, out):
                  out / "signed_rank.png": lambda p: figure.savefig(p, dpi=120, format="png")})
 
 
+def format_sizes(summary) -> str:
+    """The Nadeau-Bengio study's sizes as 'size (se)', one row per procedure and one column per configuration,
+    then rho against rho0 = n2 / n.
+
+    >>> from pp_corr.nadeau_bengio_study import CONFIGURATIONS, nadeau_bengio_study, study_summary
+    >>> res = nadeau_bengio_study(repetitions=5, configurations=CONFIGURATIONS[:1], splits=3, halvings=2,
+    ...                           bootstrap_repetitions=2, random_seed=0, workers=1, progress=False)
+    >>> format_sizes(study_summary(res)).splitlines()[0]
+    'Nadeau & Bengio (2003): size of each procedure at alpha = 0.05 (rejection rate under H0, standard error)'
+    """
+    short = {c: f"C{i + 1}" for i, c in enumerate(summary.config.values)}
+    frame = summary[["size", "size_se"]].to_dataframe().rename(index=short, level="config")
+    cells = (frame["size"].map("{:.3f}".format) + " (" + frame["size_se"].map("{:.3f}".format) + ")").unstack("config")
+    rho = summary[["rho", "rho_se", "rho0"]].to_dataframe().round(3)
+    rho.index = [f"{short[c]}: {c}" for c in rho.index]
+    return (f"{summary.attrs['study']}: size of each procedure at alpha = {summary.attrs['alpha']:g} (rejection rate "
+            f"under H0, standard error)\n{cells.to_string()}\n\nconfigurations, and the correlation of two split "
+            f"estimates (rho, its standard error) against rho0 = n2 / n\n{rho.to_string()}")
+
+
+def _simulate_nadeau_bengio(args, out):
+    from .nadeau_bengio_plots import plot_power, plot_rho, plot_sizes
+    from .nadeau_bengio_study import nadeau_bengio_study, pseudo_power, study_summary
+
+    results = nadeau_bengio_study(repetitions=args.repetitions, random_seed=args.seed, scheduler=args.scheduler,
+                                  workers=args.workers, progress=not args.no_progress)
+    summary, power = study_summary(results, alpha=args.alpha), pseudo_power(results, alpha=args.alpha)
+    print(format_sizes(summary))
+    if out is None:
+        return
+    figures = {"sizes": plot_sizes(summary).figure, "rho": plot_rho(summary).figure,
+               "power": plot_power(power)[0].figure}
+
+    def table(data):
+        return lambda p: data.to_dataframe().reset_index().to_csv(p, index=False)
+
+    writers = {out / "nadeau_bengio_results.nc": lambda p: results.to_netcdf(p, engine="scipy"),
+               out / "nadeau_bengio_sizes.csv": table(summary[["size", "size_se", "political_ratio",
+                                                               "political_ratio_se"]]),
+               out / "nadeau_bengio_rho.csv": table(summary[["rho", "rho_se", "rho0"]]),
+               out / "nadeau_bengio_power.csv": table(power)}
+    for name, figure in figures.items():
+        writers[out / f"nadeau_bengio_{name}.png"] = lambda p, figure=figure: figure.savefig(p, dpi=120, format="png")
+    write_files(writers)
+
+
 def _simulate(args):
     from . import plots, simulation  # imported when asked for
 
@@ -424,6 +470,8 @@ def _simulate(args):
         return _simulate_signed_rank(args, out)
     if args.draws != 5000:
         raise ValueError("--draws applies to the signed-rank study only")
+    if args.study == "nadeau-bengio":
+        return _simulate_nadeau_bengio(args, out)
     common = dict(repetitions=args.repetitions or 5000, random_seed=args.seed, scheduler=args.scheduler,
                   workers=args.workers, progress=not args.no_progress)
     if args.study == "toy":
@@ -547,13 +595,15 @@ def _build_parser() -> argparse.ArgumentParser:
     rep.add_argument("--overwrite", action="store_true",
                      help="write into a directory that is not empty, replacing the report's files (only those)")
     rep.set_defaults(func=_report)
-    sim = sub.add_parser("simulate", help="the simulation studies of Corani & Benavoli 2015 and of the Bayesian "
-                                          "signed-rank paper (Benavoli et al. 2014)")
-    sim.add_argument("study", choices=["experiment1", "experiment2", "toy", "signed-rank"],
+    sim = sub.add_parser("simulate", help="the simulation studies of Corani & Benavoli 2015, of the Bayesian "
+                                          "signed-rank paper (Benavoli et al. 2014) and of Nadeau & Bengio 2003")
+    sim.add_argument("study", choices=["experiment1", "experiment2", "toy", "signed-rank", "nadeau-bengio"],
                      help="experiment1: the same gap on 50 data sets; experiment2: Cauchy gaps; toy: the toy example; "
-                          "signed-rank: losses of Wilcoxon, DP and imprecise DP over Delta")
+                          "signed-rank: losses of Wilcoxon, DP and imprecise DP over Delta; nadeau-bengio: sizes and "
+                          "power of the seven procedures with the learners in the loop")
     sim.add_argument("--repetitions", type=_option(check_count, parse=int),
-                     help="repetitions of each setting (default 5000; signed-rank: 1000 runs per Delta)")
+                     help="repetitions of each setting (default 5000; signed-rank: 1000 runs per Delta; "
+                          "nadeau-bengio: 4000 regression and 500 classification data sets, about half an hour)")
     sim.add_argument("--draws", type=_option(check_count, parse=int), default=5000,
                      help="signed-rank: Dirichlet draws per test (default 5000)")
     where = sim.add_mutually_exclusive_group()
@@ -562,7 +612,8 @@ def _build_parser() -> argparse.ArgumentParser:
     where.add_argument("--scheduler", type=_option(check_scheduler, parse=str),
                        help="run on the Dask cluster whose scheduler is at this address (tcp://HOST:PORT)")
     sim.add_argument("--alpha", type=level, default=0.05,
-                     help="level of both tests (default 0.05); signed-rank: of the Wilcoxon test")
+                     help="level of both tests (default 0.05); signed-rank: of the Wilcoxon test; nadeau-bengio: of "
+                          "every procedure")
     sim.add_argument("--seed", type=seed, default=0, help="seed of the whole study (default 0)")
     sim.add_argument("--output", "-o", help="directory for the results (.nc), the rates or tables (.csv) and the "
                                              "figures")

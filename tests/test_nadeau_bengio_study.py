@@ -146,3 +146,31 @@ def test_errors_name_the_argument():
                             progress=False)
     with pytest.raises(ValueError, match="configurations is empty"):
         nadeau_bengio_study(configurations=[], workers=1, progress=False)
+
+
+def test_cli_simulate_writes_what_the_functions_compute(tmp_path, monkeypatch, capsys):
+    """pp-corr simulate nadeau-bengio passes --repetitions, --seed and --alpha through, and its files hold the
+    study's summary and power curves (a reduced design stands in for the full one)."""
+    import functools
+
+    import pandas as pd
+
+    from pp_corr import nadeau_bengio_study as nbs
+    from pp_corr.cli import main
+
+    small = dict(configurations=nbs.CONFIGURATIONS[:2], splits=3, halvings=2, bootstrap_repetitions=2,
+                 truth_training_sets=2)
+    monkeypatch.setattr(nbs, "nadeau_bengio_study", functools.partial(nbs.nadeau_bengio_study, **small))
+    assert main(["simulate", "nadeau-bengio", "--repetitions", "6", "--seed", "3", "--alpha", "0.2", "--workers",
+                 "1", "--no-progress", "-o", str(tmp_path)]) in (None, 0)
+    expected = nbs.nadeau_bengio_study.func(repetitions=6, random_seed=3, workers=1, progress=False, **small)
+    summary = nbs.study_summary(expected, alpha=0.2)
+    sizes = pd.read_csv(tmp_path / "nadeau_bengio_sizes.csv").set_index(["config", "procedure"])
+    np.testing.assert_allclose(sizes["size"].values, summary["size"].to_dataframe()["size"].values)
+    power = pd.read_csv(tmp_path / "nadeau_bengio_power.csv")
+    np.testing.assert_allclose(power["rate"].values,
+                               nbs.pseudo_power(expected, alpha=0.2).to_dataframe().reset_index()["rate"].values)
+    printed = capsys.readouterr().out
+    assert "alpha = 0.2" in printed and "C2: " + str(summary.config.values[1]) in printed
+    assert {p.name for p in tmp_path.iterdir()} >= {"nadeau_bengio_results.nc", "nadeau_bengio_sizes.png",
+                                                    "nadeau_bengio_rho.png", "nadeau_bengio_power.png"}

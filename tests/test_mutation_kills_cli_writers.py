@@ -84,7 +84,7 @@ def test_compare_reads_the_file_in_the_given_encoding_with_the_given_prior(tmp_p
     assert record["prior"] == {"mu0": 0.0, "k0": 2.0, "a": 3.0, "b": 0.001}
 
 
-# ---- compare's pair and all-pairs paths and simulate (issue #19, second session) ---------------------------------------
+# ---- compare's pair and all-pairs paths and simulate (issue #19, second session) -------------------------------------
 
 def write_differences(path, x, first="knn"):
     """Tidy scores whose knn - svm differences are the rows of x (one run of FOLDS folds a data set), knn's rows
@@ -131,7 +131,8 @@ def test_compare_all_pairs_passes_rope_alpha_and_seed_on_two_data_sets(x, tmp_pa
     write_differences(source, x[:2])
     outs = [tmp_path / f"pairs{i}.json" for i in range(2)]
     for out in outs:
-        main(["compare", str(source), "--all-pairs", "--rope", "0.004", "--alpha", "0.3", "--seed", "5", "-o", str(out)])
+        main(["compare", str(source), "--all-pairs", "--rope", "0.004", "--alpha", "0.3", "--seed", "5",
+              "-o", str(out)])
     capsys.readouterr()
     first, second = (json.loads(out.read_text()) for out in outs)
     assert first == second                      # the seed reaches the Bayesian tests

@@ -857,8 +857,8 @@ def hierarchical_test(x, y=None, *, rope=0.01, rho=None, n_test=None, n_train=No
                                                     progressbar=progressbar, var_names=checked,
                                                     fallback=exact if method == "auto" and retry and exact_known
                                                     else None)
-    fitted = [a["form"] for a in attempts if "form" in a]
-    model = _build(data, priors, fitted[-1] if fitted else DEFAULT["form"], bounds, population, delta0_prior)
+    # the model of the draws: the last fit's form, the centred one for the exact posterior (whose draws have no lambda)
+    model = _build(data, priors, attempts[-1].get("form", DEFAULT["form"]), bounds, population, delta0_prior)
     idata = add_log_prior(add_dataset_log_likelihood(idata, data, bounds, population), model)
     return HierarchicalResult(idata, data, rope, names, independent, problems, attempts, model, priors, population)
 

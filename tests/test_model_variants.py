@@ -11,7 +11,7 @@ from scipy import integrate, stats
 from pp_corr.check_plots import plot_loo_pit, plot_predictive_intervals
 from pp_corr.checks import compare_variants, predictive_intervals, prior_sensitivity
 from pp_corr.dataset_likelihood import FINE, GRID, integrated_log_likelihood
-from pp_corr.hierarchical import hierarchical_model, hierarchical_test
+from pp_corr.hierarchical import ConvergenceWarning, hierarchical_model, hierarchical_test
 
 # scipy's adaptive quadrature (epsrel 1e-12 per dimension) against the exact module's cells and refinement: the fine
 # grid measured within 3e-9 of it over these cases (the largest where the kernel is 50 times narrower than the data
@@ -170,7 +170,10 @@ def test_predictive_intervals_cover_new_folds_at_their_level():
     def run():  # one cross-validation run of every data set
         return delta[:, None] + sigma[:, None] * (rng.standard_normal((q, n)) @ chol.T)
 
-    res = hierarchical_test(run(), folds=10, scale=1.0, bounds=bounds, draws=500, chains=2, random_seed=2)
+    with warnings.catch_warnings():  # one fit, no retry: intervals need no verdict (a short chain's R-hat or ESS
+        warnings.simplefilter("ignore", ConvergenceWarning)  # shortfall is far below the binomial error here)
+        res = hierarchical_test(run(), folds=10, scale=1.0, bounds=bounds, draws=500, chains=4, random_seed=2,
+                                retry=False)
     table = predictive_intervals(res, level, random_seed=3)
     new = run()
     covered = [(new.mean(axis=1) >= table["mean_lower"]) & (new.mean(axis=1) <= table["mean_upper"]),

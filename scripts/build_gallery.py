@@ -57,6 +57,67 @@ FIGURES = [
      "plots.plot_simplex(hier.new_dataset())"),
 ]
 HIERARCHICAL = 'hier = pp_corr.hierarchical_test(scores, algorithms=("nbc", "hnb"), rope=0.01, random_seed=1)'
+# checking and extending the models (#15): name, caption, code whose last line is the figure (SETUP and HIERARCHICAL
+# run before; each block sees the names the earlier ones made)
+CHECKS = [
+    ("predictive_intervals", "Posterior predictive check of each data set: its observed fold mean and sd on the 90% "
+     "intervals of a new run of its cross-validation (in-sample, so at least 90% inside; tests/test_model_variants.py "
+     "checks that new folds fall inside 90% of the time).", """\
+from pp_corr import checks, check_plots
+coverage = checks.predictive_intervals(hier, 0.9, random_seed=0)
+check_plots.plot_predictive_intervals(coverage, level=0.9)"""),
+    ("loo_pit", "LOO-PIT of each data set's fold mean and sd: uniform when the model is calibrated.",
+     "check_plots.plot_loo_pit(coverage)"),
+    ("variant_comparison", "Hierarchical variants compared by leave-one-data-set-out PSIS-LOO, each data set's "
+     "likelihood with its own delta_i and sigma_i integrated out: elpd difference from the best and its standard "
+     "error. The nu priors are indistinguishable; the normal population predicts new data sets worse.", """\
+import arviz as az, matplotlib.pyplot as plt, numpy as np
+variants = {"student_t, current": hier}
+for label, options in (("student_t, kruschke", {"priors": "kruschke"}),
+                       ("student_t, juarez_steel", {"priors": "juarez_steel"}), ("normal", {"population": "normal"})):
+    variants[label] = pp_corr.hierarchical_test(scores, algorithms=("nbc", "hnb"), rope=0.01, random_seed=1, **options)
+table = checks.compare_variants(variants)
+figure, ax = plt.subplots(figsize=(7, 2.6))
+ax.errorbar(table["elpd_diff"], np.arange(len(table)), xerr=2 * table["dse"], fmt="o", color="#0072B2", capsize=3)
+ax.axvline(0, color="#000000", linewidth=0.8)
+ax.set_yticks(np.arange(len(table)), table.index)
+ax.invert_yaxis()
+ax.set_xlabel("elpd difference from the best, leave one data set out (+-2 SE)")
+figure.tight_layout()
+figure"""),
+    ("covariate", "Extending the model: a Student-t prior on each data set's mean difference mu_i with a data-set "
+     "covariate (log test-fold size), mu_i ~ t_4(b0 + b1 z_i, tau), through correlated_t_model's mu_prior; the "
+     "correlated likelihood is unchanged. Each mu_i with its 90% interval, and the fitted line b0 + b1 z.", """\
+import pandas as pd, pymc as pm
+from pp_corr.models import correlated_t_model, dataset_rows, sample
+audit = pd.read_csv("../shared/data/uci54/dataset_label_audit.csv").set_index("DatasetID")
+ids = pd.read_csv("../shared/data/uci54/uci54_tidy.csv").groupby("dataset")["dataset_id"].first()
+names = dataset_rows(scores, ("nbc", "hnb")).names
+size = np.log(audit.loc[ids[names].values, "median_min_denominator(~test_fold_size)"].to_numpy(dtype=float))
+z = (size - size.mean()) / size.std()  # the covariate, standardised
+
+def mu_prior(name, dims):  # a Student-t population of the mu_i around a line in the covariate
+    b0, b1, tau = pm.Normal("b0", 0, 0.1), pm.Normal("b1", 0, 0.1), pm.HalfNormal("tau", 0.05)
+    return pm.StudentT(name, nu=4, mu=b0 + b1 * z, sigma=tau, dims=dims)
+
+fit = sample(correlated_t_model(scores, algorithms=("nbc", "hnb"), mu_prior=mu_prior), chains=4, random_seed=3)
+post = fit.posterior
+mu = post["mu"].stack(sample=("chain", "draw")).transpose("dataset", "sample").values
+lower, upper = np.quantile(mu, [0.05, 0.95], axis=1)
+figure, ax = plt.subplots(figsize=(6, 4))
+ax.errorbar(z, mu.mean(axis=1), yerr=[mu.mean(axis=1) - lower, upper - mu.mean(axis=1)], fmt="o", markersize=4,
+            color="#0072B2", elinewidth=0.8, label="mu_i: posterior mean, 90% interval")
+grid = np.linspace(z.min(), z.max(), 50)
+line = post["b0"].values.reshape(-1, 1) + post["b1"].values.reshape(-1, 1) * grid
+ax.fill_between(grid, *np.quantile(line, [0.05, 0.95], axis=0), color="#E69F00", alpha=0.35, label="b0 + b1 z, 90%")
+ax.plot(grid, line.mean(axis=0), color="#D55E00")
+b1 = post["b1"].values.ravel()
+ax.set(xlabel="log test-fold size (standardised)", ylabel="accuracy, hnb - nbc",
+       title=f"slope b1 {b1.mean():+.4f}, 90% [{np.quantile(b1, 0.05):+.4f}, {np.quantile(b1, 0.95):+.4f}]")
+ax.legend(fontsize=8)
+figure.tight_layout()
+figure"""),
+]
 
 
 def main():
@@ -76,6 +137,16 @@ def main():
     for name, caption, code in FIGURES:
         drawn = eval(code, namespace)
         figure = getattr(drawn, "figure", drawn)
+        figure.savefig(DOCS / "gallery" / f"{name}.png", dpi=90)
+        plt.close(figure)
+        page += [f"## {name.replace('_', ' ')}", "", textwrap.fill(caption, 110), "", "```python", code, "```", "",
+                 f"![{name}](gallery/{name}.png)", ""]
+        print(f"wrote docs/gallery/{name}.png")
+    page += ["# Checking and extending the models", ""]
+    for name, caption, code in CHECKS:
+        *lines, last = code.splitlines()
+        exec("\n".join(lines), namespace)
+        figure = eval(last, namespace)
         figure.savefig(DOCS / "gallery" / f"{name}.png", dpi=90)
         plt.close(figure)
         page += [f"## {name.replace('_', ' ')}", "", textwrap.fill(caption, 110), "", "```python", code, "```", "",

@@ -165,7 +165,7 @@ def test_bad_input():
         hierarchical_model(np.zeros((2, 1)), folds=10)
     with pytest.raises(ValueError, match="priors"):
         hierarchical_model(np.random.default_rng(0).normal(size=(3, 5)), folds=5, priors="newest")
-    with pytest.raises(ValueError, match=r"rho must be one value or one per data set \(3\), got 4 values"):
+    with pytest.raises(ValueError, match=r"rho has 4 values but x holds 3 data sets: give one value or one per data set"):
         hierarchical_model(np.random.default_rng(0).normal(size=(3, 5)), rho=np.full(4, 0.1))
 
 

@@ -779,9 +779,10 @@ def check_convergence(idata, var_names=CHECKED, *, max_rhat=1.01, min_ess=400) -
 
 
 def hierarchical_test(x, y=None, *, rope=0.01, rho=None, n_test=None, n_train=None, folds=None, runs=None,
-                      priors="current", form=None, scale=None, bounds=None, algorithms=None, names=None, draws=None, tune=None,
-                      chains=4, random_seed=None, sampler="pymc", target_accept=None, retry=True, method="auto",
-                      progressbar=False, population="student_t", delta0_prior=None) -> HierarchicalResult:
+                      priors="current", form=None, scale=None, bounds=None, algorithms=None, names=None, draws=None,
+                      tune=None, chains=4, random_seed=None, sampler="pymc", target_accept=None, retry=True,
+                      method="auto", progressbar=False, population="student_t",
+                      delta0_prior=None) -> HierarchicalResult:
     """Fit the hierarchical model to per-fold differences B - A of q data sets and summarise it.
 
     ``x`` is a scores Dataset (with ``algorithms``), ``(q, n)`` differences, or the scores of A with ``y``

@@ -300,7 +300,7 @@ for k, (column, label) in enumerate([("R_wilcoxon_determinate", "Wilcoxon, IDP d
            hatch=("", "//", "..", "xx")[k], edgecolor="white")
 ax.axhline(0.5, color="0.4", lw=0.8, ls=":")
 ax.set_xticks(x, table.index, rotation=30, ha="right", fontsize=8)
-ax.set_ylabel("replicability R"); ax.set_ylim(0.4, 1.15); ax.legend(fontsize=7, ncols=4, loc="upper center");"""),
+ax.set_ylabel("replicability R"); ax.set_ylim(0.4, 1.0); fig.legend(fontsize=7, ncols=4, loc="outside upper center");"""),
     ],
     "07_checking_the_hierarchical_model.ipynb": [
         md("# Checking the hierarchical model: LOO by data set, variants, prior sensitivity, predictive coverage\n\n"

@@ -61,7 +61,7 @@ def _random_pairs(indices, n_train, n_test, splits, rng):
 
 def design_splits(design, n, *, n_test=None, n_train=None, splits=15, folds=10, runs=1, halvings=None,
                   repetitions=15, random_seed=None) -> SplitPlan:
-    """The splits of ``n`` instances for one design (section 11 of the design notes):
+    """The splits of ``n`` instances for one design (docs/theory.md, section 8):
 
     - ``"subsampling"``: ``splits`` (J) independent random splits, ``n_train`` (default n - n_test) to train on,
       ``n_test`` to test on (test sets may overlap across splits);

@@ -106,9 +106,11 @@ def compare_w_to_poisson_binomial(idata, analytic: CorrelatedTTestResult) -> pd.
 def compare_variants(results, *, method="stacking") -> pd.DataFrame:
     """``az.compare`` of fitted hierarchical results (a dict name -> :class:`~pp_corr.hierarchical.HierarchicalResult`)
     by leave-one-data-set-out PSIS-LOO on ``by_dataset``, each data set's likelihood with its own delta_i and sigma_i
-    integrated out (how well each variant predicts a new data set). The three-line recipe it stands for::
+    integrated out (how well each variant predicts a new data set; computed here for fits without it). The
+    three-line recipe it stands for::
 
-        fits = {"t": hierarchical_test(x, folds=10), "normal": hierarchical_test(x, folds=10, population="normal")}
+        fits = {"t": hierarchical_test(x, folds=10, log_likelihood=True),
+                "normal": hierarchical_test(x, folds=10, population="normal", log_likelihood=True)}
         az.compare({name: fit.idata for name, fit in fits.items()}, var_name="by_dataset")
 
     ``elpd_diff`` and ``dse`` are the differences from the best and their standard errors; a variant is worse only
@@ -123,7 +125,8 @@ def compare_variants(results, *, method="stacking") -> pd.DataFrame:
     """
     if not isinstance(results, dict) or len(results) < 2:
         raise ValueError(f"results must be a dict of at least two fitted results, got {results!r}")
-    return az.compare({name: result.idata for name, result in results.items()}, var_name="by_dataset", method=method)
+    return az.compare({name: result.with_log_likelihood().idata for name, result in results.items()},
+                      var_name="by_dataset", method=method)
 
 
 def prior_sensitivity(result, var_names=("delta0", "sigma0", "nu"), *, threshold=0.05) -> pd.DataFrame:
@@ -141,7 +144,7 @@ def prior_sensitivity(result, var_names=("delta0", "sigma0", "nu"), *, threshold
     >>> list(prior_sensitivity(res).columns)
     ['prior', 'likelihood', 'diagnosis']
     """
-    idata = result.idata
+    idata = result.with_log_likelihood().idata
     names = [name for name in var_names if name in idata.posterior]
     prior = idata.log_prior
     varying = [name for name in prior.data_vars if float(np.ptp(prior[name].values)) > 0]
@@ -205,6 +208,6 @@ def loo_pit_tree(result, *, random_seed=None):
     by_mean = stats.norm.logpdf(data.mean / s, post["delta_scaled"].values, sigma * np.sqrt(c))
     by_sd = -(data.n - 1) / 2 * np.log(within) - data.ss(s) / (2 * within)
     dims = ("chain", "draw", "dataset")
-    loglik = tree.log_likelihood.to_dataset().assign(mean=(dims, by_mean), sd=(dims, by_sd))
-    tree["log_likelihood"] = loglik
+    tree["log_likelihood"] = xr.Dataset({"mean": (dims, by_mean), "sd": (dims, by_sd)},
+                                        coords={name: post[name].values for name in dims})
     return tree

@@ -324,7 +324,7 @@ if not FULL:
     variants.pop("student_t, juarez_steel")
 fits = {name: hierarchical_test(scores, algorithms=pair, rope=0.01, random_seed=1, **options, **settings)
         for name, options in variants.items()}
-res = fits["student_t, current"]
+res = fits["student_t, current"].with_log_likelihood()  # for az.loo below (compare_variants adds it itself)
 res"""),
         md("## LOO by data set and its Pareto k\nk above 0.7 means the importance sampling behind PSIS-LOO is not "
         "to be trusted for that data set. Conditional likelihood: most data sets; integrated: none."),

@@ -145,7 +145,8 @@ def test_dataset_rows_is_public_and_ragged(uci54):
 
 def test_hierarchical_result_keeps_its_model_and_log_likelihood_and_any_rope():
     x = np.random.default_rng(9).normal(0.01, 0.02, (5, 10))
-    res = hierarchical_test(x, folds=10, rope=0.01, method="exact", draws=500, chains=2, random_seed=1)
+    res = hierarchical_test(x, folds=10, rope=0.01, method="exact", draws=500, chains=2, random_seed=1,
+                            log_likelihood=True)
     assert isinstance(res.model, pm.Model) and "xbar" in res.model.named_vars
     assert res.idata.log_likelihood["by_dataset"].shape == (2, 500, 5)
     # the conditional per-data-set log-likelihood against the dense MVN at one draw
@@ -175,7 +176,7 @@ def test_uci54_loo_by_dataset(uci54):
     number of observations; the Pareto k are printed (pytest -s) for the record. The hierarchical model's integrated
     likelihood (delta_i, sigma_i integrated out) has every k below 0.7; its conditional one had 49 of 54 above."""
     correlated = sample(correlated_t_model(uci54, algorithms=("nbc", "hnb")), draws=500, chains=2, random_seed=1)
-    hier = hierarchical_test(uci54, algorithms=("nbc", "hnb"), random_seed=2)
+    hier = hierarchical_test(uci54, algorithms=("nbc", "hnb"), random_seed=2, log_likelihood=True)
     for name, idata, var_name in (("correlated", correlated, "by_dataset"),
                                   ("hierarchical, conditional", hier.idata, "by_dataset_conditional"),
                                   ("hierarchical, integrated", hier.idata, "by_dataset")):

@@ -207,8 +207,8 @@ BAD_ARGUMENTS = [
     ({"bounds": {"delta0": np.nan}}, ValueError, r"bounds\['delta0'\] must be a finite number"),
     ({"bounds": {"sigma0": 0.0}}, ValueError, r"bounds\['sigma0'\] must be in \(0, inf\]"),
     ({"sampler": "stan"}, ValueError, r"sampler must be one of \['pymc', 'nutpie'\], got 'stan'"),
-    ({"priors": "newest"}, ValueError, r"priors must be one of \['current', 'older'\]"),
-    ({"priors": {"alpha": (1, 2)}}, TypeError, "priors must be one of"),
+    ({"priors": "newest"}, ValueError, r"priors must be one of \['current', 'older', 'kruschke', 'juarez_steel'\]"),
+    ({"priors": {"alpha": (1, 2)}}, ValueError, "priors: a dict needs exactly the keys 'alpha' and 'beta'"),
     ({"rope": "0.01"}, TypeError, "rope"),
     ({"random_seed": -1}, ValueError, "random_seed"),
 ]

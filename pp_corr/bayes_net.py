@@ -51,7 +51,7 @@ def fold_sizes(n, folds) -> np.ndarray:
 def split_counts(counts, sizes, rng) -> np.ndarray:
     """Cell counts of each test fold, ``sizes.shape + (4,)``: sequential multivariate hypergeometric draws
     (one cell at a time) without replacement from ``counts`` (``sizes.shape[:-1] + (4,)``), compiled
-    (:func:`_split`; a hypergeometric draw costs about 30 ns there, 100 ns in numpy's vectorised sampler).
+    (:func:`_split`: half the time of numpy's vectorised hypergeometric sampler, benchmarks/bench_simulation.py).
 
     >>> test = split_counts(np.array([7, 3, 5, 10]), fold_sizes(25, 10), np.random.default_rng(0))
     >>> test.sum(axis=0).tolist(), test.sum(axis=1).tolist()
@@ -106,7 +106,7 @@ def _hypergeometric(good, bad, sample, log_factorial, u):
 @numba.njit(cache=True)
 def _split_run(counts, sizes, rng, log_factorial, test):
     """One run's test folds: ``test`` (folds, 4) from the cell ``counts`` (4,) and the fold ``sizes``."""
-    remaining = counts.copy()  # (one allocation per run)
+    remaining = counts.copy()
     for j in range(len(sizes) - 1):
         left, pool = sizes[j], remaining.sum()
         for cell in range(3):

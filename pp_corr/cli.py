@@ -394,6 +394,16 @@ def _signed_rank_tables(areas, undecided) -> str:
     return "\n".join(parts)
 
 
+def _csv(data):
+    """A writer (for :func:`write_files`) of an xarray Dataset as a tidy CSV: one row per coordinate tuple."""
+    return lambda path: data.to_dataframe().reset_index().to_csv(path, index=False)
+
+
+def _png(figure):
+    """A writer (for :func:`write_files`) of a figure as a 120-dpi PNG."""
+    return lambda path: figure.savefig(path, dpi=120, format="png")
+
+
 def _simulate_signed_rank(args, out):
     from .signed_rank_figure import plot_signed_rank_losses
     from .signed_rank_study import indeterminate_decisions, loss_areas, loss_curves, signed_rank_study
@@ -407,13 +417,10 @@ def _simulate_signed_rank(args, out):
         return
     figure = plot_signed_rank_losses(curves)
 
-    def table(data):
-        return lambda p: data.to_dataframe().reset_index().to_csv(p, index=False)
-
     write_files({out / "signed_rank_results.nc": lambda p: results.to_netcdf(p, engine="scipy"),
-                 out / "signed_rank_losses.csv": table(curves), out / "signed_rank_areas.csv": table(areas),
-                 out / "signed_rank_indeterminate.csv": table(undecided),
-                 out / "signed_rank.png": lambda p: figure.savefig(p, dpi=120, format="png")})
+                 out / "signed_rank_losses.csv": _csv(curves), out / "signed_rank_areas.csv": _csv(areas),
+                 out / "signed_rank_indeterminate.csv": _csv(undecided),
+                 out / "signed_rank.png": _png(figure)})
 
 
 def format_sizes(summary) -> str:
@@ -449,16 +456,13 @@ def _simulate_nadeau_bengio(args, out):
     figures = {"sizes": plot_sizes(summary).figure, "rho": plot_rho(summary).figure,
                "power": plot_power(power)[0].figure}
 
-    def table(data):
-        return lambda p: data.to_dataframe().reset_index().to_csv(p, index=False)
-
     writers = {out / "nadeau_bengio_results.nc": lambda p: results.to_netcdf(p, engine="scipy"),
-               out / "nadeau_bengio_sizes.csv": table(summary[["size", "size_se", "political_ratio",
-                                                               "political_ratio_se"]]),
-               out / "nadeau_bengio_rho.csv": table(summary[["rho", "rho_se", "rho0"]]),
-               out / "nadeau_bengio_power.csv": table(power)}
+               out / "nadeau_bengio_sizes.csv": _csv(summary[["size", "size_se", "political_ratio",
+                                                              "political_ratio_se"]]),
+               out / "nadeau_bengio_rho.csv": _csv(summary[["rho", "rho_se", "rho0"]]),
+               out / "nadeau_bengio_power.csv": _csv(power)}
     for name, figure in figures.items():
-        writers[out / f"nadeau_bengio_{name}.png"] = lambda p, figure=figure: figure.savefig(p, dpi=120, format="png")
+        writers[out / f"nadeau_bengio_{name}.png"] = _png(figure)
     write_files(writers)
 
 
@@ -489,10 +493,9 @@ def _simulate(args):
         figures = {f"_q{int(q)}": plots.plot_rejection_rates(rates.sel(n_datasets=[q])).figure
                    for q in rates.n_datasets.values}
     writers = {out / f"{args.study}_results.nc": lambda p: results.to_netcdf(p, engine="scipy"),
-               out / f"{args.study}_rates.csv": lambda p: rates.to_dataframe().reset_index().to_csv(p, index=False)}
+               out / f"{args.study}_rates.csv": _csv(rates)}
     for suffix, figure in figures.items():
-        writers[out / f"{args.study}{suffix}.png"] = lambda p, figure=figure: figure.savefig(p, dpi=120,
-                                                                                             format="png")
+        writers[out / f"{args.study}{suffix}.png"] = _png(figure)
     write_files(writers)
 
 

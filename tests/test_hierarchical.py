@@ -13,7 +13,7 @@ import pytest
 from scipy import integrate, stats
 
 from pp_corr import correlated_ttest, poisson_test
-from pp_corr.hierarchical import (ConvergenceWarning, OutlierWarning, check_convergence, hierarchical_model,
+from pp_corr.hierarchical import (ROBUST, ConvergenceWarning, OutlierWarning, check_convergence, hierarchical_model,
                                   hierarchical_test)
 
 
@@ -290,7 +290,10 @@ def test_an_absurd_outlier_neither_sets_the_unit_nor_flips_the_answer(sampler):
     for name, data in (("outlier", x), ("without", np.delete(x, 3, axis=0))):
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            fits[name] = hierarchical_test(data, folds=10, random_seed=1, sampler=sampler, method="mcmc")
+            # the form the policy ends on (the centred first fit has sigma0's funnel on 20 data sets and is
+            # retried): fitting it directly tests the unit and the start without the failing fit (a third the time)
+            fits[name] = hierarchical_test(data, folds=10, random_seed=1, sampler=sampler, method="mcmc",
+                                           retry=False, **ROBUST | {"draws": 1000, "tune": 1000})
         far = [str(w.message) for w in caught if issubclass(w.category, OutlierWarning)]
         if name == "outlier":
             assert len(far) == 1 and "data set 'D4': its sd 3.16e+05 is" in far[0], far

@@ -462,9 +462,10 @@ def joint_test(x, *, rope=0.01, algorithms=None, reference=None, rho=None, n_tes
     algorithm.
 
     >>> import numpy as np
-    >>> scores = np.random.default_rng(0).normal([0.80, 0.80, 0.85], 0.02, (6, 10, 3))
+    >>> rng = np.random.default_rng(0)  # 6 data sets, each with its own level, 10 folds, 3 algorithms
+    >>> scores = rng.normal([0.80, 0.81, 0.85], 0.02, (6, 10, 3)) + rng.normal(0, 0.02, (6, 1, 3))
     >>> res = joint_test(scores, folds=10, algorithms=["a", "b", "c"], random_seed=1, draws=300, tune=300,
-    ...                  retry=False)
+    ...                  chains=2, retry=False)
     >>> res.ranking().index[0]
     'c'
     """

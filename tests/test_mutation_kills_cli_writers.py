@@ -8,11 +8,12 @@ import warnings
 
 import numpy as np
 import pytest
+from scipy import stats
 
 from pp_corr import NormalGamma, correlated_ttest, poisson_test
 from pp_corr.cli import format_table, main, pair_record
 from pp_corr.ttest import DegenerateWarning
-from tests.test_oracles_poisson import FOLDS, count_distribution, make_differences, posterior_tails
+from tests.test_oracles_poisson import FOLDS, RHO, count_distribution, make_differences, posterior_tails
 
 Q = 4
 ROPE = 0.004
@@ -141,6 +142,33 @@ def test_compare_all_pairs_passes_rope_alpha_and_seed_on_two_data_sets(x, tmp_pa
     p_right, _ = posterior_tails(x[:2], ROPE)
     assert row["p_b_majority"] == pytest.approx(np.prod(p_right), rel=1e-9)   # a majority of 2 is both
 
+
+
+def proper_prior_tail(x, prior, rope):
+    """P(mu > rope) per row under a proper Normal-Gamma prior (nu ~ Gamma(a, b), mu | nu ~ N(mu0, k0 / nu)), derived
+    here: with M = (1 - rho) I + rho 11', 1'M^-1 1 = n / (1 + (n - 1) rho) = m and the residuals' quadratic form is
+    SS / (1 - rho), so mu | x ~ St(2 a + n, (mu0 / k0 + m xbar) / (1 / k0 + m), b_n / (a_n (1 / k0 + m)))."""
+    mu0, k0, a, b = prior
+    n = x.shape[1]
+    xbar = x.mean(axis=1)
+    ss = ((x - xbar[:, None]) ** 2).sum(axis=1)
+    m = n / (1 + (n - 1) * RHO)
+    precision, a_n = 1 / k0 + m, a + n / 2
+    b_n = b + (ss / (1 - RHO) + m / k0 / precision * (xbar - mu0) ** 2) / 2
+    return stats.t.sf(rope, 2 * a_n, (mu0 / k0 + m * xbar) / precision, np.sqrt(b_n / (a_n * precision)))
+
+
+def test_compare_all_pairs_passes_the_prior(x, tmp_path, capsys):
+    """--all-pairs with --prior (cli _compare 66 at 06c77b0 dropped it): P(B better on both data sets) is the
+    product of the two proper-prior tails (the matching prior's differ by about 2% here)."""
+    source, out = tmp_path / "scores.csv", tmp_path / "pairs.json"
+    write_differences(source, x[:2])
+    main(["compare", str(source), "--all-pairs", "--rope", "0.004", "--prior", "0,2,3,0.001", "-o", str(out)])
+    capsys.readouterr()
+    (row,) = [r for r in json.loads(out.read_text())["pairs"] if (r["a"], r["b"]) == ("svm", "knn")]
+    p_right = proper_prior_tail(x[:2], (0.0, 2.0, 3.0, 0.001), ROPE)
+    assert row["p_b_majority"] == pytest.approx(np.prod(p_right), rel=1e-9)
+    assert row["p_b_majority"] != pytest.approx(np.prod(posterior_tails(x[:2], ROPE)[0]), rel=1e-3)
 
 def test_format_rates_prints_every_rate_and_its_standard_error():
     from pp_corr.cli import format_rates

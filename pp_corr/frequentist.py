@@ -105,6 +105,21 @@ def as_differences(x, y=None) -> np.ndarray:
     >>> as_differences([0.80, 0.90], [0.82, 0.95]).round(2).tolist()
     [0.02, 0.05]
     """
+    x = shaped_differences(x, y)
+    bad = ~np.isfinite(x)
+    if bad.any():
+        where = np.argwhere(bad)[0]
+        raise ValueError(f"x contains NaN or inf (first at index {tuple(int(i) for i in where)})")
+    return x
+
+
+def shaped_differences(x, y=None) -> np.ndarray:
+    """:func:`as_differences` without the check of x's finiteness (for callers that check it as they read x;
+    scores ``x`` and ``y`` are checked).
+
+    >>> shaped_differences([[0.01, float("nan")]]).shape
+    (1, 2)
+    """
     x = b_minus_a(x, y)
     if x.ndim > 2:
         raise ValueError(f"x must be 1-D (the folds of one data set) or 2-D (data sets x folds), got shape {x.shape}")
@@ -112,8 +127,4 @@ def as_differences(x, y=None) -> np.ndarray:
         raise ValueError(f"x holds no data sets (shape {x.shape})")
     if x.ndim == 0 or x.shape[-1] < 2:
         raise ValueError(f"x needs at least 2 scores per data set on the last axis, got shape {x.shape}")
-    bad = ~np.isfinite(x)
-    if bad.any():
-        where = np.argwhere(bad)[0]
-        raise ValueError(f"x contains NaN or inf (first at index {tuple(int(i) for i in where)})")
     return x

@@ -10,7 +10,7 @@ import xarray as xr
 from scipy import special, stats
 
 from ._args import as_rope, check_probability_level
-from .frequentist import TTestResult, as_differences, t_from_stats
+from .frequentist import TTestResult, shaped_differences, t_from_stats
 from .intraclass import SufficientStats, check_no_runs, rho_for
 from .priors import NormalGamma
 from .scores import differences, pick_algorithms
@@ -185,7 +185,7 @@ def correlated_ttest(x, y=None, *, rho=None, n_test=None, n_train=None, folds=No
             raise ValueError(f"corr needs every score: {_name_rows(np.isnan(x).any(axis=1), datasets)} have "
                              "missing runs")
     else:
-        x = as_differences(x, y)
+        x = shaped_differences(x, y)  # finiteness: checked with the statistics, in the same pass
     if corr is None:
         rho = rho_for(x.shape, rho=rho, n_test=n_test, n_train=n_train, folds=folds, runs=runs)
     if datasets is None and x.ndim == 2:
@@ -202,6 +202,23 @@ def _spread(post):
     return np.sqrt(post.b) * np.sqrt(post.k0 / post.a)
 
 
+def student_t_tails(df, z):
+    """The Student-t cdf at ``z`` and at ``-z`` (``df`` degrees of freedom) from one evaluation of the smaller
+    tail: scipy computes the cdf above 0 as 1 minus the tail below, so both equal ``scipy.special.stdtr(df, z)``
+    and ``stdtr(df, -z)`` to the last bit, at half the cost (and a third of scipy.stats.t's).
+
+    >>> from scipy import special
+    >>> z = np.array([-2.0, 0.0, 3.0])
+    >>> below, above = student_t_tails(4.0, z)
+    >>> bool((below == special.stdtr(4.0, z)).all() and (above == special.stdtr(4.0, -z)).all())
+    True
+    """
+    z = np.asarray(z)
+    tail = special.stdtr(df, -np.abs(z))
+    negative = z < 0
+    return np.where(negative, tail, 1 - tail), np.where(negative, 1 - tail, tail)
+
+
 def _result(post, unit, stats_, prior, rope, rho, names, datasets) -> CorrelatedTTestResult:
     """The probabilities from the posterior of mu / unit, with the rope in the same units (exact: unit is a
     power of two; a rope end out of float range in these units is +-inf or 0, its limit)."""
@@ -215,9 +232,8 @@ def _result(post, unit, stats_, prior, rope, rho, names, datasets) -> Correlated
     df = 2 * post.a
     spread = np.where(degenerate, 1.0, _spread(post))
     z_lo, z_hi = (lo_u - post.mu0) / spread, (hi_u - post.mu0) / spread
-    # Student-t cdf straight from scipy.special: the frozen-distribution layer costs 3x here
-    p_left, p_not_left = special.stdtr(df, z_lo), special.stdtr(df, -z_lo)
-    p_right, p_not_right = special.stdtr(df, -z_hi), special.stdtr(df, z_hi)
+    p_left, p_not_left = student_t_tails(df, z_lo)
+    p_not_right, p_right = student_t_tails(df, z_hi)
     if lo == hi:
         p_rope = np.zeros_like(p_left)
     else:  # the rope mass from the side where it does not cancel

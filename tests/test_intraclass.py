@@ -145,3 +145,22 @@ def test_stats_refuse_nan_and_inf_by_name():
         SufficientStats.from_samples([[0.1, np.inf, np.nan]], 0.1, padded=True)
     with pytest.raises(TypeError, match="^x must be numbers"):
         SufficientStats.from_samples(["0.1", "0.2"], 0.1)
+
+
+def test_statistics_read_in_blocks_equal_whole_array_passes():
+    """from_samples reads x in blocks of rows that stay in the cache: each row's mean and sum of squares must
+    be numpy's whole-array values to the last bit, across block edges (65,536 values: 655 rows of 100), for
+    3-D batches too; a NaN in a later block is named at its index in x's own shape."""
+    x = np.random.default_rng(3).normal(0.01, 0.05, size=(4, 700, 100))
+    s = SufficientStats.from_samples(x, 0.2)
+    mean = x.mean(axis=-1)
+    np.testing.assert_array_equal(s.scaled_mean, mean)
+    dev = x - mean[..., None]
+    np.testing.assert_array_equal(s.scaled_ss, np.einsum("...i,...i->...", dev, dev) / (1 - 0.2))
+    bad = x.copy()
+    bad[3, 699, 42] = np.nan  # the last block
+    with pytest.raises(ValueError, match=r"x contains NaN or inf \(first at index \(3, 699, 42\)\)"):
+        SufficientStats.from_samples(bad, 0.2)
+    bad[1, 5, 0] = -np.inf  # an earlier one comes first
+    with pytest.raises(ValueError, match=r"first at index \(1, 5, 0\)"):
+        SufficientStats.from_samples(bad, 0.2)

@@ -3,9 +3,12 @@ import warnings
 
 import numpy as np
 import pytest
-from scipy import integrate, stats
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import integrate, special, stats
 
 from pp_corr import DegenerateWarning, NormalGamma, corrected_ttest, correlated_ttest, paired_ttest
+from pp_corr.ttest import student_t_tails
 
 
 def dense_log_joint(x, rho, prior):
@@ -445,3 +448,13 @@ def test_folds_that_disagree_with_the_scores_are_named(uci54):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         correlated_ttest(uci54.isel(dataset=slice(0, 3)), algorithms=("nbc", "hnb"), folds=10)
+
+
+@settings(max_examples=300, deadline=None)
+@given(df=st.floats(1e-3, 1e12), z=st.one_of(st.floats(allow_nan=True, allow_infinity=True),
+                                              st.floats(-1e-300, 1e-300)))
+def test_both_student_t_tails_from_one_evaluation_equal_scipys(df, z):
+    """correlated_ttest's probabilities come from student_t_tails; it must be stdtr(df, z) and stdtr(df, -z)."""
+    below, above = student_t_tails(df, np.array([z]))
+    np.testing.assert_array_equal(below, special.stdtr(df, [z]))
+    np.testing.assert_array_equal(above, special.stdtr(df, [-z]))

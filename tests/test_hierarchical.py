@@ -479,7 +479,10 @@ def test_the_exact_method_agrees_with_a_converged_fit():
     standard errors: the scaling to the model's unit, the rope and the draws' shapes are right."""
     x = np.random.default_rng(0).normal(0.02, 0.02, (6, 10))
     exact = hierarchical_test(x, folds=10, method="exact", random_seed=1)
-    fit = hierarchical_test(x, folds=10, method="mcmc", random_seed=1)
+    # the fit the policy ends on here (the centred first fit has sigma0's funnel on 6 data sets), without the failing
+    # one: a third of the time
+    fit = hierarchical_test(x, folds=10, method="mcmc", random_seed=1, retry=False, **ROBUST | {"draws": 1000,
+                                                                                                "tune": 1000})
     assert fit.converged and fit.method == "mcmc" and exact.method == "exact"
 
     def quantities(res):

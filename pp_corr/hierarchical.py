@@ -832,7 +832,8 @@ def hierarchical_test(x, y=None, *, rope=0.01, rho=None, n_test=None, n_train=No
     parameters out costs about 5 ms per draw at q = 54 (20 s for 4000 draws, as long as the fit).
 
     >>> import numpy as np
-    >>> x = np.random.default_rng(0).normal(0.02, 0.02, (6, 10))
+    >>> rng = np.random.default_rng(1)  # 8 data sets, each with its own level, 10 folds
+    >>> x = rng.normal(0.02, 0.02, (8, 10)) + rng.normal(0, 0.02, (8, 1))
     >>> res = hierarchical_test(x, folds=10, random_seed=1)
     >>> res.converged, bool(res.p_delta0_positive > 0.9)
     (True, True)

@@ -571,7 +571,8 @@ def plot_shrinkage(result, *, ax=None):
 
     >>> import numpy as np
     >>> from pp_corr import hierarchical_test
-    >>> x = np.random.default_rng(0).normal(0.02, 0.02, (6, 10))
+    >>> rng = np.random.default_rng(1)  # 8 data sets, each with its own level, 10 folds
+    >>> x = rng.normal(0.02, 0.02, (8, 10)) + rng.normal(0, 0.02, (8, 1))
     >>> res = hierarchical_test(x, folds=10, random_seed=1, names=("a", "b"))
     >>> plot_shrinkage(res).get_xlabel()
     'mean difference b - a (positive: b better)'

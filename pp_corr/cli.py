@@ -278,14 +278,12 @@ UNCONVERGED = 3  # exit status of ``compare --hierarchical --method mcmc`` when 
 
 
 def _compare_hierarchical(scores, pairs, args, output, plots_dir=None):
-    from .hierarchical import hierarchical_test  # PyMC: imported only when asked for
+    from .hierarchical_batch import hierarchical_tests  # PyMC: imported only when asked for
 
-    results = []
-    for pair in pairs:
-        print(f"fitting the hierarchical model, {pair[1]} - {pair[0]} ...", file=sys.stderr)
-        result = hierarchical_test(scores, algorithms=pair, rope=args.rope, random_seed=args.seed,
-                                   method=args.method, progressbar=True)
-        results.append(result)
+    # one compiled model serves every pair (each pair's line on stderr as it finishes)
+    results = list(hierarchical_tests(scores, pairs, rope=args.rope, random_seed=args.seed, method=args.method,
+                                      progressbar=True).values())
+    for result in results:
         print(result.summary(allow_unconverged=args.allow_unconverged), end="\n\n")
         if result.converged or args.allow_unconverged:
             with pd.option_context("display.width", 200, "display.max_columns", None):

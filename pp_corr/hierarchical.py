@@ -41,7 +41,7 @@ from scipy import stats
 from ._args import as_generator, as_rope, b_minus_a, check_count, check_flag, check_probability_level, check_real
 from .dataset_likelihood import integrated_log_likelihood
 from .hierarchical_exact import check_method, exact_draws
-from .models import compilation_settings, dataset_rows, sample
+from .models import RefittableModel, compilation_settings, dataset_rows, sample
 from .poisson_binomial import PoissonBinomial
 from .rank_tests import RegionProbabilities
 from .scores import pick_algorithms
@@ -63,6 +63,8 @@ CHECKED = ("delta0", "sigma0", "nu", "delta")  # the variables whose R-hat and E
 # form), and its retry (the marginal form holds in the funnel of near-identical algorithms; twice the draws for nu)
 DEFAULT = {"form": "centered", "draws": 1000, "tune": 1000, "target_accept": 0.9}
 ROBUST = {"form": "marginal", "draws": 2000, "tune": 2000, "target_accept": 0.95}
+COMPILED_MODELS = 8  # compiled models kept for later fits of the same shape (_refittable), the least recent dropped
+_COMPILED = {}
 
 
 class ConvergenceWarning(UserWarning):
@@ -279,20 +281,22 @@ def _limits(data: _Data, bounds):
     return limits
 
 
-class _Constant:
-    """A picklable constant function (the scale of a transform)."""
+def _uniform_bounds(rng, size, lower, upper):
+    """A uniform variable's own bounds, for its interval transform (symbolic: constants or data containers)."""
+    return lower, upper
 
-    def __init__(self, value):
-        self.value = value
 
-    def __call__(self, *_):
-        return self.value
+def _quarter_width(rng, size, lower, upper):
+    """(upper - lower) / 4, the scale of :func:`centred_uniform`'s transform: half / 2 for U(-half, half)."""
+    return (upper - lower) / 4
 
 
 def centred_uniform(name, half, **kwargs):
-    """U(-half, half) with the usual log-odds transform times half / 2 (``half`` a number or an array): near 0
-    one unconstrained unit is one unit of the model whatever the range, so the samplers' initial jitter (+-1)
-    stays near the data even when an outlier makes the range huge. Call inside a model.
+    """U(-half, half) with the usual log-odds transform times half / 2 (``half`` a number, an array or a data
+    container): near 0 one unconstrained unit is one unit of the model whatever the range, so the samplers'
+    initial jitter (+-1) stays near the data even when an outlier makes the range huge. The transform reads the
+    bounds from the variable itself, so a model with ``half`` in ``pm.Data`` takes a new range without being
+    compiled again. Call inside a model.
 
     >>> with pm.Model() as model:
     ...     d = centred_uniform("d", 1e6)
@@ -300,12 +304,8 @@ def centred_uniform(name, half, **kwargs):
     >>> round(float(to_d({"d_chain__": 1.0})[0]), 6)  # one unconstrained unit is one unit of d
     1.0
     """
-    if np.ndim(half):  # Interval takes constant bounds as scalars only
-        interval = Interval(bounds_fn=_Constant((-np.asarray(half), np.asarray(half))))
-    else:
-        interval = Interval(-half, half)
-    return pm.Uniform(name, -half, half, **kwargs,
-                      default_transform=ChainedTransform([interval, ScaleTransform(_Constant(half / 2))]))
+    transform = ChainedTransform([Interval(bounds_fn=_uniform_bounds), ScaleTransform(_quarter_width)])
+    return pm.Uniform(name, -half, half, **kwargs, default_transform=transform)
 
 
 def _start(data: _Data, limits, form="centered") -> dict:
@@ -340,22 +340,34 @@ def _c(data: _Data) -> np.ndarray:
     return (1 - data.rho) / data.n + data.rho
 
 
+def _model_values(data: _Data, bounds) -> dict:
+    """The values of the model's data containers (``pm.Data``) for ``data``, in units of s: the statistics,
+    n_i, rho_i, the unit s itself and the prior limits (:func:`_limits`, ``bounds`` checked). Everything that
+    depends on the data goes through them, so one built (and compiled) model takes any data of the same number of
+    data sets (``pm.set_data``, nutpie's ``with_data``) and has the log density a model built for that data has."""
+    s = np.float64(data.scale)
+    limits = _limits(data, bounds)
+    lo, hi = (np.broadcast_to(np.asarray(end, dtype=float), data.n.shape).copy() for end in limits["sigma"])
+    return {"xbar_obs": data.mean / s, "ss_obs": data.ss(s), "n_folds": data.n.astype(float),
+            "rho": data.rho.astype(float), "unit": s, "delta0_max": np.float64(limits["delta0"]),
+            "sigma0_max": np.float64(limits["sigma0"]), "sigma_min": lo, "sigma_max": hi}
+
+
 def _build(data: _Data, priors, form="centered", bounds=None, population="student_t", delta0_prior=None) -> pm.Model:
     _check_variant(priors, population, delta0_prior)
     _check_form(form)
     normal = population == "normal"
-    s = np.float64(data.scale)  # typed: a Python float is first tried as float32 (overflow warnings at 1e160)
-    limits = _limits(data, _check_bounds(bounds))
     with pm.Model(coords={"dataset": data.names}) as model:
-        xbar = pm.Data("xbar_obs", data.mean / s, dims="dataset")
-        ss = pm.Data("ss_obs", data.ss(s), dims="dataset")
-        delta0 = centred_uniform("delta0_scaled", limits["delta0"]) if delta0_prior is None else \
+        given = {name: pm.Data(name, value, dims="dataset" if np.ndim(value) else None)
+                 for name, value in _model_values(data, _check_bounds(bounds)).items()}
+        xbar, ss, n, rho, s = (given[name] for name in ("xbar_obs", "ss_obs", "n_folds", "rho", "unit"))
+        delta0 = centred_uniform("delta0_scaled", given["delta0_max"]) if delta0_prior is None else \
             delta0_prior("delta0_scaled", s)
-        sigma0 = pm.Uniform("sigma0_scaled", 0, limits["sigma0"])
+        sigma0 = pm.Uniform("sigma0_scaled", 0, given["sigma0_max"])
         nu = None if normal else _nu(priors)
-        sigma = pm.Uniform("sigma_scaled", *limits["sigma"], dims="dataset")
-        within = sigma**2 * (1 - data.rho)
-        se2 = sigma**2 * _c(data)  # the variance of xbar_i given delta_i and sigma_i
+        sigma = pm.Uniform("sigma_scaled", given["sigma_min"], given["sigma_max"], dims="dataset")
+        within = sigma**2 * (1 - rho)
+        se2 = sigma**2 * ((1 - rho) / n + rho)  # the variance of xbar_i given delta_i and sigma_i (_c)
         if form == "marginal":  # delta_i integrated out given lambda_i; drawn afterwards (_draw_delta)
             lam = 1.0 if normal else pm.Gamma("lambda", alpha=nu / 2, beta=nu / 2, dims="dataset")
             pm.Normal("xbar", mu=delta0, sigma=pt.sqrt(sigma0**2 / lam + se2), observed=xbar, dims="dataset")
@@ -371,7 +383,7 @@ def _build(data: _Data, priors, form="centered", bounds=None, population="studen
             pm.Deterministic("delta", delta * s, dims="dataset")
             pm.Deterministic("W", pt.sum(delta > 0))
         # SS_i / (sigma_i^2 (1 - rho_i)) ~ chi2(n_i - 1): its parameter-dependent part
-        pm.Potential("ss", pt.sum(-(data.n - 1) / 2 * pt.log(within) - ss / (2 * within)))
+        pm.Potential("ss", pt.sum(-(n - 1) / 2 * pt.log(within) - ss / (2 * within)))
         pm.Deterministic("delta0", delta0 * s)
         pm.Deterministic("sigma0", sigma0 * s)
     return model
@@ -975,13 +987,37 @@ def fit_with_policy(fit, settings, given, *, retry=True, progressbar=False, var_
 
 def _fit(data, priors, bounds, settings, *, chains, random_seed, sampler, progressbar, population="student_t",
          delta0_prior=None):
-    """Build and sample the model with ``settings`` (form, draws, tune, target_accept)."""
+    """Sample the model with ``settings`` (form, draws, tune, target_accept): the compiled model of this shape
+    (:func:`_refittable`) with ``data``'s values."""
     form = settings["form"]
-    model = _build(data, priors, form, bounds, population, delta0_prior)
-    idata = sample(model, draws=settings["draws"], tune=settings["tune"], chains=chains, random_seed=random_seed,
-                   sampler=sampler, progressbar=progressbar, target_accept=settings["target_accept"],
-                   initvals=_start(data, _limits(data, bounds), form))
+    refit = _refittable(data, priors, form, bounds, population, delta0_prior, sampler)
+    idata = refit.fit(_model_values(data, bounds), coords={"dataset": data.names},
+                      initvals=_start(data, _limits(data, bounds), form), draws=settings["draws"],
+                      tune=settings["tune"], chains=chains, random_seed=random_seed, progressbar=progressbar,
+                      target_accept=settings["target_accept"])
     return _draw_delta(idata, data, random_seed) if form == "marginal" else idata
+
+
+def _refittable(data, priors, form, bounds, population, delta0_prior, sampler) -> RefittableModel:
+    """The model of ``form``, ``priors``, ``population`` and ``delta0_prior`` (by identity) for ``len(data.names)``
+    data sets, compiled for ``sampler`` once (built on ``data`` the first time) and kept for every later fit of that
+    shape, whatever its data, unit and limits (:func:`_model_values`): the last :data:`COMPILED_MODELS` of them."""
+    key = (len(data.names), _priors_key(priors), form, population, delta0_prior, sampler)
+    if key not in _COMPILED:
+        model = _build(data, priors, form, bounds, population, delta0_prior)
+        q = (len(data.names),)
+        start = {"delta0_scaled": (), "sigma0_scaled": (), "sigma_scaled": q,
+                 **({"delta_scaled": q} if form == "centered" else {"z": q} if form == "noncentered" else {})}
+        _COMPILED[key] = RefittableModel(model, start, sampler=sampler)
+        while len(_COMPILED) > COMPILED_MODELS:
+            _COMPILED.pop(next(iter(_COMPILED)))
+    _COMPILED[key] = _COMPILED.pop(key)  # the most recently used last
+    return _COMPILED[key]
+
+
+def _priors_key(priors):
+    """``priors`` as a dictionary key: its name, or its hyperprior bounds."""
+    return tuple(sorted(_hyper(priors).items())) if isinstance(priors, Mapping) else priors
 
 
 def _unconverged_lines(attempts, problems, allow_unconverged) -> list[str]:

@@ -435,15 +435,10 @@ def _clear_differences(decisions, test, shown=6) -> list[str]:
 # --- hierarchical models --------------------------------------------------------------------------------------
 
 def _hierarchical_fits(scores, pairs, settings, say) -> dict:
-    from .hierarchical import hierarchical_test
+    from .hierarchical_batch import hierarchical_tests
 
-    fits = {}
-    for n, (a, b) in enumerate(pairs, 1):
-        say(f"hierarchical model {n}/{len(pairs)}: {b} - {a}")
-        fits[a, b] = hierarchical_test(scores, algorithms=(a, b), rope=settings["rope"],
-                                       random_seed=settings["random_seed"], method=settings["method"],
-                                       progressbar=False)
-    return fits
+    return hierarchical_tests(scores, pairs, rope=settings["rope"], random_seed=settings["random_seed"],
+                              method=settings["method"], progress=say)
 
 
 def _joint_fit(scores, order, settings, say):

@@ -105,18 +105,21 @@ def _hypergeometric(good, bad, sample, log_factorial, u):
 
 @numba.njit(cache=True)
 def _split_run(counts, sizes, rng, log_factorial, test):
-    """One run's test folds: ``test`` (folds, 4) from the cell ``counts`` (4,) and the fold ``sizes``."""
-    remaining = counts.copy()
-    for j in range(len(sizes) - 1):
-        left, pool = sizes[j], remaining.sum()
+    """One run's test folds: ``test`` (folds, 4) from the cell ``counts`` (4,) and the fold ``sizes``. Scalars
+    only, no temporary arrays (an allocation cost as much as a draw)."""
+    last = len(sizes) - 1
+    for cell in range(4):
+        test[last, cell] = counts[cell]  # what remains, fold by fold
+    for j in range(last):
+        left, pool = sizes[j], test[last, 0] + test[last, 1] + test[last, 2] + test[last, 3]
         for cell in range(3):
-            pool -= remaining[cell]
-            drawn = _hypergeometric(remaining[cell], pool, left, log_factorial, rng.random())
+            pool -= test[last, cell]
+            drawn = _hypergeometric(test[last, cell], pool, left, log_factorial, rng.random())
             test[j, cell] = drawn
             left -= drawn
         test[j, 3] = left
-        remaining -= test[j]
-    test[-1] = remaining
+        for cell in range(4):
+            test[last, cell] -= test[j, cell]
 
 
 @numba.njit(cache=True)
@@ -164,7 +167,9 @@ def _cv_runs(counts, sizes, runs, rng, log_factorial, out):
         for run in range(runs):
             _split_run(counts[row], sizes[row], rng, log_factorial, test)
             for j in range(folds):
-                train[:], coins = counts[row] - test[j], int(rng.random() * 8)
+                for cell in range(4):
+                    train[cell] = counts[row, cell] - test[j, cell]
+                coins = int(rng.random() * 8)
                 correct = bn_correct(train, test[j], coins & 2 > 0, coins & 4 > 0) - zeror_correct(
                     train, test[j], coins & 1 > 0)
                 out[row, run * folds + j] = correct / sizes[row, j]

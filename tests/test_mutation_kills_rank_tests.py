@@ -9,7 +9,7 @@ from scipy import stats
 
 from pp_corr import bayesian_sign_test, bayesian_signed_rank, imprecise_signed_rank, sign_test
 from pp_corr.rank_tests import IDP_STRENGTH, RegionProbabilities, heaviside
-from tests.test_oracles_rank import close_in_mc, idp_draws
+from tests.test_oracles_rank import close_in_mc, dirichlet_second_moments, idp_draws
 
 Z = [0.02, 0.01, 0.03, -0.005]     # imprecise: lower ~ .81, upper ~ .99, indeterminate at 0.95
 
@@ -180,3 +180,36 @@ def test_imprecise_draws_made_in_several_chunks_and_a_loss_ratio_below_one():
     assert res.threshold == pytest.approx(1 / 3, rel=1e-15)      # l1 / (l0 + l1) with l1/l0 = 1/2
     with pytest.raises(ValueError, match="loss_ratio"):
         imprecise_signed_rank(z, loss_ratio=0.0)
+
+
+# ---- third session: survivors of the measured run at 8439317 ---------------------------------------------------------
+
+def idp_lower_mean(z):
+    """E[sum_ij w_i w_j H(z_i + z_j)] under (w0, w) ~ Dir(s, 1, ..., 1), from the Dirichlet second moments."""
+    moments = dirichlet_second_moments(np.r_[IDP_STRENGTH, np.ones(len(z))])[1:, 1:]
+    return float(np.sum(moments * step(np.add.outer(z, z))))
+
+
+def test_imprecise_takes_both_score_arrays_and_50000_draws_by_default():
+    """Scores of A and of B (not differences): z = mean(B - A) per data set, A better on three data sets of four;
+    the default of 50,000 draws shows in the probabilities, which are counts of draws over 50,000."""
+    rng = np.random.default_rng(21)
+    a = 0.8 + 0.02 * rng.standard_normal((4, 10))
+    b = a + np.array([[-0.02], [-0.01], [0.015], [-0.005]]) + 0.001 * rng.standard_normal((4, 10))
+    res = imprecise_signed_rank(a, b, random_seed=0)
+    z = (b - a).mean(axis=1)
+    assert res.lower_mean == pytest.approx(idp_lower_mean(z), rel=1e-12)
+    for p in (res.lower, res.upper):
+        assert 0 < p < 1 and p * 50_000 == round(p * 50_000)     # k / 50,000 (k / 50,001 is not, for 0 < k)
+    _, lower, upper = idp_draws(z, 50_000, seed=1)
+    assert close_in_mc(res.lower, 50_000, float(np.mean(lower > 0.5)), 50_000)
+    assert close_in_mc(res.upper, 50_000, float(np.mean(upper > 0.5)), 50_000)
+
+
+def test_imprecise_pair_sum_near_zero_counts_as_positive():
+    """A pair sum of 1.5e-12 from values near 0.01 is 1.5e-10 of their size, far above the tie tolerance (1e-12 of
+    the size): H = 1, not the 1/2 of a tie (a rope bound of 1 in the ties' scale made it one)."""
+    z = np.array([0.01, -0.01 + 1.5e-12, 0.02])
+    assert np.add.outer(z, z)[0, 1] > 1e-12
+    assert imprecise_signed_rank(z, n_samples=10, random_seed=0).lower_mean == pytest.approx(idp_lower_mean(z),
+                                                                                              rel=1e-12)

@@ -8,6 +8,11 @@ The positional arguments are the same mutant-name patterns given to ``mutmut run
 them (mutmut generates mutants for every function of a mutated file) are left out of the table.
 The score counts a timeout as a kill (the mutant made the tests hang); "no tests" mutants, which no
 test in the selection reaches, count as not killed and are listed with the survivors.
+
+mutmut reruns every mutant that a pattern on its command line matches, whatever it found before; to finish an
+interrupted run, give it the names of the mutants not checked yet, which ``--not-checked`` prints:
+
+    make mutation MUTATION_SCOPE="$(python scripts/mutation_report.py --not-checked 'pp_corr.rank_tests.*')"
 """
 from __future__ import annotations
 
@@ -76,12 +81,17 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("patterns", nargs="*", help="mutant-name patterns in scope (default: all)")
     parser.add_argument("--survivors", type=Path, help="write the surviving mutants with their diffs here")
+    parser.add_argument("--not-checked", action="store_true",
+                        help="only print the names of the mutants in scope that have no result yet")
     args = parser.parse_args(argv)
     if not Path("mutants").is_dir():
         sys.exit("no mutants/ directory: run `make mutation` (or mutmut run) first")
     status = load(Path("mutants"), args.patterns)
     if not status:
         sys.exit("no mutants match the given patterns")
+    if args.not_checked:
+        print(" ".join(name for name, s in status.items() if s == "not checked"))
+        return
     print(table(status))
     if args.survivors:
         from mutmut.mutation.diff_apply import get_diff_for_mutant

@@ -8,7 +8,7 @@ import pytest
 from scipy import stats
 
 from pp_corr import bayesian_sign_test, bayesian_signed_rank, imprecise_signed_rank, sign_test
-from pp_corr.rank_tests import IDP_STRENGTH, RegionProbabilities, heaviside
+from pp_corr.rank_tests import IDP_STRENGTH, PairSumRegions, RegionProbabilities, heaviside
 from tests.test_oracles_rank import close_in_mc, dirichlet_second_moments, idp_draws
 
 Z = [0.02, 0.01, 0.03, -0.005]     # imprecise: lower ~ .81, upper ~ .99, indeterminate at 0.95
@@ -213,3 +213,18 @@ def test_imprecise_pair_sum_near_zero_counts_as_positive():
     assert np.add.outer(z, z)[0, 1] > 1e-12
     assert imprecise_signed_rank(z, n_samples=10, random_seed=0).lower_mean == pytest.approx(idp_lower_mean(z),
                                                                                               rel=1e-12)
+
+
+@pytest.mark.parametrize("magnitude", [1e-170, 1.0, 1e170])
+def test_regions_of_rows_weigh_the_pair_sums_at_any_magnitude(magnitude):
+    """PairSumRegions.of_rows (the signed-rank study's batch) against the dense matrices of the pair sums written
+    here: each row's masses for given weights. The values are exact multiples of a power of two near ``magnitude``,
+    so the test's sums are exact; sorting by rows * unit instead of rows / unit underflows or overflows here."""
+    unit = 2.0 ** round(np.log2(magnitude))
+    rows = unit * np.array([[3.0, -1.0, 2.0, 0.5, -2.5], [0.0, 1.5, -0.5, -3.0, 1.0]])
+    lo, hi = -0.75 * unit, 0.75 * unit
+    w = own_dirichlet(5, np.ones(5), 8)
+    for row, regions in zip(rows, PairSumRegions.of_rows(rows, lo, hi)):
+        expected = own_signed_rank(w, row / unit, lo / unit, hi / unit)
+        masses = regions.masses(w)
+        np.testing.assert_allclose(masses / masses.sum(axis=1, keepdims=True), expected, rtol=0, atol=1e-14)

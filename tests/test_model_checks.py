@@ -189,3 +189,28 @@ def test_uci54_loo_by_dataset(uci54):
         print(f"{name}: elpd {loo.elpd:.1f} (se {loo.se:.1f}), Pareto k quantiles "
               f"{np.round(np.quantile(k, [0, 0.5, 0.9, 1]), 2)}, k > 0.7 in {int((k > 0.7).sum())} of 54")
     assert k.max() < 0.7  # the last: the integrated likelihood
+
+
+def test_posterior_predictive_draws_a_new_run_from_each_draws_parameters():
+    """A new run of a data set's folds, given a posterior draw's delta_i and sigma_i: its mean is
+    N(delta_i, sigma_i^2 ((1 - rho)/n + rho)) and (n - 1) sd^2 / (sigma_i^2 (1 - rho)) is chi-square(n - 1), both
+    written out here. Standardised by each draw's own parameters, the predictive draws are iid N(0, 1) and
+    chi-square(n - 1): their mean and variance within 4 standard errors (leaving out rho's term halves the
+    variance of the means; a wrong degrees-of-freedom count moves the chi-square's mean by 1)."""
+    x = np.random.default_rng(4).normal(0.01, 0.02, (4, 10))
+    n, rho = 10, 0.1
+    res = hierarchical_test(x, folds=n, method="exact", draws=1000, chains=2, random_seed=1)
+    tree = res.posterior_predictive(random_seed=2)
+    post = res.idata.posterior
+    delta, sigma = post["delta"].values, post["sigma_scaled"].values * res.data.scale
+    z = (tree.posterior_predictive["mean"].values - delta) / (sigma * np.sqrt((1 - rho) / n + rho))
+    chi2 = (n - 1) * tree.posterior_predictive["sd"].values ** 2 / (sigma**2 * (1 - rho))
+    size = z.shape[0] * z.shape[1]  # per data set; the exact method's draws are independent
+    for values, mean, var in ((z, 0.0, 1.0), (chi2, n - 1.0, 2.0 * (n - 1))):
+        values = values.reshape(size, -1)
+        # sd of a sample variance: sqrt((mu4 - var^2) / size), mu4 = 3 var^2 (normal), 3 var^2 + 48 (n - 1) (chi2)
+        fourth = 3 * var**2 + (0.0 if mean == 0 else 48.0 * (n - 1))
+        np.testing.assert_array_less(np.abs(values.mean(axis=0) - mean), 4 * np.sqrt(var / size))
+        np.testing.assert_array_less(np.abs(values.var(axis=0) - var), 4 * np.sqrt((fourth - var**2) / size))
+    np.testing.assert_array_equal(tree.observed_data["mean"].values, x.mean(axis=1))
+    np.testing.assert_allclose(tree.observed_data["sd"].values, x.std(axis=1, ddof=1), rtol=1e-12)

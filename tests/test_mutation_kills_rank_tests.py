@@ -228,3 +228,24 @@ def test_regions_of_rows_weigh_the_pair_sums_at_any_magnitude(magnitude):
         expected = own_signed_rank(w, row / unit, lo / unit, hi / unit)
         masses = regions.masses(w)
         np.testing.assert_allclose(masses / masses.sum(axis=1, keepdims=True), expected, rtol=0, atol=1e-14)
+
+
+def documented_right_count(z, lo, hi):
+    """sum_ij H(z_i + z_j - 2 hi) with the documented tie rule: a pair sum within 1e-12 x (|z_i| + |z_j| + 2 max(|lo|,
+    |hi|)), the size of the numbers compared, of the boundary counts 1/2."""
+    z = np.asarray(z)
+    gap = np.add.outer(z, z) - 2 * hi
+    tolerance = 1e-12 * (np.add.outer(np.abs(z), np.abs(z)) + 2 * max(abs(lo), abs(hi)))
+    return float(np.sum(np.where(np.abs(gap) <= tolerance, 0.5, gap > 0)))
+
+
+def test_a_pair_sum_near_the_rope_edge_is_a_tie_only_within_the_tolerance():
+    """Pair sums 2 hi (1 + 2.25e-12): 4.5e-12 of 2 hi away, just beyond the tolerance (4e-12 of it: the two values
+    and the rope's 2 hi); 2 hi (1 + 1.5e-12): within it. Both for one row and for a batch of rows, at two scales."""
+    for scale in (1.0, 2.0**-40):
+        hi = 0.5 * scale
+        z = np.array([hi * (1 + 2.25e-12), hi * (1 + 1.5e-12), 0.1 * scale, -hi])
+        expected = documented_right_count(z, -hi, hi)
+        assert PairSumRegions(z, -hi, hi).right_count() == expected
+        batch = PairSumRegions.of_rows(np.vstack([z, z[::-1]]), -hi, hi)
+        assert [regions.right_count() for regions in batch] == [expected, expected]

@@ -249,3 +249,9 @@ def test_a_pair_sum_near_the_rope_edge_is_a_tie_only_within_the_tolerance():
         assert PairSumRegions(z, -hi, hi).right_count() == expected
         batch = PairSumRegions.of_rows(np.vstack([z, z[::-1]]), -hi, hi)
         assert [regions.right_count() for regions in batch] == [expected, expected]
+
+
+@pytest.mark.parametrize("alpha", [0.0, 1.0, -0.1, float("nan")])
+def test_decision_names_alpha_when_it_is_not_a_level(alpha):
+    with pytest.raises(ValueError, match="^alpha "):
+        regions([[0.1, 0.8, 0.1]]).decision(alpha=alpha)

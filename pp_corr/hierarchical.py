@@ -198,8 +198,9 @@ def hierarchical_model(x, *, rho=None, n_test=None, n_train=None, folds=None, ru
     The prior's limits depend on the data by default. ``scale`` (the unit s, finite and > 0) and ``bounds``
     (a dict overriding any of ``"delta0"``: max |delta0|, ``"sigma0"``: max sigma0, ``"sigma"``: (min, max)
     sigma_i, in units of s) make them fixed, e.g. for simulation-based calibration or to share one prior
-    across analyses. The observed statistics are ``pm.Data`` ("xbar_obs", "ss_obs", in units of s), so a
-    compiled model can be refitted to new data of the same shape.
+    across analyses. Everything that depends on the data is ``pm.Data`` (:func:`_model_values`: the statistics
+    "xbar_obs" and "ss_obs" in units of s, "n_folds", "rho", the unit "unit" and the limits "delta0_max",
+    "sigma0_max", "sigma_min", "sigma_max"), so a compiled model can be refitted to any data with as many data sets.
 
     >>> import numpy as np
     >>> model = hierarchical_model(np.random.default_rng(0).normal(0.01, 0.02, (5, 10)), folds=10)
@@ -823,7 +824,9 @@ def hierarchical_test(x, y=None, *, rope=0.01, rho=None, n_test=None, n_train=No
     ``sampler`` is ``"pymc"`` or ``"nutpie"``; every argument is checked before any work. ``form``,
     ``draws``, ``tune`` and ``target_accept`` left as None take the defaults (:data:`DEFAULT`). A fixed
     ``random_seed`` gives the same draws whether or not PyTensor's compilation cache is warm; the progress
-    bar (``progressbar=True``) goes to stderr.
+    bar (``progressbar=True``) goes to stderr. Fits with as many data sets (and the same form, priors, population
+    and sampler) share one compiled model, whatever their data: with nutpie only the first waits for the compilation
+    (:func:`pp_corr.hierarchical_batch.hierarchical_tests` fits many pairs).
 
     Convergence policy: R-hat <= 1.01 and bulk ESS >= 400 for delta0, sigma0, nu and every delta_i, and no
     divergences. When the fit fails them and ``retry`` is true, the model is fitted once more with the

@@ -271,6 +271,11 @@ def sample(model, *, draws=1000, tune=1000, chains=4, random_seed=None, sampler=
     with model, compilation_settings(), to_stderr:
         idata = pm.sample(draws=draws, tune=tune, chains=chains, random_seed=random_seed, nuts_sampler=sampler,
                           progressbar=progressbar, quiet=not progressbar, **kwargs)
+    return _with_log_likelihood(idata, model)
+
+
+def _with_log_likelihood(idata, model):
+    """``idata`` with the pointwise log-likelihood of ``model``'s intraclass likelihood, when it has one."""
     intraclass = [rv.name for rv in model.observed_RVs if _is_intraclass(rv)]
     return add_log_likelihood(idata, model, intraclass[0]) if len(intraclass) == 1 else idata
 
@@ -330,17 +335,20 @@ class RefittableModel:
         """nutpie on the compiled model with ``values``, seeded and finished as ``pm.sample`` does it."""
         import nutpie
         from pymc.backends.arviz import patch_nutpie_idata
+        from pymc.progress_bar.progress import NutpieProgressBarManager
         from pymc.util import get_random_generator
 
         compiled = self._compiled.with_data(**{k: v for k, v in values.items() if k in self._shared})
         seed = int(get_random_generator(random_seed).spawn(chains)[0].integers(2**30))  # pm.sample's first
         to_stderr = contextlib.redirect_stdout(sys.stderr) if progressbar else contextlib.nullcontext()
+        bar = NutpieProgressBarManager(chains=chains, draws=draws, progressbar=progressbar)  # pm.sample's bar
         start = time.time()
-        with to_stderr:
+        with to_stderr, bar:
             idata = nutpie.sample(compiled, draws=draws, tune=tune, chains=chains, cores=min(4, os.cpu_count() or 1),
-                                  seed=seed, progress_bar=progressbar, target_accept=target_accept)
+                                  seed=seed, save_warmup=False, progress_bar=False, progress_callback=bar.update,
+                                  target_accept=target_accept)
         patch_nutpie_idata(idata, self.model, sampling_time=time.time() - start)
-        return _relabel(idata, self.model.coords)
+        return _with_log_likelihood(_relabel(idata, self.model.coords), self.model)
 
 
 def _relabel(idata, coords):

@@ -21,7 +21,8 @@ RNG_SEED = 20261124
 
 def scores_dataset(means, sd, rng, *, names=None, rho=0.1, drop=()):
     """A scores Dataset of algorithms whose per-fold scores are 0.8 + means + noise on Q data sets (10 runs x 10
-    folds; ``means`` per algorithm, or per data set and algorithm); ``drop``: (data set, runs) left missing, so data sets have different numbers of folds."""
+    folds; ``means`` per algorithm, or per data set and algorithm); ``drop``: (data set, runs) left missing, so
+    data sets have different numbers of folds."""
     means = np.broadcast_to(means, (Q, np.shape(means)[-1]))  # per algorithm, or per data set and algorithm
     score = 0.8 + means[:, :, None, None] + rng.normal(0, sd, (Q, means.shape[1], 10, 10))
     for dataset, runs in drop:

@@ -255,3 +255,15 @@ def test_a_pair_sum_near_the_rope_edge_is_a_tie_only_within_the_tolerance():
 def test_decision_names_alpha_when_it_is_not_a_level(alpha):
     with pytest.raises(ValueError, match="^alpha "):
         regions([[0.1, 0.8, 0.1]]).decision(alpha=alpha)
+
+
+def test_sign_test_difference_a_rounding_away_from_a_rope_edge_counts_in_the_rope():
+    """Differences 1e-13 (relative) beyond either edge of the rope [-0.01, 0.01] are on it (the documented 1e-12
+    relative tolerance), so in the rope's count: no data set below or above, and a Dirichlet of count 0 draws 0."""
+    z = [-0.01 * (1 + 1e-13), 0.01 * (1 + 1e-13), 0.0]
+    res = bayesian_sign_test(z, rope=0.01, prior_strength=1.0, n_samples=20_000, random_seed=3)
+    assert res.samples[:, 0].max() == 0 and res.samples[:, 2].max() == 0     # counts (0, 3 + 1, 0)
+    outside = bayesian_sign_test([-0.01 * (1 + 1e-11), 0.01 * (1 + 1e-11), 0.0], rope=0.01, n_samples=20_000,
+                                 random_seed=3)
+    mean = np.array([1, 2, 1]) / 4                                          # beyond the tolerance: one each side
+    assert np.all(np.abs(outside.samples.mean(axis=0) - mean) <= 4 * np.sqrt(mean * (1 - mean) / 5 / 20_000))

@@ -22,14 +22,16 @@ __all__ = [
     "PoissonBinomial", "PoissonTestResult", "RegionProbabilities", "SufficientStats", "TTestResult",
     "bayesian_sign_test", "bayesian_signed_rank", "compare_all_pairs", "corrected_ttest", "correlated_ttest",
     "dataset_ranks", "differences", "example_path", "format_pairs", "hierarchical_model", "hierarchical_test",
-    "imprecise_signed_rank", "intraclass_fold_logp", "intraclass_logp", "joint_model", "joint_test", "load_scores",
-    "mean_differences", "order_by_ranking", "paired_ttest", "plackett_luce", "plackett_luce_model",
-    "poisson_binomial_monte_carlo", "poisson_test", "resolve_rho", "sign_test", "wilcoxon_test", "write_report",
+    "hierarchical_tests", "imprecise_signed_rank", "intraclass_fold_logp", "intraclass_logp", "joint_model",
+    "joint_test", "load_scores", "mean_differences", "order_by_ranking", "paired_ttest", "plackett_luce",
+    "plackett_luce_model", "poisson_binomial_monte_carlo", "poisson_test", "resolve_rho", "sign_test",
+    "wilcoxon_test", "write_report",
 ]
 __version__ = "0.1.0"
 # these import PyMC
 _LAZY = {"ConvergenceWarning": "hierarchical", "HierarchicalResult": "hierarchical", "OutlierWarning": "hierarchical",
-         "hierarchical_model": "hierarchical", "hierarchical_test": "hierarchical", "JointResult": "joint",
+         "hierarchical_model": "hierarchical", "hierarchical_test": "hierarchical",
+         "hierarchical_tests": "hierarchical_batch", "JointResult": "joint",
          "joint_model": "joint", "joint_test": "joint", "PlackettLuceResult": "ranking", "dataset_ranks": "ranking",
          "plackett_luce": "ranking", "plackett_luce_model": "ranking", "order_by_ranking": "ranking",
          "write_report": "report"}

@@ -41,7 +41,7 @@ from scipy import stats
 from ._args import as_generator, as_rope, b_minus_a, check_count, check_flag, check_probability_level, check_real
 from .dataset_likelihood import integrated_log_likelihood
 from .hierarchical_exact import check_method, exact_draws
-from .models import RefittableModel, compilation_settings, dataset_rows, sample
+from .models import RefittableModel, compilation_settings, dataset_rows
 from .poisson_binomial import PoissonBinomial
 from .rank_tests import RegionProbabilities
 from .scores import pick_algorithms

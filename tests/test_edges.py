@@ -1971,6 +1971,26 @@ def test_order_by_ranking_needs_two_algorithms_a_scores_table_and_a_boolean_dire
         order_by_ranking(scores, higher_is_better="no")
 
 
+@pytest.mark.parametrize("args, kwargs, error, named", [
+    (([[0.8, 0.9]],), {}, TypeError, "scores must be a scores Dataset"),
+    ((), {"pairs": [("knn", "knn")]}, ValueError, "pairs: a pair needs two different algorithms"),
+    ((), {"pairs": [("knn", "svm")]}, ValueError, "pairs: 'svm' not among"),
+    ((), {"algorithms": ("knn", "tree")}, TypeError, "sets algorithms for each pair"),
+    ((), {"progress": "yes"}, TypeError, "progress must be"),
+    ((), {"rope": -1.0}, ValueError, "rope"),
+    ((), {"sampler": "stan"}, ValueError, "sampler"),
+    ((), {"method": "grid"}, ValueError, "method"),
+])
+def test_hierarchical_tests_names_a_bad_argument_before_any_fit(monkeypatch, args, kwargs, error, named):
+    import pp_corr.hierarchical as hierarchical
+    from pp_corr import example_path, hierarchical_tests, load_scores
+
+    monkeypatch.setattr(hierarchical, "_fit", lambda *a, **k: pytest.fail("fitted before checking"))
+    monkeypatch.setattr(hierarchical, "_exact_fit", lambda *a, **k: pytest.fail("computed before checking"))
+    with pytest.raises(error, match=named):
+        hierarchical_tests(*(args or (load_scores(example_path()),)), **{"progress": False, **kwargs})
+
+
 def test_every_public_function_is_exercised():
     """Each name of pp_corr.__all__ appears in this module's tests (a new public function needs its edges here)."""
     source = Path(__file__).read_text()

@@ -221,7 +221,7 @@ def test_every_bad_argument_is_named_before_any_work(monkeypatch, kwargs, error,
     def no_work(*args, **kwargs):
         raise AssertionError("the arguments must be checked before the model is built or sampled")
 
-    monkeypatch.setattr(hier, "sample", no_work)
+    monkeypatch.setattr(hier, "_refittable", no_work)
     monkeypatch.setattr(hier, "_build", no_work)
     with pytest.raises(error, match=message):
         hierarchical_test(X3, folds=10, **kwargs)

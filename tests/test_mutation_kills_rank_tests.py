@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from pp_corr import bayesian_sign_test, bayesian_signed_rank, imprecise_signed_rank, sign_test
+from pp_corr import bayesian_sign_test, bayesian_signed_rank, imprecise_signed_rank, sign_test, wilcoxon_test
 from pp_corr.rank_tests import IDP_STRENGTH, PairSumRegions, RegionProbabilities, heaviside
 from tests.test_oracles_rank import close_in_mc, dirichlet_second_moments, idp_draws
 
@@ -267,3 +267,17 @@ def test_sign_test_difference_a_rounding_away_from_a_rope_edge_counts_in_the_rop
                                  random_seed=3)
     mean = np.array([1, 2, 1]) / 4                                          # beyond the tolerance: one each side
     assert np.all(np.abs(outside.samples.mean(axis=0) - mean) <= 4 * np.sqrt(mean * (1 - mean) / 5 / 20_000))
+
+
+def test_frequentist_rank_tests_take_both_score_arrays():
+    """Scores of A and of B as two arrays: z = mean(B - A) per data set, against scipy on z computed here."""
+    rng = np.random.default_rng(22)
+    a = 0.8 + 0.02 * rng.standard_normal((8, 5))
+    b = a + np.array([[-0.02], [0.01], [0.03], [-0.005], [0.02], [0.04], [0.012], [-0.001]])
+    z = (b - a).mean(axis=1)
+    res = wilcoxon_test(a, b, alternative="greater")
+    expected = stats.wilcoxon(z, zero_method="zsplit", alternative="greater")
+    assert (res.statistic, res.pvalue) == pytest.approx((expected.statistic, expected.pvalue), rel=1e-12)
+    signs = sign_test(a, b, alternative="less")
+    assert (signs.k, signs.n) == (5, 8)
+    assert signs.pvalue == pytest.approx(stats.binomtest(5, 8, 0.5, alternative="less").pvalue, rel=1e-12)

@@ -432,7 +432,8 @@ def valid_or_not(draw, good, bad):
 
 PAIRS = st.tuples(MAGNITUDES, MAGNITUDES).map(lambda p: (min(p), max(p)))
 ROPES = valid_or_not(st.one_of(st.just(0.0), st.none(), MAGNITUDES.map(abs), PAIRS),
-                     st.one_of(NOT_FINITE, MAGNITUDES.map(lambda v: -abs(v)), PAIRS.map(lambda p: p[::-1]),
+                     st.one_of(NOT_FINITE, MAGNITUDES.map(lambda v: -abs(v)),
+                               PAIRS.filter(lambda p: p[0] < p[1]).map(lambda p: p[::-1]),  # (v, v) is a valid rope
                                st.just("0.01"), st.just((0.1, 0.2, 0.3))).filter(lambda r: r != (0.0, 0.0)))
 PRIORS = valid_or_not(st.one_of(st.sampled_from([0.0, 0.5, 1.0]), MAGNITUDES.map(abs)),
                       st.one_of(NOT_FINITE, st.just(-1.0), st.just("1")))

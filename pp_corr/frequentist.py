@@ -6,7 +6,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
-from ._args import b_minus_a, check_alternative, check_probability_level
+from ._args import b_minus_a, check_alternative, check_finite_array, check_probability_level
 from .intraclass import SufficientStats, rho_for
 
 
@@ -106,10 +106,7 @@ def as_differences(x, y=None) -> np.ndarray:
     [0.02, 0.05]
     """
     x = shaped_differences(x, y)
-    bad = ~np.isfinite(x)
-    if bad.any():
-        where = np.argwhere(bad)[0]
-        raise ValueError(f"x contains NaN or inf (first at index {tuple(int(i) for i in where)})")
+    check_finite_array("x", x)
     return x
 
 

@@ -295,9 +295,9 @@ def _check_finite_rows(rows, batch, padded, offset=0):
 
 def _fast_rows(x, batch):
     """Mean, sum of squared deviations (both in units of scale), scale and ties of the rows of a 2-D x, the
-    rows of an array of shape ``batch + (n,)``; a ValueError names the first NaN or inf in that shape. Block by block, so that x is read from memory once (the check, the
-    mean and the deviations then read a block from the cache): on 100,000 x 100 about a third of the time of
-    whole-array passes (benchmarks/bench_ttest.py)."""
+    rows of an array of shape ``batch + (n,)``; a ValueError names the first NaN or inf in that shape. Block by
+    block, so that x is read from memory once (the check, the mean and the deviations then read a block from the
+    cache): on 100,000 x 100 about a third of the time of whole-array passes (benchmarks/bench_ttest.py)."""
     mean, ss = np.empty(len(x)), np.empty(len(x))
     step = max(1, _BLOCK_VALUES // max(x.shape[-1], 1))
     with np.errstate(over="ignore", under="ignore", invalid="ignore"):  # such rows are recomputed below

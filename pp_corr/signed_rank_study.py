@@ -37,15 +37,17 @@ CHUNK = 25  # runs per task: their Dirichlet draws (25 x 5000 x 31 numbers) take
 def idp_weights(rng, n_draws, n_datasets, size=()):
     """Dirichlet draws (w0, w_1..w_q) ~ Dir(s, 1, ..., 1), s the IDP's prior strength, shape ``size + (n_draws,
     q + 1)``: w0 from a Gamma(s), the others from exponentials (Gamma(1), several times faster in numpy), normalised.
+    Each weight's draws lie side by side (the last two axes are a transposed view), as the signed-rank kernel reads
+    them (:func:`pp_corr.rank_tests.dirichlet`).
 
     >>> w = idp_weights(np.random.default_rng(0), 4, 3, size=(2,))
     >>> w.shape, bool(np.allclose(w.sum(axis=-1), 1))
     ((2, 4, 4), True)
     """
-    shape = (*(int(n) for n in np.atleast_1d(size)), n_draws)
-    gammas = np.concatenate([rng.standard_gamma(IDP_STRENGTH, (*shape, 1)),
-                             rng.standard_exponential((*shape, n_datasets))], axis=-1)
-    return gammas / gammas.sum(axis=-1, keepdims=True)
+    shape = (*(int(n) for n in np.atleast_1d(size)),)
+    gammas = np.concatenate([rng.standard_gamma(IDP_STRENGTH, (*shape, 1, n_draws)),
+                             rng.standard_exponential((*shape, n_datasets, n_draws))], axis=-2)
+    return np.swapaxes(gammas / gammas.sum(axis=-2, keepdims=True), -1, -2)
 
 
 def idp_probabilities(z, weights):

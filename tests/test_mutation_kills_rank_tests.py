@@ -66,9 +66,15 @@ EPS = np.finfo(float).eps
 
 
 def own_dirichlet(seed, alpha, n):
-    """Dirichlet draws as the library documents them (Gamma variates normalised), in one call of the test's own."""
-    g = np.random.default_rng(seed).standard_gamma(np.broadcast_to(np.asarray(alpha, dtype=float), (n, len(alpha))))
-    return g / g.sum(axis=1, keepdims=True)
+    """Dirichlet draws as the library documents them (Gamma variates normalised), (n, len(alpha)): in consecutive
+    chunks of 2^20 // len(alpha) draws, each chunk's variates drawn weight by weight (all draws of the first
+    weight, then of the second, ...)."""
+    rng, alpha = np.random.default_rng(seed), np.asarray(alpha, dtype=float)
+    rows, chunks = 2**20 // len(alpha), []
+    for start in range(0, n, rows):
+        g = rng.standard_gamma(np.broadcast_to(alpha[:, None], (len(alpha), min(rows, n - start))))
+        chunks.append((g / g.sum(axis=0)).T)
+    return np.concatenate(chunks)
 
 
 def own_signed_rank(w, points, lo, hi):
@@ -157,8 +163,8 @@ def test_signed_rank_defaults_against_the_dense_computation():
 
 
 def test_signed_rank_draws_made_in_several_chunks_are_those_of_one_call():
-    """q = 30 with the prior: 31 weights a draw, about 2^20 / 31 = 33,825 draws a chunk, so 70,000 draws take three
-    chunks (the last one short); they must be the draws of one call."""
+    """q = 30 with the prior: 31 weights a draw, 2^20 // 31 = 33,825 draws a chunk, so 70,000 draws take three
+    chunks (the last one short); every chunk's draws are used once, in order."""
     z = np.random.default_rng(12).normal(0.005, 0.02, 30)
     n = 70_000
     res = bayesian_signed_rank(z, rope=0.01, n_samples=n, random_seed=3)

@@ -9,7 +9,9 @@ from scipy import integrate, stats
 
 from pp_corr.hierarchical import _build as build_pairwise
 from pp_corr.hierarchical import _prepare as prepare_pairwise
-from pp_corr.joint import CORRELATION_FLOOR, JointResult, _build, _draw_delta, _prepare_joint, joint_model
+from pp_corr.covariance import pivot_order
+from pp_corr.hierarchical import SIGMA_FLOOR
+from pp_corr.joint import JointResult, _build, _draw_delta, _estimates, _prepare_joint, joint_model
 
 RNG_SEED = 20261123
 
@@ -24,6 +26,31 @@ def simulated_scores(q=5, n=6, k=3, seed=0, ragged=False):
     if ragged:
         scores[0, -2:, :] = np.nan  # data set 1 has two folds fewer
     return scores
+
+
+def regression_recursion(log_sd, slopes, order):
+    """Cov(x) for x_j = sum_{k<j} slope_jk x_k + sd_j e_j in ``order``, by the recursion Cov(x_j, x_l) =
+    sum_k slope_jk Cov(x_k, x_l) (l < j), Var(x_j) = sum_k slope_jk Cov(x_k, x_j) + sd_j^2 (written here, not the
+    library's triangular inverse), rows and columns put back in the model's order."""
+    m = len(log_sd)
+    slope, at = np.zeros((m, m)), 0
+    for j in range(m):
+        slope[j, :j] = slopes[at:at + j]
+        at += j
+    cov = np.zeros((m, m))
+    for j in range(m):
+        for col in range(j):
+            cov[j, col] = cov[col, j] = sum(slope[j, k] * cov[k, col] for k in range(j))
+        cov[j, j] = sum(slope[j, k] * cov[k, j] for k in range(j)) + np.exp(2 * log_sd[j])
+    back = np.argsort(order)
+    return cov[np.ix_(back, back)]
+
+
+def dataset_covariances(data, log_sd, slopes):
+    """Sigma_i of every data set from the free values: the recursion in the model's orders, plus the floor."""
+    orders = pivot_order(_estimates(data)[1])
+    return np.array([regression_recursion(d, b, o) for d, b, o in zip(log_sd, slopes, orders)]) \
+        + SIGMA_FLOOR**2 * np.eye(data.mean.shape[1])
 
 
 def values_at(model, point):
@@ -55,23 +82,21 @@ def test_k2_log_density_equals_the_pairwise_model(uci54, form):
         assert joint_logp(as_joint) == pytest.approx(pairwise_logp(point), rel=1e-10, abs=1e-8)
 
 
-def dense_log_likelihood(scores, rho, values, form):
+def dense_log_likelihood(scores, rho, values, form, data):
     """log p(every fold difference | parameters) from the dense normal of the stacked (n m)-vector: marginal
     form, mean 1 (x) delta0 and covariance J (x) Sigma0 / lambda_i + ((1 - rho) I + rho J) (x) Sigma_i; centred
     form, mean 1 (x) delta_i and covariance ((1 - rho) I + rho J) (x) Sigma_i."""
-    sigma = values["sigma_scaled"]
+    covariances = dataset_covariances(data, values["dataset_log_sd"], values["dataset_slopes"])
+    cov0 = regression_recursion(values["population_log_sd"], values["population_slopes"],
+                                pivot_order(_estimates(data)[0]))
     total = 0.0
     for i, block in enumerate(scores):
         d = block[:, 1:] - block[:, :1]
         n, m = d.shape
-        chol = values["corr_chol"][i]
-        corr = (1 - CORRELATION_FLOOR) * chol @ chol.T + CORRELATION_FLOOR * np.eye(m)
-        cov = np.outer(sigma[i], sigma[i]) * corr
         ones = np.ones((n, n))
-        big = np.kron((1 - rho) * np.eye(n) + rho * ones, cov)
+        big = np.kron((1 - rho) * np.eye(n) + rho * ones, covariances[i])
         if form == "marginal":
-            chol0, s0 = values["corr0_chol"], values["sigma0_scaled"]
-            big += np.kron(ones, np.outer(s0, s0) * (chol0 @ chol0.T) / values["lambda"][i])
+            big += np.kron(ones, cov0 / values["lambda"][i])
             mean = values["delta0_scaled"]
         else:
             mean = values["delta_scaled"][i]
@@ -81,18 +106,20 @@ def dense_log_likelihood(scores, rho, values, form):
 
 @pytest.mark.parametrize("form", ["centered", "marginal"])
 def test_likelihood_equals_the_dense_kronecker_normal(form):
-    """Observed and potential terms (the sufficient-statistic likelihood) differ between two parameter points
+    """Observed and scatter terms (the sufficient-statistic likelihood) differ between two parameter points
     exactly as the dense normal of all fold differences does (units 1: scale fixed). In the centred form the
     observed term is given delta_i, whose own prior is not part of it."""
     scores, rho = simulated_scores(q=4, n=5, k=4, seed=3), 0.2
     model = joint_model(scores, rho=rho, scale=1.0, form=form)
-    likelihood = model.compile_fn(model.observedlogp + model.potentiallogp, inputs=model.value_vars,
+    scatter = model.replace_rvs_by_values([model["scatter"]])[0]  # the other potentials are priors
+    likelihood = model.compile_fn(model.observedlogp + scatter, inputs=model.value_vars,
                                   on_unused_input="ignore", mode="NUMBA")
     rng = np.random.default_rng(RNG_SEED)
     points = [random_point(model, rng) for _ in range(3)]
     values = [values_at(model, p) for p in points]
     ours = [float(likelihood(p)) for p in points]
-    dense = [dense_log_likelihood(scores, rho, v, form) for v in values]
+    data = _prepare_joint(scores, rho=rho, scale=1.0)
+    dense = [dense_log_likelihood(scores, rho, v, form, data) for v in values]
     for j in (1, 2):
         assert ours[j] - ours[0] == pytest.approx(dense[j] - dense[0], rel=1e-8, abs=1e-8)
 
@@ -100,11 +127,10 @@ def test_likelihood_equals_the_dense_kronecker_normal(form):
 def synthetic_posterior(data, rng, chains=2, draws=3000):
     """A posterior-shaped DataTree with one fixed parameter value repeated (so delta_i draws have a known law)."""
     q, m = data.mean.shape
-    chol0, *chols = (np.linalg.cholesky(np.corrcoef(rng.normal(size=(m, m + 3)))) for _ in range(q + 1))
-    chols = np.array(chols)
     fixed = {"delta0_scaled": rng.normal(0, 0.5, m), "sigma0_scaled": rng.uniform(0.3, 1.5, m),
-             "sigma_scaled": rng.uniform(0.5, 2, (q, m)), "lambda": rng.uniform(0.3, 3, q),
-             "corr0_chol": chol0, "corr_chol": chols, "nu": np.array(5.0)}
+             "corr0": np.corrcoef(rng.normal(size=(m, m + 3))), "lambda": rng.uniform(0.3, 3, q),
+             "dataset_log_sd": rng.normal(0, 0.5, (q, m)), "dataset_slopes": rng.normal(0, 0.7, (q, m * (m - 1) // 2)),
+             "nu": np.array(5.0)}
     posterior = {name: np.broadcast_to(value, (chains, draws) + np.shape(value)).copy()
                  for name, value in fixed.items()}
     posterior["delta0"] = posterior["delta0_scaled"] * data.scale
@@ -122,12 +148,10 @@ def test_conditional_draws_of_delta_match_gaussian_conditioning_in_precision_for
     tree, fixed = synthetic_posterior(data, rng)
     delta = _draw_delta(tree, data, random_seed=1).posterior["delta_scaled"].values.reshape(-1, *data.mean.shape)
     c = (1 - data.rho) / data.n + data.rho
-    corr0 = fixed["corr0_chol"] @ fixed["corr0_chol"].T
-    cov0 = np.outer(fixed["sigma0_scaled"], fixed["sigma0_scaled"]) * corr0
+    cov0 = np.outer(fixed["sigma0_scaled"], fixed["sigma0_scaled"]) * fixed["corr0"]
+    covariances = dataset_covariances(data, fixed["dataset_log_sd"], fixed["dataset_slopes"])
     for i in range(len(data.names)):
-        chol = fixed["corr_chol"][i]
-        corr = (1 - CORRELATION_FLOOR) * chol @ chol.T + CORRELATION_FLOOR * np.eye(len(corr0))
-        cov = np.outer(fixed["sigma_scaled"][i], fixed["sigma_scaled"][i]) * corr
+        cov = covariances[i]
         prior_precision = fixed["lambda"][i] * np.linalg.inv(cov0)
         data_precision = np.linalg.inv(c[i] * cov)
         post_cov = np.linalg.inv(prior_precision + data_precision)
@@ -147,13 +171,10 @@ def result_from_levels(levels, cov0, nu, names, rope=(-0.01, 0.01)):
     m = levels.shape[1]
     data = _prepare_joint(simulated_scores(q=3, n=6, k=m + 1, seed=9), rho=0.1, scale=1.0, algorithms=names)
     sd = np.sqrt(np.diag(cov0))
-    chol0 = np.linalg.cholesky(cov0 / np.outer(sd, sd))
     draws = len(levels)
     posterior = {"delta0": levels[None], "delta0_scaled": levels[None],
                  "sigma0_scaled": np.broadcast_to(sd, (1, draws, m)).copy(),
-                 "corr0_chol": np.broadcast_to(chol0, (1, draws, m, m)).copy(),
-                 "sigma_scaled": np.ones((1, draws, 3, m)),
-                 "corr_chol": np.broadcast_to(np.eye(m), (1, draws, 3, m, m)),
+                 "corr0": np.broadcast_to(cov0 / np.outer(sd, sd), (1, draws, m, m)).copy(),
                  "nu": np.full((1, draws), nu)}
     return JointResult(az.from_dict({"posterior": posterior}), data, rope, random_seed=2)
 

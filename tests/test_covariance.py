@@ -1,0 +1,98 @@
+"""Covariance matrices sampled as regressions (pp_corr.covariance): the prior the sampler sees is the model's
+(uniform sds, LKJ correlation) by the change of variables, checked with a Jacobian computed here by finite
+differences; the matrix equals a recursion written here; the pivoted order puts near-copies last."""
+import numpy as np
+import pymc as pm
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pp_corr.covariance import covariance_values, pivot_order, regression_covariance, regression_values
+from tests.test_joint import regression_recursion
+
+ORDER = np.array([2, 0, 3, 1])
+
+
+def sds_and_correlations(u, m, order):
+    """(sigma_a, r_ab for a < b) of the covariance the free values u = (log sd, slopes) give (the test's recursion)."""
+    cov = regression_recursion(u[:m], u[m:], order)
+    sd = np.sqrt(np.diag(cov))
+    return np.r_[sd, (cov / np.outer(sd, sd))[np.triu_indices(m, 1)]], cov / np.outer(sd, sd)
+
+
+def log_abs_jacobian(u, m, order, h=1e-6):
+    jac = np.empty((len(u), len(u)))
+    for k in range(len(u)):
+        step = np.zeros(len(u))
+        step[k] = h
+        above, below = sds_and_correlations(u + step, m, order)[0], sds_and_correlations(u - step, m, order)[0]
+        jac[:, k] = (above - below) / (2 * h)
+    return np.linalg.slogdet(jac)[1]
+
+
+@pytest.mark.parametrize("eta", [1.0, 2.5])
+def test_the_sampled_values_have_the_uniform_sd_and_lkj_prior(eta):
+    """p(u) = p(sigma) p_LKJ(R) |d(sigma, R)/du|: log p(u) - log|J| - (eta - 1) log det R is the same at every
+    point (sigma uniform below its bound contributes a constant)."""
+    m = len(ORDER)
+    with pm.Model() as model:
+        regression_covariance("pop", np.full(m, 50.0), ORDER, eta=eta)
+    log_prior = model.compile_fn(model.replace_rvs_by_values([model["pop_prior"]])[0], inputs=model.value_vars)
+    rng = np.random.default_rng(5)
+    residues = []
+    for _ in range(6):
+        u = rng.normal(0, 0.6, m + m * (m - 1) // 2)
+        point = {"pop_log_sd": u[:m], "pop_slopes": u[m:]}
+        corr = sds_and_correlations(u, m, ORDER)[1]
+        residues.append(float(log_prior(point)) - log_abs_jacobian(u, m, ORDER)
+                        - (eta - 1) * np.linalg.slogdet(corr)[1])
+    assert np.ptp(residues) < 1e-6
+
+
+def test_one_order_per_matrix_and_the_bound():
+    """A stack with its own order per matrix: each matrix as the recursion gives it, the prior the sum of each
+    matrix's (the single-matrix prior checked above); an sd at its bound has probability 0."""
+    rng = np.random.default_rng(6)
+    orders = np.array([[0, 1, 2], [2, 1, 0], [1, 2, 0]])
+    upper = np.array([[5.0, 5.0, 5.0], [5.0, 5.0, 5.0], [5.0, 5.0, 0.5]])
+    with pm.Model() as stacked:
+        cov, sd, _ = regression_covariance("ds", upper, orders)
+    values = stacked.compile_fn(stacked.replace_rvs_by_values([cov, stacked["ds_prior"]]),
+                                inputs=stacked.value_vars)
+    singles = []
+    for i, order in enumerate(orders):
+        with pm.Model() as single:
+            regression_covariance("one", np.full(3, 5.0), order)
+        singles.append(single.compile_fn(single.replace_rvs_by_values([single["one_prior"]])[0],
+                                         inputs=single.value_vars))
+    log_sd, slopes = rng.normal(-1.5, 0.3, (3, 3)), rng.normal(0, 0.5, (3, 3))
+    got, prior = values({"ds_log_sd": log_sd, "ds_slopes": slopes})
+    for i, order in enumerate(orders):
+        np.testing.assert_allclose(got[i], regression_recursion(log_sd[i], slopes[i], order), rtol=1e-12)
+    assert prior == pytest.approx(sum(float(f({"one_log_sd": log_sd[i], "one_slopes": slopes[i]}))
+                                      for i, f in enumerate(singles)), rel=1e-12)
+    log_sd[2, :] = np.log(0.6)  # matrix 3's sds reach 0.6 > 0.5 somewhere
+    assert values({"ds_log_sd": log_sd, "ds_slopes": slopes})[1] == -np.inf
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**31), m=st.integers(1, 6))
+def test_values_round_trip_and_match_the_recursion(seed, m):
+    rng = np.random.default_rng(seed)
+    factor = rng.normal(size=(m, m + 2))
+    cov = factor @ factor.T + 0.1 * np.eye(m)
+    order = rng.permutation(m)
+    log_sd, slopes = regression_values(cov, order)
+    np.testing.assert_allclose(covariance_values(log_sd, slopes, order), cov, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(regression_recursion(log_sd, slopes, order), cov, rtol=1e-9, atol=1e-12)
+
+
+def test_pivot_order_puts_near_copies_and_constants_last():
+    rng = np.random.default_rng(7)
+    base = rng.normal(size=(200, 3)) * [1.0, 2.0, 0.5]
+    x = np.column_stack([base[:, 0], base[:, 0] + 1e-3 * rng.normal(size=200), base[:, 1], np.zeros(200),
+                         base[:, 2]])
+    order = pivot_order(np.cov(x, rowvar=False))
+    assert sorted(order.tolist()) == list(range(5))
+    assert order[-1] == 3 and order[-2] in (0, 1)  # the constant last, then one of the twins
+    assert pivot_order(np.stack([np.cov(x, rowvar=False)] * 2)).tolist() == [order.tolist()] * 2

@@ -287,3 +287,12 @@ def test_frequentist_rank_tests_take_both_score_arrays():
     signs = sign_test(a, b, alternative="less")
     assert (signs.k, signs.n) == (5, 8)
     assert signs.pvalue == pytest.approx(stats.binomtest(5, 8, 0.5, alternative="less").pvalue, rel=1e-12)
+
+
+# ---- fourth session: survivors of the rest of the module (mutants at 8777dfd) ----------------------------------------
+
+def test_from_tails_keeps_the_method_it_is_given():
+    """The method text is what to_dict and the repr show of the test that made the draws (from_tails 27 dropped it)."""
+    res = RegionProbabilities.from_tails([0.2, 0.4], [0.3, 0.5], "my own test (prior 2)", 0.05, ("svm", "knn"))
+    assert res.method == "my own test (prior 2)" and res.to_dict()["method"] == "my own test (prior 2)"
+    assert repr(res).startswith("my own test (prior 2), knn vs svm, rope 0.05, 2 draws")

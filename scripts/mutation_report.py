@@ -6,7 +6,8 @@ Run from the project root after ``mutmut run`` (``make mutation`` does both):
 
 The positional arguments are the same mutant-name patterns given to ``mutmut run``; mutants outside
 them (mutmut generates mutants for every function of a mutated file) are left out of the table.
-The score counts a timeout as a kill (the mutant made the tests hang); "no tests" mutants, which no
+The score counts a timeout as a kill (the mutant made the tests hang), and a crash too (mutmut's "segfault":
+the tests' process died of a signal, e.g. SIGKILL when a mutant filled the memory); "no tests" mutants, which no
 test in the selection reaches, count as not killed and are listed with the survivors.
 
 mutmut reruns every mutant that a pattern on its command line matches, whatever it found before; to finish an
@@ -26,7 +27,7 @@ from pathlib import Path
 # mutmut's exit codes per mutant (mutmut/stats.py); anything else is "suspicious"
 STATUS = {1: "killed", 3: "killed", 0: "survived", 5: "no tests", 33: "no tests", 34: "skipped",
           36: "timeout", -24: "timeout", 24: "timeout", 152: "timeout", 255: "timeout",
-          -11: "segfault", -9: "segfault", 37: "type check", None: "not checked"}
+          -11: "crash", -9: "crash", 37: "type check", None: "not checked"}
 NOT_KILLED = ("survived", "no tests")
 
 
@@ -58,13 +59,13 @@ def table(status):
         rows.setdefault(split(name)[0], Counter())[s] += 1
     total = sum(rows.values(), Counter())
     lines = [f"{'module':<26} {'mutants':>7} {'killed':>6} {'survived':>8} {'no tests':>8} {'timeout':>7} "
-             f"{'other':>5} {'score':>6}"]
+             f"{'crash':>5} {'other':>5} {'score':>6}"]
     for module, c in sorted(rows.items()) + [("total", total)]:
         n = sum(c.values())
-        other = n - sum(c[k] for k in ("killed", "survived", "no tests", "timeout"))
-        score = (c["killed"] + c["timeout"]) / n if n else float("nan")
+        other = n - sum(c[k] for k in ("killed", "survived", "no tests", "timeout", "crash"))
+        score = (c["killed"] + c["timeout"] + c["crash"]) / n if n else float("nan")
         lines.append(f"{module:<26} {n:>7} {c['killed']:>6} {c['survived']:>8} {c['no tests']:>8} "
-                     f"{c['timeout']:>7} {other:>5} {score:>6.1%}")
+                     f"{c['timeout']:>7} {c['crash']:>5} {other:>5} {score:>6.1%}")
     return "\n".join(lines)
 
 

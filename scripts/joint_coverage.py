@@ -3,7 +3,7 @@ from the model with known population differences, many replications.
 
 Each replication draws the data sets' true differences from a multivariate Student-t population (delta0, Sigma0,
 nu), each data set's covariance Sigma_i (sds uniform, correlation 0.3), and runs x folds correlated fold
-differences with the intraclass correlation rho = 1 / folds; then fits the joint model (centred form, the default)
+differences with the intraclass correlation rho = 1 / folds; then fits the joint model (marginal form, the default)
 and records whether each 90% central interval covers the truth: the three coordinates of delta0 and the six
 pairwise population differences. With R replications the coverage has binomial standard error
 sqrt(0.9 * 0.1 / R) (0.03 at R = 100). It also records P(best) of the true best algorithm.

@@ -287,3 +287,28 @@ def test_summary_gives_no_verdict_when_unconverged_and_to_dict_is_json():
     assert "P(best)" in failed.summary(allow_unconverged=True)
     record = json.loads(json.dumps(failed.to_dict()))
     assert record["converged"] is False and {r["algorithm"] for r in record["ranking"]} == {"ref", "x", "y"}
+
+
+def test_delta0_in_the_innovation_basis_keeps_its_uniform_prior():
+    """k > 2 samples u = T0 delta0' with delta0 = M tanh(delta0' / M): the prior term it adds, less log |d delta0 /
+    du| (finite differences here), is the same at every point - delta0 is uniform on its box - and delta0 stays
+    inside it."""
+    model = joint_model(simulated_scores(q=5, n=6, k=3, seed=4), rho=0.1)
+    prior = model.replace_rvs_by_values([model["delta0_prior"], model["delta0_scaled"]])
+    values = model.compile_fn(prior, inputs=model.value_vars, on_unused_input="ignore", mode="NUMBA")
+    rng = np.random.default_rng(RNG_SEED)
+    base = random_point(model, rng, spread=0.3)
+    residues = []
+    for _ in range(5):
+        u = rng.normal(0, 1.5, 2)
+        log_prior, delta0 = values({**base, "delta0_innovation": u})
+        jac = np.empty((2, 2))
+        for k in range(2):
+            step = np.zeros(2)
+            step[k] = 1e-6
+            jac[:, k] = (values({**base, "delta0_innovation": u + step})[1]
+                         - values({**base, "delta0_innovation": u - step})[1]) / 2e-6
+        residues.append(float(log_prior) - np.linalg.slogdet(jac)[1])
+        limits = _prepare_joint(simulated_scores(q=5, n=6, k=3, seed=4), rho=0.1)
+        assert np.all(np.abs(delta0) < limits.max_abs / limits.scale)
+    assert np.ptp(residues) < 1e-6

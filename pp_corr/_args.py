@@ -148,3 +148,17 @@ def check_finite_array(name, values):
     if bad.any():
         where = tuple(int(i) for i in np.argwhere(bad)[0])
         raise ValueError(f"{name} contains NaN or inf (first at index {where})")
+
+
+SAMPLERS = ("pymc", "nutpie")  # the NUTS implementations PyMC models can be sampled with
+
+
+def check_sampler(sampler) -> str:
+    """``sampler`` if it is one of :data:`SAMPLERS`, else a ValueError naming it.
+
+    >>> check_sampler("nutpie")
+    'nutpie'
+    """
+    if not isinstance(sampler, str) or sampler not in SAMPLERS:
+        raise ValueError(f"sampler must be one of {list(SAMPLERS)}, got {sampler!r}")
+    return sampler

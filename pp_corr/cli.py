@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ._args import check_count, check_probability_level, check_real
+from ._args import SAMPLERS, check_count, check_probability_level, check_real
 from .execution import check_scheduler
 from .figure_files import figure_stem, pair_figures, save_figure
 from .hierarchical_exact import METHODS
@@ -232,6 +232,8 @@ def _compare(args):
         raise ValueError("--allow-unconverged applies to --hierarchical only")
     if args.method != "auto" and not args.hierarchical:
         raise ValueError("--method applies to --hierarchical only")
+    if args.sampler != "pymc" and not args.hierarchical:
+        raise ValueError("--sampler applies to --hierarchical only")
     unknown = [d for d in args.plot_dataset or [] if d not in set(scores.dataset.values)]
     if unknown:
         raise ValueError(f"--plot-dataset {unknown[0]!r} is not in {source} (it has {list(scores.dataset.values)})")
@@ -282,7 +284,7 @@ def _compare_hierarchical(scores, pairs, args, output, plots_dir=None):
 
     # one compiled model serves every pair (each pair's line on stderr as it finishes)
     results = list(hierarchical_tests(scores, pairs, rope=args.rope, random_seed=args.seed, method=args.method,
-                                      progressbar=True).values())
+                                      sampler=args.sampler, progressbar=True).values())
     for result in results:
         print(result.summary(allow_unconverged=args.allow_unconverged), end="\n\n")
         if result.converged or args.allow_unconverged:
@@ -316,6 +318,8 @@ def _report(args):
     prior = _parse_prior(args.prior)
     if args.method != "auto" and not args.hierarchical:
         raise ValueError("--method applies to --hierarchical only")
+    if args.sampler != "pymc" and not (args.hierarchical or args.joint):
+        raise ValueError("--sampler applies to --hierarchical and --joint only")
     scores = _load(source, args)
     for option, asked in (("--hierarchical", args.hierarchical), ("--joint", args.joint)):
         if asked and scores.sizes["dataset"] < 2:
@@ -323,7 +327,8 @@ def _report(args):
                              f"({scores.dataset.values[0]}): leave it out")
     k, q = scores.sizes["algorithm"], scores.sizes["dataset"]
     write_report(scores, directory, rope=args.rope, alpha=args.alpha, prior=prior, hierarchical=args.hierarchical,
-                 joint=args.joint, method=args.method, random_seed=args.seed, overwrite=args.overwrite,
+                 joint=args.joint, method=args.method, sampler=args.sampler, random_seed=args.seed,
+                 overwrite=args.overwrite,
                  title=f"{source.name}: {k} algorithms on {q} data set{'s' * (q != 1)}")
     print(f"report written to {directory}: report.html (self-contained), report.md with figures/, tables.tex")
 
@@ -332,6 +337,7 @@ def _demo(args):
     args.file, args.column, args.prior, args.output, args.seed = str(example_path()), None, None, None, 0
     args.a, args.b, args.all_pairs, args.hierarchical, args.lower_is_better = "logistic", "knn", False, False, False
     args.alpha, args.encoding, args.allow_unconverged, args.method = 0.05, "utf-8", False, "auto"
+    args.sampler = "pymc"
     args.format, args.algorithms, args.runs, args.folds, args.rho = "auto", None, None, None, None
     args.delimiter, args.scoring = None, None
     args.plots, args.plot_format, args.plot_dataset = None, None, None
@@ -569,6 +575,8 @@ def _build_parser() -> argparse.ArgumentParser:
     cmp_.add_argument("--method", choices=METHODS, default="auto",
                       help="with --hierarchical: auto (default) = MCMC, one robust retry, then the exact posterior by "
                            "quadrature if it still did not converge; mcmc = no exact fallback; exact = quadrature only")
+    cmp_.add_argument("--sampler", choices=SAMPLERS, default="pymc",
+                      help="with --hierarchical: PyMC's NUTS (default) or nutpie's (compiled once for all pairs)")
     cmp_.add_argument("--allow-unconverged", action="store_true",
                       help=f"with --hierarchical --method mcmc: show the numbers of a fit that did not converge, and "
                            f"exit 0 (default: its diagnostics, no verdict, exit status {UNCONVERGED})")
@@ -593,6 +601,9 @@ def _build_parser() -> argparse.ArgumentParser:
     rep.add_argument("--method", choices=METHODS, default="auto",
                      help="with --hierarchical, as for compare (default auto); a fit that did not converge is marked "
                           "in the report, without a verdict")
+    rep.add_argument("--sampler", choices=SAMPLERS, default="pymc",
+                     help="with --hierarchical or --joint: PyMC's NUTS (default) or nutpie's (faster on the joint "
+                          "model of many algorithms)")
     rep.add_argument("--overwrite", action="store_true",
                      help="write into a directory that is not empty, replacing the report's files (only those)")
     rep.set_defaults(func=_report)

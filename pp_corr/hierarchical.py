@@ -38,7 +38,8 @@ from pymc.distributions.transforms import Interval
 from pymc.logprob.transforms import ChainedTransform, ScaleTransform
 from scipy import stats
 
-from ._args import as_generator, as_rope, b_minus_a, check_count, check_flag, check_probability_level, check_real
+from ._args import (as_generator, as_rope, b_minus_a, check_count, check_flag, check_probability_level, check_real,
+                    check_sampler)
 from .dataset_likelihood import integrated_log_likelihood
 from .hierarchical_exact import check_method, exact_draws
 from .models import RefittableModel, compilation_settings, dataset_rows
@@ -56,7 +57,6 @@ NU_NODES = 24  # Gauss-Legendre points of the integral over nu's hyperparameter 
 SIGMA_FLOOR = 0.01  # lower bound of sigma_i, in units of s, the median within-data-set sd (see hierarchical_model)
 SIGMA_CEILING = 1000.0  # upper bound of sigma_i: this many times the larger of s and the data set's sd
 FAR_OUT = 100.0  # a data set whose sd, or whose mean's distance from the others', is this many times theirs
-SAMPLERS = ("pymc", "nutpie")
 FORMS = ("centered", "noncentered", "marginal")
 CHECKED = ("delta0", "sigma0", "nu", "delta")  # the variables whose R-hat and ESS decide convergence
 # hierarchical_test's first fit (on uci54 the centred form mixes best: ESS of nu 2100 against 500 for the marginal
@@ -940,8 +940,7 @@ def check_fit_settings(check_form, *, form, draws, tune, target_accept, chains, 
         check_probability_level("target_accept", target_accept)
     if "form" in given:
         check_form(form)
-    if not isinstance(sampler, str) or sampler not in SAMPLERS:
-        raise ValueError(f"sampler must be one of {list(SAMPLERS)}, got {sampler!r}")
+    check_sampler(sampler)
     if random_seed is not None:
         as_generator(random_seed)  # the check only: PyMC takes the seed itself
     return chains, given

@@ -31,7 +31,7 @@ from pathlib import Path
 import numpy as np
 import xarray as xr
 
-from ._args import as_rope, check_count, check_flag, check_probability_level
+from ._args import as_rope, check_count, check_flag, check_probability_level, check_sampler
 from .figure_files import figure_stem, pair_figures, save_figure
 from .hierarchical_exact import check_method
 from .output import check_output_dir, write_files
@@ -78,7 +78,7 @@ def check_report_directory(directory, overwrite=False, *, name="directory", allo
 
 
 def write_report(scores, directory, *, rope=0.01, alpha=0.05, prior=None, hierarchical=False, joint=False,
-                 method="auto", random_seed=0, formats=FORMATS, overwrite=False, title=None,
+                 method="auto", sampler="pymc", random_seed=0, formats=FORMATS, overwrite=False, title=None,
                  progress=True) -> dict[str, Path]:
     """Compare every algorithm of ``scores`` (a scores Dataset, :func:`pp_corr.load_scores`) and write the
     report into ``directory`` (see the module's docstring); returns ``{file name relative to directory: path}``
@@ -86,7 +86,8 @@ def write_report(scores, directory, *, rope=0.01, alpha=0.05, prior=None, hierar
 
     ``rope`` (half-width or (lo, hi), the scores' units), ``alpha`` (decisions at level 1 - alpha), ``prior``
     (the correlated t-test's :class:`pp_corr.NormalGamma`, default matching) and ``random_seed`` (an int:
-    every random draw) are those of :func:`pp_corr.compare_all_pairs`; ``method`` is the hierarchical test's.
+    every random draw) are those of :func:`pp_corr.compare_all_pairs`; ``method`` is the hierarchical test's;
+    ``sampler`` (``"pymc"`` or ``"nutpie"``) samples the hierarchical and joint models.
     ``formats`` chooses among ``"md"``, ``"html"`` and ``"tex"`` (the figures' files come with ``"md"``).
     ``directory`` must be new or empty unless ``overwrite``; every argument is checked before any work and the
     files are written all or none. ``progress`` says what runs on stderr.
@@ -99,6 +100,7 @@ def write_report(scores, directory, *, rope=0.01, alpha=0.05, prior=None, hierar
     (['report.html', 'report.md'], 6)
     """
     settings = _check_arguments(scores, rope, alpha, prior, hierarchical, joint, method, random_seed, formats)
+    settings["sampler"] = check_sampler(sampler)
     directory = check_report_directory(directory, overwrite)
     from .ranking import order_by_ranking  # PyMC: imported when a report is asked for
 
@@ -438,14 +440,15 @@ def _hierarchical_fits(scores, pairs, settings, say) -> dict:
     from .hierarchical_batch import hierarchical_tests
 
     return hierarchical_tests(scores, pairs, rope=settings["rope"], random_seed=settings["random_seed"],
-                              method=settings["method"], progress=say)
+                              method=settings["method"], sampler=settings["sampler"], progress=say)
 
 
 def _joint_fit(scores, order, settings, say):
     from .joint import joint_test
 
     say(f"joint hierarchical model of {len(order)} algorithms (minutes)")
-    return joint_test(scores, rope=settings["rope"], algorithms=order, random_seed=settings["random_seed"])
+    return joint_test(scores, rope=settings["rope"], algorithms=order, random_seed=settings["random_seed"],
+                      sampler=settings["sampler"])
 
 
 def _problems(result) -> str:

@@ -140,6 +140,11 @@ def test_regression_cli_bad_options_named_before_any_work(argv, option, capsys):
     _fails(argv, capsys, option)
 
 
+def test_sampler_needs_a_hierarchical_fit(scores_csv, capsys):
+    _fails(["compare", str(scores_csv), "-a", "A", "-b", "B", "--sampler", "nutpie"], capsys, "--sampler",
+           "--hierarchical")
+
+
 def test_regression_cli_simulate_output_must_be_a_directory(tmp_path, capsys, monkeypatch):
     import pp_corr.simulation
 

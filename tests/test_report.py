@@ -310,6 +310,7 @@ def test_refuses_a_non_empty_directory_and_overwrite_replaces_only_its_files(exa
     ({"alpha": 1.5}, "alpha must be in"), ({"rope": -1}, "rope must be in"), ({"formats": ("pdf",)}, "formats"),
     ({"method": "smc"}, "method must be one of"), ({"random_seed": -1}, "random_seed must be >= 0"),
     ({"prior": 0.5}, "prior must be a NormalGamma"), ({"hierarchical": "yes"}, "hierarchical must be True"),
+    ({"sampler": "stan"}, "sampler must be one of"),
 ])
 def test_bad_arguments_are_named_before_anything_is_written(example_scores, tmp_path, options, message):
     with pytest.raises((ValueError, TypeError), match=message):
@@ -398,7 +399,34 @@ def test_cli_writes_the_report_and_names_its_errors(example_scores, tmp_path, ca
     assert "report written to" in captured.out and "wrote" in captured.err
     for argv, message in ((["-o", str(out)], "pp-corr: --output .* is not empty.*--overwrite"),
                           (["-o", str(tmp_path / "x"), "--joint"], "pp-corr: --joint models the population"),
-                          (["-o", str(tmp_path / "x"), "--method", "mcmc"], "pp-corr: --method applies to")):
+                          (["-o", str(tmp_path / "x"), "--method", "mcmc"], "pp-corr: --method applies to"),
+                          (["-o", str(tmp_path / "x"), "--sampler", "nutpie"], "pp-corr: --sampler applies to")):
         with pytest.raises(SystemExit, match=message):
             main(["report", str(source), *argv])
     assert not (tmp_path / "x").exists()
+
+
+@pytest.mark.parametrize("sampler", ["pymc", "nutpie"])
+def test_the_sampler_reaches_the_hierarchical_and_joint_fits(example_scores, tmp_path, monkeypatch, sampler):
+    """``sampler`` (``--sampler``) is the one both model fits are given; stopped at the joint fit, nothing written."""
+    import pp_corr.hierarchical_batch as batch
+    import pp_corr.joint as joint
+
+    seen = {}
+
+    class Stop(Exception):
+        pass
+
+    def record(name, result=None):
+        def fit(*args, **kwargs):
+            seen[name] = kwargs["sampler"]
+            if result is None:
+                raise Stop
+            return result
+        return fit
+
+    monkeypatch.setattr(batch, "hierarchical_tests", record("hierarchical", {}))
+    monkeypatch.setattr(joint, "joint_test", record("joint"))
+    with pytest.raises(Stop):
+        write_report(example_scores, tmp_path / "r", hierarchical=True, joint=True, sampler=sampler, progress=False)
+    assert seen == {"hierarchical": sampler, "joint": sampler} and not (tmp_path / "r").exists()

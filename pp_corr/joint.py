@@ -245,7 +245,7 @@ def _build(data: _JointData, priors, bounds, eta=1.0, form="marginal") -> pm.Mod
             cov0, cov = sigma0[:, None] ** 2, sigma[:, :, None] ** 2
         root = pt.sqrt(cov) if m == 1 else pt.linalg.cholesky(cov)  # of Sigma_i
         if form == "marginal":  # delta_i integrated out given lambda_i; drawn afterwards (_draw_delta)
-            lam = pm.Gamma("lambda", alpha=nu / 2, beta=nu / 2, dims="dataset")
+            lam = pm.Gamma("lambda", alpha=nu / 2, beta=nu / 2, dims="dataset") if m == 1 else _mixing(nu)
             total = cov0[None] / lam[:, None, None] + data.c()[:, None, None] * cov
             pm.MvNormal("dbar", mu=delta0, cov=total, observed=dbar, dims=("dataset", "algorithm"))
         else:
@@ -262,6 +262,22 @@ def _build(data: _JointData, priors, bounds, eta=1.0, form="marginal") -> pm.Mod
         pm.Deterministic("delta0", delta0 * s, dims="algorithm")
         pm.Deterministic("sigma0", model["sigma0_scaled"] * s, dims="algorithm")
     return model
+
+
+def _mixing(nu):
+    """lambda_i ~ Gamma(nu/2, rate nu/2) sampled standardised: log lambda_i = m(nu) + s(nu) z_i with m the mean of
+    log lambda (digamma(nu/2) - log(nu/2)) and s^2 about its variance (trigamma(nu/2) by its series 1/a + 1/2a^2 +
+    1/6a^3; any smooth s keeps the model exact, as the density of z_i is the log-gamma density at log lambda_i
+    times s, and this one is cheap in compiled code), so z_i has mean 0 and sd about 1 whatever nu. Sampled as
+    lambda_i itself, a small nu spreads the lambda_i and a large one pins them near 1: a funnel with nu."""
+    half = nu / 2
+    z = pm.Flat("lambda_standardised", dims="dataset")
+    spread = pt.sqrt(1 / half + 1 / (2 * half**2) + 1 / (6 * half**3))
+    log_lam = pt.psi(half) - pt.log(half) + spread * z
+    lam = pt.exp(log_lam)
+    pm.Potential("lambda_prior", pt.sum(half * pt.log(half) - pt.gammaln(half) + half * log_lam - half * lam
+                                        + pt.log(spread)))
+    return pm.Deterministic("lambda", lam, dims="dataset")
 
 
 def _estimates(data: _JointData) -> tuple[np.ndarray, np.ndarray]:

@@ -4,6 +4,8 @@ conditional draws of delta_i against Gaussian conditioning written in precision 
 summaries against numerical integration."""
 import arviz as az
 import numpy as np
+import pymc as pm
+import pytensor.tensor as pt
 import pytest
 from scipy import integrate, stats
 
@@ -312,3 +314,23 @@ def test_delta0_in_the_innovation_basis_keeps_its_uniform_prior():
         limits = _prepare_joint(simulated_scores(q=5, n=6, k=3, seed=4), rho=0.1)
         assert np.all(np.abs(delta0) < limits.max_abs / limits.scale)
     assert np.ptp(residues) < 1e-6
+
+
+@pytest.mark.parametrize("nu", [1.3, 6.0, 80.0])
+def test_standardised_mixing_weights_are_gamma(nu):
+    """lambda_i = exp(m(nu) + s(nu) z_i) with the density the model gives z_i: its integral (scipy's quad) is 1,
+    and its mass below z is scipy's Gamma(nu/2, rate nu/2) cdf at the lambda that z maps to."""
+    from pp_corr.joint import _mixing
+
+    with pm.Model(coords={"dataset": ["one"]}) as model:
+        lam = _mixing(pt.constant(nu))
+    values = model.compile_fn(model.replace_rvs_by_values([model["lambda_prior"], lam]), inputs=model.value_vars)
+
+    def density(z):
+        return float(np.exp(values({"lambda_standardised": np.array([z])})[0]))
+
+    assert integrate.quad(density, -60, 30, limit=500)[0] == pytest.approx(1.0, abs=1e-5)
+    for z in (-2.0, -0.5, 0.0, 1.0, 2.5):
+        value = float(values({"lambda_standardised": np.array([z])})[1][0])
+        below = integrate.quad(density, -60, z, limit=500)[0]
+        assert below == pytest.approx(stats.gamma.cdf(value, nu / 2, scale=2 / nu), abs=1e-5)

@@ -13,9 +13,9 @@ independent. Each data set's covariance is Sigma_i = V_i + f^2 I, V_i = diag(v_i
 model's uniform sds (v_ia ~ U(0, 1000 max(1, sd_ia / s_a)) in units s_a, the median sd of coordinate a) and a
 uniform (LKJ, eta = 1) correlation matrix, and f = 0.01 units: every fold difference carries an independent
 jitter of 1% of the unit. Why the floor: two algorithms that agree on every fold of a data set (near-identical
-learners do) make S_i singular, and the Wishart likelihood then grows without bound as Sigma_i becomes singular;
-the pairwise model meets the same at sigma_i -> 0 and bounds sigma_i below by 1% of the unit, which is what the
-joint model does at k = 2 (there it is exactly the pairwise model).
+learners do) make S_i singular, and the Wishart likelihood then grows without bound as Sigma_i becomes singular.
+The pairwise model meets the same at sigma_i -> 0 and bounds sigma_i below by 1% of the unit; at k = 2 the joint
+model does that instead of the jitter, and is exactly the pairwise model.
 
 Population: delta_i ~ multivariate Student-t(nu, delta0, Sigma0), Sigma0 = diag(sigma0) R0 diag(sigma0), R0
 uniform (LKJ), delta0_a ~ U(-M_a, M_a), sigma0_a ~ U(0, 1000 sd(xbar_a)), nu with the pairwise model's prior

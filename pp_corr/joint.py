@@ -289,12 +289,18 @@ def _estimates(data: _JointData) -> tuple[np.ndarray, np.ndarray]:
     return cov0, cov
 
 
+def _orders(data: _JointData) -> tuple[np.ndarray, np.ndarray]:
+    """The sampler's orders of the coordinates (k > 2): for Sigma0 (m,) and for each V_i (q, m), pivoted
+    (:func:`pp_corr.covariance.pivot_order`) on :func:`_estimates`."""
+    estimate0, estimates = _estimates(data)
+    return pivot_order(estimate0), pivot_order(estimates)
+
+
 def _covariance_blocks(data: _JointData, limits, eta):
     """delta0, Sigma0 and the Sigma_i (units of s) for k > 2, as regressions (the module docstring), with the
     deterministics ``delta0_scaled``, ``sigma0_scaled``, ``corr0`` and ``sigma_scaled`` (sds of Sigma_i)."""
     m = data.mean.shape[1]
-    estimate0, estimates = _estimates(data)
-    order0 = pivot_order(estimate0)
+    order0, orders = _orders(data)
     cov0, sigma0, unit0 = regression_covariance("population", limits["sigma0"], order0, eta)
     # delta0 = M tanh(raw / M) inside its box (-M, M), raw = T0^-1 u with u free (the innovations, in order0):
     # U(-M, M) on delta0 is sech^2(raw / M) / 2M on raw; T0's Jacobian is 1
@@ -302,7 +308,7 @@ def _covariance_blocks(data: _JointData, limits, eta):
     raw = pt.linalg.solve_triangular(unit0, innovation, lower=True)[np.argsort(order0)] / limits["delta0"]
     delta0 = limits["delta0"] * pt.tanh(raw)
     pm.Potential("delta0_prior", pt.sum(2 * (np.log(2) - pt.abs(raw) - pt.log1p(pt.exp(-2 * pt.abs(raw))))))
-    free, _, _ = regression_covariance("dataset", limits["sigma"][1], pivot_order(estimates), eta)
+    free, _, _ = regression_covariance("dataset", limits["sigma"][1], orders, eta)
     cov = free + SIGMA_FLOOR**2 * pt.eye(m)
     pm.Deterministic("delta0_scaled", delta0, dims="algorithm")
     pm.Deterministic("sigma0_scaled", sigma0, dims="algorithm")
@@ -311,9 +317,11 @@ def _covariance_blocks(data: _JointData, limits, eta):
     return delta0, cov0, cov
 
 
-def _start(data: _JointData, limits, form) -> dict:
+def _start(data: _JointData, limits, form, orders=None) -> dict:
     """Initial values near the data, coordinate by coordinate as the pairwise model's (see
-    ``pp_corr.hierarchical._start``); for k > 2 the covariances start at :func:`_estimates`."""
+    ``pp_corr.hierarchical._start``); for k > 2 the covariances start at :func:`_estimates`, in ``orders`` (those
+    of the model being fitted; default :func:`_orders` of ``data``: a model refitted to new data keeps its first
+    data's orders)."""
     xbar = data.mean / data.scale
     centre = np.median(xbar, axis=0)
     spread = np.maximum(1.4826 * np.median(np.abs(xbar - centre), axis=0), 0.1)
@@ -324,10 +332,9 @@ def _start(data: _JointData, limits, form) -> dict:
 
     if data.mean.shape[1] > 1:
         estimate0, estimates = _estimates(data)
-        order0 = pivot_order(estimate0)
+        order0, dataset_orders = orders or _orders(data)
         start = dict(zip(("population_log_sd", "population_slopes"), regression_values(estimate0, order0)))
-        start.update(zip(("dataset_log_sd", "dataset_slopes"),
-                         regression_values(estimates, pivot_order(estimates))))
+        start.update(zip(("dataset_log_sd", "dataset_slopes"), regression_values(estimates, dataset_orders)))
         raw = np.arctanh(inside(centre, -limits["delta0"], limits["delta0"]) / limits["delta0"]) * limits["delta0"]
         start["delta0_innovation"] = innovation_matrix(start["population_slopes"]) @ raw[order0]
     else:
@@ -352,8 +359,7 @@ def _dataset_covariances(post, data: _JointData) -> np.ndarray:
     """The Sigma_i per draw (chain, draw, q, m, m), units of s."""
     if "dataset_log_sd" not in post:  # k = 2
         return post["sigma_scaled"].values[..., None] ** 2
-    cov = covariance_values(post["dataset_log_sd"].values, post["dataset_slopes"].values,
-                            pivot_order(_estimates(data)[1]))
+    cov = covariance_values(post["dataset_log_sd"].values, post["dataset_slopes"].values, _orders(data)[1])
     return cov + SIGMA_FLOOR**2 * np.eye(data.mean.shape[1])
 
 

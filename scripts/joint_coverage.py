@@ -8,7 +8,8 @@ and records whether each 90% central interval covers the truth: the three coordi
 pairwise population differences. With R replications the coverage has binomial standard error
 sqrt(0.9 * 0.1 / R) (0.03 at R = 100). It also records P(best) of the true best algorithm.
 
-The model is compiled once (nutpie) and refitted to each replication's statistics (``with_data``): the priors
+The model is compiled once (nutpie, ``pp_corr.models.RefittableModel``) and refitted to each replication's
+statistics, starting near them as joint_test does (in the compiled model's orders of the coordinates): the priors
 are fixed for all replications (``scale`` and ``bounds`` given), so every fit is the same model.
 
 Usage: python scripts/joint_coverage.py [--replications 100] [--seed 0] [--draws 1000] [--output FILE.csv]
@@ -27,7 +28,8 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from pp_corr.hierarchical import CHECKED  # noqa: E402
-from pp_corr.joint import FORMS, _limits, _prepare_joint, _start, joint_model  # noqa: E402
+from pp_corr.joint import FORMS, _limits, _orders, _prepare_joint, _start, joint_model  # noqa: E402
+from pp_corr.models import RefittableModel  # noqa: E402
 
 ALGORITHMS = ["A", "B", "C", "D"]
 DELTA0 = np.array([0.010, 0.020, -0.005])  # B, C, D minus A: C is best
@@ -66,8 +68,7 @@ def simulate(rng) -> np.ndarray:
     return scores
 
 
-def statistics(scores) -> dict:
-    data = _prepare_joint(scores, ALGORITHMS, folds=FOLDS, scale=SCALE)
+def statistics(data) -> dict:
     s = data.scale
     return {"dbar_obs": data.mean / s, "scatter_obs": data.scatter / np.outer(s, s)}
 
@@ -80,15 +81,14 @@ def main():
     parser.add_argument("--form", choices=FORMS, default="marginal")
     parser.add_argument("--output", help="per-replication results as CSV")
     args = parser.parse_args()
-    import nutpie
-
     rng = np.random.default_rng(args.seed)
     start = time.perf_counter()
     first = simulate(rng)
     model = joint_model(first, algorithms=ALGORITHMS, folds=FOLDS, scale=SCALE, bounds=BOUNDS, form=args.form)
-    # joint_test's initial values (near the data; PyMC's default, mid-range, puts every sigma at 50 units)
     data = _prepare_joint(first, ALGORITHMS, folds=FOLDS, scale=SCALE)
-    compiled = nutpie.compile_pymc_model(model, initial_points=_start(data, _limits(data, BOUNDS), args.form))
+    orders = _orders(data)  # the compiled model's: each replication starts in them
+    initial = _start(data, _limits(data, BOUNDS), args.form, orders)
+    refit = RefittableModel(model, {name: np.shape(value) for name, value in initial.items()}, sampler="nutpie")
     print(f"compiled in {time.perf_counter() - start:.0f} s", file=sys.stderr)
     levels = np.concatenate([[0.0], DELTA0])
     pairs = list(combinations(range(len(ALGORITHMS)), 2))
@@ -96,9 +96,9 @@ def main():
     rows = []
     for rep in range(args.replications):
         t0 = time.perf_counter()
-        fitted = compiled.with_data(**statistics(simulate(rng)))
-        idata = nutpie.sample(fitted, draws=args.draws, tune=args.draws, chains=4, seed=args.seed * 100_003 + rep,
-                              progress_bar=False)
+        data = _prepare_joint(simulate(rng), ALGORITHMS, folds=FOLDS, scale=SCALE)
+        idata = refit.fit(statistics(data), initvals=_start(data, _limits(data, BOUNDS), args.form, orders),
+                          draws=args.draws, tune=args.draws, chains=4, random_seed=args.seed * 100_003 + rep)
         post = idata.posterior
         checked = [v for v in CHECKED if v in post]  # the marginal form draws delta afterwards: not checked here
         ess, rhat = az.ess(idata, var_names=checked), az.rhat(idata, var_names=checked)

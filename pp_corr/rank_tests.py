@@ -216,9 +216,9 @@ def _region_masses(by_point, columns, left_full, left_half, right_half, right_fu
     A block of draws at a time, side by side (512 at q = 54, fewer when q is large, so that c stays in the L2
     cache): every step is the same operation on consecutive numbers (vectorised by the compiler, no chain of
     dependent additions), and each draw's arithmetic is done in the same order as one draw at a time, so the
-    masses are the same to the last bit. At q = 54 this took a third of
-    the time of one draw at a time (which waited on its running sums), with the draws laid out so; reading
-    draws stored one after the other (row by row) into the block cost about half of that again."""
+    masses are the same to the last bit. At q = 54 this took a third to a half of the time of one draw at a
+    time (which waited on its running sums), with the draws laid out so; reading draws stored one after the
+    other (row by row) into the block cost about half of that again."""
     n, draws = columns.shape[0], by_point.shape[1]
     block = max(8, min(512, 2**15 // n))
     c = np.zeros((n + 1, block))

@@ -361,8 +361,9 @@ class SignTest(_SampledTest):
     ``prior`` is the prior's strength, put on the rope, or a pair (strength, region) with the region
     ``SignTest.LEFT``, ``SignTest.ROPE`` or ``SignTest.RIGHT``.
 
-    >>> SignTest.probs([80.0, 81.0, 79.0, 90.0], [82.0, 84.0, 79.5, 91.0], rope=1, random_state=0)
-    (0.0, 0.68614, 0.31386)
+    >>> probs = SignTest.probs([80.0, 81.0, 79.0, 90.0], [82.0, 84.0, 79.5, 91.0], rope=1, random_state=0)
+    >>> tuple(round(p, 2) for p in probs)  # Monte Carlo: later digits depend on the draws
+    (0.0, 0.69, 0.31)
     """
 
     @classmethod
@@ -447,8 +448,9 @@ def two_on_multiple(x, y, rope=0, *, runs=1, names=None, plot=False, **kwargs):
     with ``plot=True`` the pair (probabilities, Figure); ``kwargs`` go to the test (``prior``, ``nsamples``,
     ``random_state``, ...).
 
-    >>> two_on_multiple([80.0, 81.0, 79.0, 90.0], [82.0, 84.0, 79.5, 91.0], rope=1, random_state=0)
-    (0.0, 0.22798, 0.77202)
+    >>> probs = two_on_multiple([80.0, 81.0, 79.0, 90.0], [82.0, 84.0, 79.5, 91.0], rope=1, random_state=0)
+    >>> tuple(round(p, 2) for p in probs)  # Monte Carlo: later digits depend on the draws
+    (0.0, 0.23, 0.77)
     """
     plot = check_flag("plot", plot)
     if np.ndim(x) == 2:

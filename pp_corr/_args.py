@@ -153,12 +153,22 @@ def check_finite_array(name, values):
 SAMPLERS = ("pymc", "nutpie")  # the NUTS implementations PyMC models can be sampled with
 
 
+def check_choice(name, value, choices):
+    """``value`` if it is one of ``choices`` (strings), else a ValueError naming ``name`` and the choices.
+
+    >>> check_choice("sampler", "stan", SAMPLERS)
+    Traceback (most recent call last):
+    ValueError: sampler must be one of ['pymc', 'nutpie'], got 'stan'
+    """
+    if not isinstance(value, str) or value not in choices:
+        raise ValueError(f"{name} must be one of {list(choices)}, got {value!r}")
+    return value
+
+
 def check_sampler(sampler) -> str:
-    """``sampler`` if it is one of :data:`SAMPLERS`, else a ValueError naming it.
+    """``sampler``, one of :data:`SAMPLERS`, checked.
 
     >>> check_sampler("nutpie")
     'nutpie'
     """
-    if not isinstance(sampler, str) or sampler not in SAMPLERS:
-        raise ValueError(f"sampler must be one of {list(SAMPLERS)}, got {sampler!r}")
-    return sampler
+    return check_choice("sampler", sampler, SAMPLERS)

@@ -85,7 +85,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 from scipy import special
 
-from ._args import as_generator, as_rope, check_count, check_real
+from ._args import as_generator, as_rope, check_choice, check_count, check_real
 from .intraclass import real_array
 from .poisson_binomial import PoissonBinomial
 
@@ -268,9 +268,7 @@ def check_method(method) -> str:
     >>> check_method("exact")
     'exact'
     """
-    if not isinstance(method, str) or method not in METHODS:
-        raise ValueError(f"method must be one of {list(METHODS)}, got {method!r}")
-    return method
+    return check_choice("method", method, METHODS)
 
 
 _COARSE = np.polynomial.legendre.leggauss(5)  # the rule on every cell: exact for degree 9

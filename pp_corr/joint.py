@@ -265,15 +265,16 @@ def _build(data: _JointData, priors, bounds, eta=1.0, form="marginal") -> pm.Mod
 
 
 def _mixing(nu):
-    """lambda_i ~ Gamma(nu/2, rate nu/2) sampled standardised: log lambda_i = m(nu) + s(nu) z_i with m the mean of
-    log lambda (digamma(nu/2) - log(nu/2)) and s^2 about its variance (trigamma(nu/2) by its series 1/a + 1/2a^2 +
-    1/6a^3; any smooth s keeps the model exact, as the density of z_i is the log-gamma density at log lambda_i
-    times s, and this one is cheap in compiled code), so z_i has mean 0 and sd about 1 whatever nu. Sampled as
-    lambda_i itself, a small nu spreads the lambda_i and a large one pins them near 1: a funnel with nu."""
+    """lambda_i ~ Gamma(nu/2, rate nu/2) sampled standardised: log lambda_i = m(nu) + s(nu) z_i with m and s^2 about
+    the mean and variance of log lambda (digamma(a) - log(a) and trigamma(a), a = nu/2, by their series -1/2a -
+    1/12a^2 and 1/a + 1/2a^2 + 1/6a^3), so z_i has mean 0 and sd about 1 whatever nu. Any smooth m and s keep the
+    model exact, as the density of z_i is the log-gamma density at log lambda_i times s; the series need no
+    digamma, whose gradient (trigamma) Numba runs in object mode. Sampled as lambda_i itself, a small nu spreads
+    the lambda_i and a large one pins them near 1: a funnel with nu."""
     half = nu / 2
     z = pm.Flat("lambda_standardised", dims="dataset")
     spread = pt.sqrt(1 / half + 1 / (2 * half**2) + 1 / (6 * half**3))
-    log_lam = pt.psi(half) - pt.log(half) + spread * z
+    log_lam = -1 / (2 * half) - 1 / (12 * half**2) + spread * z
     lam = pt.exp(log_lam)
     pm.Potential("lambda_prior", pt.sum(half * pt.log(half) - pt.gammaln(half) + half * log_lam - half * lam
                                         + pt.log(spread)))

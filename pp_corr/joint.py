@@ -333,7 +333,7 @@ def _start(data: _JointData, limits, form, orders=None) -> dict:
 
     if data.mean.shape[1] > 1:
         estimate0, estimates = _estimates(data)
-        order0, dataset_orders = orders or _orders(data)
+        order0, dataset_orders = orders or (pivot_order(estimate0), pivot_order(estimates))
         start = dict(zip(("population_log_sd", "population_slopes"), regression_values(estimate0, order0)))
         start.update(zip(("dataset_log_sd", "dataset_slopes"), regression_values(estimates, dataset_orders)))
         raw = np.arctanh(inside(centre, -limits["delta0"], limits["delta0"]) / limits["delta0"]) * limits["delta0"]

@@ -296,3 +296,18 @@ def test_from_tails_keeps_the_method_it_is_given():
     res = RegionProbabilities.from_tails([0.2, 0.4], [0.3, 0.5], "my own test (prior 2)", 0.05, ("svm", "knn"))
     assert res.method == "my own test (prior 2)" and res.to_dict()["method"] == "my own test (prior 2)"
     assert repr(res).startswith("my own test (prior 2), knn vs svm, rope 0.05, 2 draws")
+
+
+# ---- fifth session: the rest of the module at 01ffeae (dirichlet and PairSumRegions.masses rewritten) --------------
+
+def test_masses_of_weights_stored_draw_after_draw():
+    """masses() takes the weights of any layout: here a C-ordered (draws, points) array, as idp_probabilities of the
+    signed-rank study may pass, not the transposed layout dirichlet makes (masses 7, 8 lost such weights). Against
+    the step matrices of the pair sums written in the test; the points are binary fractions, so the sums are exact
+    and 0.375 + 0.125 lies exactly on the rope's edge 2 x 0.25 (a half)."""
+    points, lo, hi = np.array([0.375, -0.25, 0.75, 0.125, -0.625]), -0.25, 0.25
+    w = np.ascontiguousarray(own_dirichlet(3, np.ones(len(points)), 6))
+    assert w.flags.c_contiguous and not w.T.flags.c_contiguous
+    masses = PairSumRegions(points, lo, hi).masses(w)
+    np.testing.assert_allclose(masses.sum(axis=1), 1.0, rtol=0, atol=1e-14)    # (sum w)^2
+    np.testing.assert_allclose(masses, own_signed_rank(w, points, lo, hi), rtol=0, atol=1e-14)

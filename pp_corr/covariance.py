@@ -25,6 +25,11 @@ The prior is unchanged, by the change of variables: with m coordinates and j the
 so the log density of the free values is, up to a constant and while every sigma_a < upper_a,
 
     (eta - 1) (2 sum_j log sd_j - 2 sum_a log sigma_a) - m sum_a log sigma_a + sum_j 2 (m - j + 1) log sd_j.
+
+A slope on a coordinate whose sd can be near 0 is free over a range that grows as that sd shrinks (a funnel, where
+the data leave the covariance vague). With ``scaling`` w (one per slope, or one for all) the free values are
+b_jk = slope_jk (sd_k / sd_j)^w instead, which adds sum_jk w_jk (log sd_j - log sd_k) to the log density: w = 1
+makes them standardised slopes, free of the funnel; w = 0 keeps the slopes, right for near-copies.
 """
 from __future__ import annotations
 
@@ -62,14 +67,14 @@ def _rows_in_model_order(chol, order):
     return chol[..., np.arange(len(inverse))[:, None], inverse, :]
 
 
-def regression_covariance(name, upper, order, eta=1.0):
+def regression_covariance(name, upper, order, eta=1.0, scaling=0.0):
     """Covariance matrices (..., m, m) with sigma_a ~ U(0, ``upper_a``) and R ~ LKJ(``eta``), as regressions in
     ``order`` (m,) or one order per matrix (q, m) (the module docstring). Free variables ``{name}_log_sd`` and
-    ``{name}_slopes`` (shapes (..., m) and (..., m (m - 1) / 2), in the order), the prior a Potential
-    ``{name}_prior``. Returns Sigma, sigma and T (T x in the order are the innovations). Call inside a model.
+    ``{name}_slopes`` (shapes (..., m) and (..., m (m - 1) / 2), in the order; the slopes scaled by ``scaling``, the
+    module docstring), the prior a Potential ``{name}_prior``. Returns Sigma and sigma. Call inside a model.
 
     >>> with pm.Model() as model:
-    ...     cov, sd, _ = regression_covariance("pop", np.full(3, 10.0), np.array([2, 0, 1]))
+    ...     cov, sd = regression_covariance("pop", np.full(3, 10.0), np.array([2, 0, 1]))
     >>> point = {"pop_log_sd": np.log([1.0, 2.0, 3.0]), "pop_slopes": np.array([0.5, 0.0, 0.0])}
     >>> value = model.compile_fn(model.replace_rvs_by_values([cov])[0], inputs=model.value_vars)(point)
     >>> # x_2 = e_0, x_0 = 0.5 x_2 + 2 e_1, x_1 = 3 e_2
@@ -81,7 +86,9 @@ def regression_covariance(name, upper, order, eta=1.0):
     batch = order.shape[:-1]
     tri = np.tril_indices(m, -1)
     log_sd = pm.Flat(f"{name}_log_sd", shape=(*batch, m))
-    slopes = pm.Flat(f"{name}_slopes", shape=(*batch, len(tri[0])))
+    free = pm.Flat(f"{name}_slopes", shape=(*batch, len(tri[0])))
+    log_ratio = scaling * (log_sd[..., tri[0]] - log_sd[..., tri[1]])
+    slopes = free * pt.exp(log_ratio)
     unit = pt.eye(m) - pt.set_subtensor(pt.zeros((*batch, m, m))[..., tri[0], tri[1]], slopes)
     chol = _rows_in_model_order(pt.linalg.solve_triangular(unit, pt.exp(log_sd)[..., None, :] * pt.eye(m),
                                                            lower=True), order)
@@ -89,13 +96,14 @@ def regression_covariance(name, upper, order, eta=1.0):
     sigma = pt.sqrt(pt.diagonal(cov, axis1=-2, axis2=-1))
     log_sigma, position = pt.log(sigma).sum(axis=-1), np.arange(1, m + 1)
     log_prior = ((eta - 1) * 2 * (log_sd.sum(axis=-1) - log_sigma) - m * log_sigma
-                 + (2 * (m - position + 1) * log_sd).sum(axis=-1))
+                 + (2 * (m - position + 1) * log_sd).sum(axis=-1) + log_ratio.sum(axis=-1))
     pm.Potential(f"{name}_prior", pt.switch(pt.all(sigma < upper), log_prior.sum(), -np.inf))
-    return cov, sigma, unit
+    return cov, sigma
 
 
-def regression_values(cov, order):
-    """The free values (log sd, slopes) that give ``cov`` (..., m, m) in ``order``: initial values near an estimate.
+def regression_values(cov, order, scaling=0.0):
+    """The free values (log sd, scaled slopes) that give ``cov`` (..., m, m) in ``order``: initial values near an
+    estimate.
 
     >>> cov = np.array([[4.25, 0.0, 0.5], [0.0, 9.0, 0.0], [0.5, 0.0, 1.0]])
     >>> log_sd, slopes = regression_values(cov, np.array([2, 0, 1]))
@@ -111,7 +119,8 @@ def regression_values(cov, order):
     sd = np.diagonal(chol, axis1=-2, axis2=-1)
     unit = np.linalg.inv(chol / sd[..., None, :])
     tri = np.tril_indices(order.shape[-1], -1)
-    return np.log(sd), -unit[..., tri[0], tri[1]]
+    log_sd = np.log(sd)
+    return log_sd, -unit[..., tri[0], tri[1]] * np.exp(-scaling * (log_sd[..., tri[0]] - log_sd[..., tri[1]]))
 
 
 def innovation_matrix(slopes) -> np.ndarray:
@@ -128,11 +137,13 @@ def innovation_matrix(slopes) -> np.ndarray:
     return unit
 
 
-def covariance_values(log_sd, slopes, order) -> np.ndarray:
+def covariance_values(log_sd, slopes, order, scaling=0.0) -> np.ndarray:
     """Sigma (..., m, m) from draws of the free values (as :func:`regression_covariance` computes it).
 
     >>> covariance_values(np.log([1.0, 2.0, 3.0]), np.array([0.5, 0.0, 0.0]), np.array([2, 0, 1])).round(9).tolist()
     [[4.25, 0.0, 0.5], [0.0, 9.0, 0.0], [0.5, 0.0, 1.0]]
     """
+    tri = np.tril_indices(np.shape(log_sd)[-1], -1)
+    slopes = slopes * np.exp(scaling * (log_sd[..., tri[0]] - log_sd[..., tri[1]]))
     chol = _rows_in_model_order(np.linalg.inv(innovation_matrix(slopes)) * np.exp(log_sd)[..., None, :], order)
     return chol @ np.swapaxes(chol, -1, -2)

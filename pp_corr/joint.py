@@ -22,11 +22,15 @@ uniform (LKJ), delta0_a ~ U(-M_a, M_a), sigma0_a ~ U(0, 1000 sd(xbar_a)), nu wit
 (:func:`pp_corr.hierarchical.nu_log_prior`).
 
 For k > 2 the sampler sees Sigma0 and the V_i as regressions of each coordinate on those before it, in an order
-that puts near-copies last (:mod:`pp_corr.covariance`: the same prior, through the Jacobian), and delta0 in the
-population's innovation basis u = T0 delta0 (T0 of that regression; unit Jacobian): two near-identical
+that puts near-copies last (:mod:`pp_corr.covariance`: the same prior, through the Jacobian): two near-identical
 algorithms then give a slope near 1 and a small sd, not two sds that must agree to a fraction of their
-uncertainty. On uci54's five classifiers (j48 and j48gr tie on 82% of the folds) the step size went from 0.01 with
-trees of 1,000 steps (R-hat 1.16) to 0.1-0.17 with 31 (R-hat 1.00-1.015).
+uncertainty. Where the data leave Sigma0 vague (its sds could be near 0), a population slope on a coordinate
+with a small sd is free over a range that grows as that sd shrinks: a funnel. So each population slope is sampled
+relative to the ratio of the two sds to a power w between 0 (the slope itself: near-copies, or an sd the data
+pin) and 1 (a standardised slope, where the sd is vague; :func:`_population_scaling`). delta0 is sampled
+through a fixed affine map from the data (:func:`_delta0_basis`: the mean of the xbar_i and the Cholesky factor of
+their covariance over q), which takes out the near-copies' correlation of delta0 without tying it to the slopes. On uci54's five classifiers (j48 and j48gr tie on 82% of the folds) the
+step size went from 0.01 with trees of 1,000 steps (R-hat 1.16) to about 0.1 with 30-60.
 
 Two forms of this one posterior, as in the pairwise model: the
 ``"centered"`` form samples delta_i itself (fast, and mixes well when each data set's folds pin its delta_i);
@@ -61,8 +65,7 @@ from ._args import as_generator, as_rope, check_probability_level, check_real
 from .hierarchical import (CHECKED, PRIORS, SIGMA_CEILING, SIGMA_FLOOR, _check_bounds, _check_priors,
                            _nu_minus_one, _plain, _unconverged_lines, _unit, _warn_far_out, centred_uniform,
                            check_fit_settings, fit_with_policy)
-from .covariance import (covariance_values, innovation_matrix, pivot_order, regression_covariance,
-                         regression_values)
+from .covariance import covariance_values, pivot_order, regression_covariance, regression_values
 from .intraclass import resolve_rho
 from .models import sample
 
@@ -207,7 +210,7 @@ def joint_model(x, *, algorithms=None, reference=None, rho=None, n_test=None, n_
     ``nu``, ``sigma_scaled`` (``dataset`` x ``algorithm``: the sds of Sigma_i), ``delta_scaled`` (centred) or
     ``lambda`` (marginal), ``delta0``, ``sigma0`` (and ``delta``) in the scores' units; for k > 2 also ``corr0``
     (R0) and the values the sampler sees (:mod:`pp_corr.covariance`): ``population_log_sd``,
-    ``population_slopes``, ``dataset_log_sd``, ``dataset_slopes`` and ``delta0_innovation``. The observed
+    ``population_slopes``, ``dataset_log_sd``, ``dataset_slopes`` and ``delta0_standardised``. The observed
     statistics are ``pm.Data`` (``dbar_obs``, ``scatter_obs``, in units of s), so a compiled model refits to new
     data of the same shape (in the first data's order of the coordinates: the same model, sampled less well if
     the data differ much).
@@ -216,7 +219,7 @@ def joint_model(x, *, algorithms=None, reference=None, rho=None, n_test=None, n_
     >>> scores = np.random.default_rng(0).normal([0.80, 0.82, 0.85], 0.02, (6, 10, 3))
     >>> model = joint_model(scores, folds=10, algorithms=["a", "b", "c"])
     >>> list(model.coords["algorithm"]), sorted(v.name for v in model.free_RVs)[:3]
-    (['b', 'c'], ['dataset_log_sd', 'dataset_slopes', 'delta0_innovation'])
+    (['b', 'c'], ['dataset_log_sd', 'dataset_slopes', 'delta0_standardised'])
     """
     check_real("eta", eta, low=0, low_open=True)
     _check_form(form)
@@ -297,19 +300,46 @@ def _orders(data: _JointData) -> tuple[np.ndarray, np.ndarray]:
     return pivot_order(estimate0), pivot_order(estimates)
 
 
+def _population_scaling(data: _JointData, order0) -> np.ndarray:
+    """The exponent w of each population slope's scaling (:func:`pp_corr.covariance.regression_covariance`):
+    w = (1 - r^2) u_k for the slope of coordinate j on k, r their partial correlation in :func:`_estimates`' Sigma0
+    and u_k the share of the xbar_i's variance in coordinate k that their own noise explains (c_i Sigma_i). w is
+    near 0 (the slope itself) where the data pin Sigma0's sd of k, or where one coordinate nearly copies the other
+    (then the slope, near 1, is the well-known quantity), and grows to 1 (the slope relative to the ratio of the
+    sds, free of the funnel) where that sd is vague."""
+    estimate0, estimates = _estimates(data)
+    log_sd, slopes = regression_values(estimate0, order0)
+    tri = np.tril_indices(len(order0), -1)
+    partial = slopes * np.exp(log_sd[tri[1]] - log_sd[tri[0]])  # r / sqrt(1 - r^2)
+    noise = np.mean(data.c()[:, None] * np.diagonal(estimates, axis1=1, axis2=2), axis=0)
+    vague = np.clip(noise / np.diagonal(estimate0), 0, 1)[order0]
+    return vague[tri[1]] / (1 + partial**2)
+
+
+def _delta0_basis(data: _JointData) -> tuple[np.ndarray, np.ndarray]:
+    """The fixed affine map of delta0's free values (units of s): the mean of the data sets' mean differences and
+    the Cholesky factor of their covariance over q (with the floor f^2 I), about delta0's posterior location and
+    spread. Near-identical algorithms give a correlation near 1 here, which the map takes out."""
+    xbar = data.mean / data.scale
+    cov = np.cov(xbar, rowvar=False) / len(xbar) + SIGMA_FLOOR**2 * np.eye(xbar.shape[1])
+    return xbar.mean(axis=0), np.linalg.cholesky(cov)
+
+
 def _covariance_blocks(data: _JointData, limits, eta):
     """delta0, Sigma0 and the Sigma_i (units of s) for k > 2, as regressions (the module docstring), with the
     deterministics ``delta0_scaled``, ``sigma0_scaled``, ``corr0`` and ``sigma_scaled`` (sds of Sigma_i)."""
     m = data.mean.shape[1]
     order0, orders = _orders(data)
-    cov0, sigma0, unit0 = regression_covariance("population", limits["sigma0"], order0, eta)
-    # delta0 = M tanh(raw / M) inside its box (-M, M), raw = T0^-1 u with u free (the innovations, in order0):
-    # U(-M, M) on delta0 is sech^2(raw / M) / 2M on raw; T0's Jacobian is 1
-    innovation = pm.Flat("delta0_innovation", shape=m)
-    raw = pt.linalg.solve_triangular(unit0, innovation, lower=True)[np.argsort(order0)] / limits["delta0"]
+    scaling = pm.Data("population_scaling", _population_scaling(data, order0))
+    cov0, sigma0 = regression_covariance("population", limits["sigma0"], order0, eta, scaling)
+    # delta0 = M tanh(raw / M) inside its box (-M, M), raw = centre + basis v with v free (a fixed affine map, from
+    # the data: :func:`_delta0_basis`): U(-M, M) on delta0 is sech^2(raw / M) / 2M on raw
+    centre, basis = _delta0_basis(data)
+    standardised = pm.Flat("delta0_standardised", shape=m)
+    raw = (pm.Data("delta0_centre", centre) + pm.Data("delta0_basis", basis) @ standardised) / limits["delta0"]
     delta0 = limits["delta0"] * pt.tanh(raw)
     pm.Potential("delta0_prior", pt.sum(2 * (np.log(2) - pt.abs(raw) - pt.log1p(pt.exp(-2 * pt.abs(raw))))))
-    free, _, _ = regression_covariance("dataset", limits["sigma"][1], orders, eta)
+    free, _ = regression_covariance("dataset", limits["sigma"][1], orders, eta)
     cov = free + SIGMA_FLOOR**2 * pt.eye(m)
     pm.Deterministic("delta0_scaled", delta0, dims="algorithm")
     pm.Deterministic("sigma0_scaled", sigma0, dims="algorithm")
@@ -334,10 +364,12 @@ def _start(data: _JointData, limits, form, orders=None) -> dict:
     if data.mean.shape[1] > 1:
         estimate0, estimates = _estimates(data)
         order0, dataset_orders = orders or (pivot_order(estimate0), pivot_order(estimates))
-        start = dict(zip(("population_log_sd", "population_slopes"), regression_values(estimate0, order0)))
+        scaling = _population_scaling(data, order0)
+        start = dict(zip(("population_log_sd", "population_slopes"), regression_values(estimate0, order0, scaling)))
         start.update(zip(("dataset_log_sd", "dataset_slopes"), regression_values(estimates, dataset_orders)))
         raw = np.arctanh(inside(centre, -limits["delta0"], limits["delta0"]) / limits["delta0"]) * limits["delta0"]
-        start["delta0_innovation"] = innovation_matrix(start["population_slopes"]) @ raw[order0]
+        offset, basis = _delta0_basis(data)
+        start["delta0_standardised"] = np.linalg.solve(basis, raw - offset)
     else:
         start = {"delta0_scaled": inside(centre, -limits["delta0"], limits["delta0"]),
                  "sigma0_scaled": inside(spread, 0, limits["sigma0"]),
@@ -362,6 +394,15 @@ def _dataset_covariances(post, data: _JointData) -> np.ndarray:
         return post["sigma_scaled"].values[..., None] ** 2
     cov = covariance_values(post["dataset_log_sd"].values, post["dataset_slopes"].values, _orders(data)[1])
     return cov + SIGMA_FLOOR**2 * np.eye(data.mean.shape[1])
+
+
+def _refit_values(data: _JointData, orders) -> dict:
+    """The values of a compiled model's data containers for ``data`` (a refit, :class:`pp_corr.models.
+    RefittableModel`) in the model's ``orders`` (of :func:`_orders`)."""
+    s = data.scale
+    centre, basis = _delta0_basis(data)
+    return {"dbar_obs": data.mean / s, "scatter_obs": data.scatter / np.outer(s, s), "delta0_centre": centre,
+            "delta0_basis": basis, "population_scaling": _population_scaling(data, orders[0])}
 
 
 def _draw_delta(idata, data: _JointData, random_seed):

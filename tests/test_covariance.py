@@ -13,38 +13,39 @@ from tests.test_joint import regression_recursion
 ORDER = np.array([2, 0, 3, 1])
 
 
-def sds_and_correlations(u, m, order):
+def sds_and_correlations(u, m, order, scaling=0.0):
     """(sigma_a, r_ab for a < b) of the covariance the free values u = (log sd, slopes) give (the test's recursion)."""
-    cov = regression_recursion(u[:m], u[m:], order)
+    cov = regression_recursion(u[:m], u[m:], order, scaling)
     sd = np.sqrt(np.diag(cov))
     return np.r_[sd, (cov / np.outer(sd, sd))[np.triu_indices(m, 1)]], cov / np.outer(sd, sd)
 
 
-def log_abs_jacobian(u, m, order, h=1e-6):
+def log_abs_jacobian(u, m, order, scaling=0.0, h=1e-6):
     jac = np.empty((len(u), len(u)))
     for k in range(len(u)):
         step = np.zeros(len(u))
         step[k] = h
-        above, below = sds_and_correlations(u + step, m, order)[0], sds_and_correlations(u - step, m, order)[0]
+        above = sds_and_correlations(u + step, m, order, scaling)[0]
+        below = sds_and_correlations(u - step, m, order, scaling)[0]
         jac[:, k] = (above - below) / (2 * h)
     return np.linalg.slogdet(jac)[1]
 
 
-@pytest.mark.parametrize("eta", [1.0, 2.5])
-def test_the_sampled_values_have_the_uniform_sd_and_lkj_prior(eta):
+@pytest.mark.parametrize("eta, scaling", [(1.0, 0.0), (2.5, 0.0), (1.0, 1.0), (2.5, 0.4)])
+def test_the_sampled_values_have_the_uniform_sd_and_lkj_prior(eta, scaling):
     """p(u) = p(sigma) p_LKJ(R) |d(sigma, R)/du|: log p(u) - log|J| - (eta - 1) log det R is the same at every
-    point (sigma uniform below its bound contributes a constant)."""
+    point (sigma uniform below its bound contributes a constant), with the slopes free or scaled."""
     m = len(ORDER)
     with pm.Model() as model:
-        regression_covariance("pop", np.full(m, 50.0), ORDER, eta=eta)
+        regression_covariance("pop", np.full(m, 50.0), ORDER, eta=eta, scaling=scaling)
     log_prior = model.compile_fn(model.replace_rvs_by_values([model["pop_prior"]])[0], inputs=model.value_vars)
     rng = np.random.default_rng(5)
     residues = []
     for _ in range(6):
         u = rng.normal(0, 0.6, m + m * (m - 1) // 2)
         point = {"pop_log_sd": u[:m], "pop_slopes": u[m:]}
-        corr = sds_and_correlations(u, m, ORDER)[1]
-        residues.append(float(log_prior(point)) - log_abs_jacobian(u, m, ORDER)
+        corr = sds_and_correlations(u, m, ORDER, scaling)[1]
+        residues.append(float(log_prior(point)) - log_abs_jacobian(u, m, ORDER, scaling)
                         - (eta - 1) * np.linalg.slogdet(corr)[1])
     assert np.ptp(residues) < 1e-6
 
@@ -56,7 +57,7 @@ def test_one_order_per_matrix_and_the_bound():
     orders = np.array([[0, 1, 2], [2, 1, 0], [1, 2, 0]])
     upper = np.array([[5.0, 5.0, 5.0], [5.0, 5.0, 5.0], [5.0, 5.0, 0.5]])
     with pm.Model() as stacked:
-        cov, sd, _ = regression_covariance("ds", upper, orders)
+        cov, sd = regression_covariance("ds", upper, orders)
     values = stacked.compile_fn(stacked.replace_rvs_by_values([cov, stacked["ds_prior"]]),
                                 inputs=stacked.value_vars)
     singles = []
@@ -76,15 +77,15 @@ def test_one_order_per_matrix_and_the_bound():
 
 
 @settings(max_examples=40, deadline=None)
-@given(seed=st.integers(0, 2**31), m=st.integers(1, 6))
-def test_values_round_trip_and_match_the_recursion(seed, m):
+@given(seed=st.integers(0, 2**31), m=st.integers(1, 6), scaling=st.sampled_from([0.0, 1.0, 0.3]))
+def test_values_round_trip_and_match_the_recursion(seed, m, scaling):
     rng = np.random.default_rng(seed)
     factor = rng.normal(size=(m, m + 2))
     cov = factor @ factor.T + 0.1 * np.eye(m)
     order = rng.permutation(m)
-    log_sd, slopes = regression_values(cov, order)
-    np.testing.assert_allclose(covariance_values(log_sd, slopes, order), cov, rtol=1e-9, atol=1e-12)
-    np.testing.assert_allclose(regression_recursion(log_sd, slopes, order), cov, rtol=1e-9, atol=1e-12)
+    log_sd, slopes = regression_values(cov, order, scaling)
+    np.testing.assert_allclose(covariance_values(log_sd, slopes, order, scaling), cov, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(regression_recursion(log_sd, slopes, order, scaling), cov, rtol=1e-9, atol=1e-12)
 
 
 def test_pivot_order_puts_near_copies_and_constants_last():

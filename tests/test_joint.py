@@ -13,7 +13,8 @@ from pp_corr.hierarchical import _build as build_pairwise
 from pp_corr.hierarchical import _prepare as prepare_pairwise
 from pp_corr.covariance import pivot_order
 from pp_corr.hierarchical import SIGMA_FLOOR
-from pp_corr.joint import JointResult, _build, _draw_delta, _estimates, _prepare_joint, joint_model
+from pp_corr.joint import (JointResult, _build, _draw_delta, _estimates, _orders, _population_scaling, _prepare_joint,
+                           _refit_values, joint_model)
 
 RNG_SEED = 20261123
 
@@ -30,14 +31,16 @@ def simulated_scores(q=5, n=6, k=3, seed=0, ragged=False):
     return scores
 
 
-def regression_recursion(log_sd, slopes, order):
+def regression_recursion(log_sd, slopes, order, scaling=0.0):
     """Cov(x) for x_j = sum_{k<j} slope_jk x_k + sd_j e_j in ``order``, by the recursion Cov(x_j, x_l) =
     sum_k slope_jk Cov(x_k, x_l) (l < j), Var(x_j) = sum_k slope_jk Cov(x_k, x_j) + sd_j^2 (written here, not the
-    library's triangular inverse), rows and columns put back in the model's order."""
+    library's triangular inverse), rows and columns put back in the model's order. The free values are the slopes
+    times (sd_k / sd_j)^scaling."""
     m = len(log_sd)
+    scaling = np.broadcast_to(scaling, (m * (m - 1) // 2,))
     slope, at = np.zeros((m, m)), 0
     for j in range(m):
-        slope[j, :j] = slopes[at:at + j]
+        slope[j, :j] = slopes[at:at + j] * np.exp(scaling[at:at + j] * (log_sd[j] - log_sd[:j]))
         at += j
     cov = np.zeros((m, m))
     for j in range(m):
@@ -84,13 +87,14 @@ def test_k2_log_density_equals_the_pairwise_model(uci54, form):
         assert joint_logp(as_joint) == pytest.approx(pairwise_logp(point), rel=1e-10, abs=1e-8)
 
 
-def dense_log_likelihood(scores, rho, values, form, data):
+def dense_log_likelihood(scores, rho, values, form, data, scaling):
     """log p(every fold difference | parameters) from the dense normal of the stacked (n m)-vector: marginal
     form, mean 1 (x) delta0 and covariance J (x) Sigma0 / lambda_i + ((1 - rho) I + rho J) (x) Sigma_i; centred
-    form, mean 1 (x) delta_i and covariance ((1 - rho) I + rho J) (x) Sigma_i."""
+    form, mean 1 (x) delta_i and covariance ((1 - rho) I + rho J) (x) Sigma_i. ``scaling``: the exponents of the
+    population slopes' scaling."""
     covariances = dataset_covariances(data, values["dataset_log_sd"], values["dataset_slopes"])
     cov0 = regression_recursion(values["population_log_sd"], values["population_slopes"],
-                                pivot_order(_estimates(data)[0]))
+                                pivot_order(_estimates(data)[0]), scaling)
     total = 0.0
     for i, block in enumerate(scores):
         d = block[:, 1:] - block[:, :1]
@@ -121,7 +125,9 @@ def test_likelihood_equals_the_dense_kronecker_normal(form):
     values = [values_at(model, p) for p in points]
     ours = [float(likelihood(p)) for p in points]
     data = _prepare_joint(scores, rho=rho, scale=1.0)
-    dense = [dense_log_likelihood(scores, rho, v, form, data) for v in values]
+    scaling = model["population_scaling"].get_value()
+    assert np.ptp(scaling) > 0.02  # the pairs' slopes are scaled differently
+    dense = [dense_log_likelihood(scores, rho, v, form, data, scaling) for v in values]
     for j in (1, 2):
         assert ours[j] - ours[0] == pytest.approx(dense[j] - dense[0], rel=1e-8, abs=1e-8)
 
@@ -291,29 +297,61 @@ def test_summary_gives_no_verdict_when_unconverged_and_to_dict_is_json():
     assert record["converged"] is False and {r["algorithm"] for r in record["ranking"]} == {"ref", "x", "y"}
 
 
-def test_delta0_in_the_innovation_basis_keeps_its_uniform_prior():
-    """k > 2 samples u = T0 delta0' with delta0 = M tanh(delta0' / M): the prior term it adds, less log |d delta0 /
-    du| (finite differences here), is the same at every point - delta0 is uniform on its box - and delta0 stays
+def test_delta0_through_its_fixed_basis_keeps_its_uniform_prior():
+    """k > 2 samples v with delta0 = M tanh((centre + basis v) / M): the prior term it adds, less log |d delta0 /
+    dv| (finite differences here), is the same at every point - delta0 is uniform on its box - and delta0 stays
     inside it."""
-    model = joint_model(simulated_scores(q=5, n=6, k=3, seed=4), rho=0.1)
+    scores = simulated_scores(q=5, n=6, k=3, seed=4)
+    model = joint_model(scores, rho=0.1)
     prior = model.replace_rvs_by_values([model["delta0_prior"], model["delta0_scaled"]])
     values = model.compile_fn(prior, inputs=model.value_vars, on_unused_input="ignore", mode="NUMBA")
     rng = np.random.default_rng(RNG_SEED)
     base = random_point(model, rng, spread=0.3)
+    limits = _prepare_joint(scores, rho=0.1)
     residues = []
     for _ in range(5):
-        u = rng.normal(0, 1.5, 2)
-        log_prior, delta0 = values({**base, "delta0_innovation": u})
+        v = rng.normal(0, 3.0, 2)
+        log_prior, delta0 = values({**base, "delta0_standardised": v})
         jac = np.empty((2, 2))
         for k in range(2):
             step = np.zeros(2)
             step[k] = 1e-6
-            jac[:, k] = (values({**base, "delta0_innovation": u + step})[1]
-                         - values({**base, "delta0_innovation": u - step})[1]) / 2e-6
+            jac[:, k] = (values({**base, "delta0_standardised": v + step})[1]
+                         - values({**base, "delta0_standardised": v - step})[1]) / 2e-6
         residues.append(float(log_prior) - np.linalg.slogdet(jac)[1])
-        limits = _prepare_joint(simulated_scores(q=5, n=6, k=3, seed=4), rho=0.1)
         assert np.all(np.abs(delta0) < limits.max_abs / limits.scale)
     assert np.ptp(residues) < 1e-6
+
+
+def test_a_refit_sets_every_data_container_a_new_build_would_hold():
+    """A compiled model refitted to other data (the coverage study) gets, container by container, the values a
+    model built on those data holds: the statistics and the sampler's fixed maps (delta0's basis, the population
+    slopes' scaling), the latter in the compiled model's orders."""
+    first, second = simulated_scores(q=6, n=8, k=4, seed=11), simulated_scores(q=6, n=8, k=4, seed=12)
+    compiled = joint_model(first, rho=0.1)
+    data = _prepare_joint(second, rho=0.1)
+    values = _refit_values(data, _orders(_prepare_joint(first, rho=0.1)))
+    fresh = joint_model(second, rho=0.1)
+    assert set(values) == {v.name for v in compiled.data_vars}
+    for name, value in values.items():
+        if name != "population_scaling":
+            np.testing.assert_allclose(value, fresh[name].get_value(), rtol=1e-12)
+    np.testing.assert_allclose(_refit_values(data, _orders(data))["population_scaling"],
+                               fresh["population_scaling"].get_value(), rtol=1e-12)
+
+
+def test_population_scaling_leaves_near_copies_unscaled():
+    """A coordinate that nearly copies another gets w near 0 on that slope, far below the other pairs' w."""
+    rng = np.random.default_rng(RNG_SEED)
+    scores = simulated_scores(q=20, n=10, k=4, seed=13)
+    scores[..., 3] = scores[..., 2] + rng.normal(0, 1e-4, scores.shape[:2])  # algorithm 4 copies algorithm 3
+    data = _prepare_joint(scores, rho=0.1)
+    order0 = _orders(data)[0]
+    w = _population_scaling(data, order0)
+    tri = np.tril_indices(3, -1)
+    pair = {frozenset((int(order0[j]), int(order0[k]))): w[i] for i, (j, k) in enumerate(zip(*tri))}
+    others = [v for key, v in pair.items() if key != frozenset((1, 2))]
+    assert pair[frozenset((1, 2))] < 1e-2 * min(others) and np.all((w >= 0) & (w <= 1))
 
 
 @pytest.mark.parametrize("nu", [1.3, 6.0, 80.0])

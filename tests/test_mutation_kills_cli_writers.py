@@ -201,3 +201,62 @@ def test_simulate_passes_seed_alpha_and_writes_the_rates_as_plain_columns(tmp_pa
         dims = [d for d in results.dims if d != "repetition"]
     assert list(one.columns[:len(dims)]) == sorted(dims, key=list(one.columns).index)   # no index column
     assert "Unnamed: 0" not in one.columns
+
+
+# ---- fifth session (mutants at 01ffeae): the studies' options reach them, and every file holds what they computed --
+
+SCHEDULER = "tcp://127.0.0.1:8786"
+
+
+def spy(monkeypatch, module, name, **small):
+    """Replace ``module.name`` by a study that records its keyword arguments and its result, running the real one
+    locally on one worker without a progress bar (whatever scheduler it was given), with ``small`` for a reduced
+    design."""
+    real, calls, results = getattr(module, name), [], []
+
+    def study(**kwargs):
+        calls.append(kwargs)
+        local = {k: v for k, v in kwargs.items() if k not in ("scheduler", "workers", "progress")}
+        results.append(real(**local, **small, workers=1, progress=False))
+        return results[-1]
+
+    monkeypatch.setattr(module, name, study)
+    return calls, results
+
+
+EXECUTION = [(["--scheduler", SCHEDULER], dict(scheduler=SCHEDULER, workers=None, progress=True)),
+             (["--workers", "1", "--no-progress"], dict(scheduler=None, workers=1, progress=False))]
+
+
+@pytest.mark.parametrize("options, execution", EXECUTION)
+def test_simulate_signed_rank_passes_every_option_to_the_study(monkeypatch, capsys, options, execution):
+    from pp_corr import signed_rank_study
+
+    calls, _ = spy(monkeypatch, signed_rank_study, "signed_rank_study", deltas=[0.0, 0.05], correlations=[0.5],
+                   n_datasets=5)
+    main(["simulate", "signed-rank", "--repetitions", "3", "--draws", "40", "--seed", "2"] + options)
+    assert calls == [dict(runs=3, n_draws=40, random_seed=2, **execution)]
+    assert "3 runs per Delta, 40 Dirichlet draws" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("options, execution", EXECUTION)
+def test_simulate_nadeau_bengio_passes_every_option_and_writes_its_results(tmp_path, monkeypatch, options,
+                                                                         execution):
+    """Every option reaches the study; the .nc file holds the study's result, and the rho table rho0 = n2 / n of
+    each configuration (n_test / n, computed here from the configurations)."""
+    import pandas as pd
+    import xarray as xr
+
+    from pp_corr import nadeau_bengio_study as nbs
+
+    configurations = nbs.CONFIGURATIONS[:2]
+    calls, results = spy(monkeypatch, nbs, "nadeau_bengio_study", configurations=configurations, splits=3,
+                         halvings=2, bootstrap_repetitions=2, truth_training_sets=2)
+    main(["simulate", "nadeau-bengio", "--repetitions", "4", "--seed", "3", "-o", str(tmp_path)] + options)
+    assert calls == [dict(repetitions=4, random_seed=3, **execution)]
+    with xr.open_dataset(tmp_path / "nadeau_bengio_results.nc", engine="scipy") as saved:
+        xr.testing.assert_allclose(saved.load(), results[0])
+    rho = pd.read_csv(tmp_path / "nadeau_bengio_rho.csv")
+    assert list(rho.columns) == ["config", "rho", "rho_se", "rho0"]
+    np.testing.assert_allclose(rho["rho0"], [c["n_test"] / c["n"] for c in configurations], rtol=1e-12)
+    assert np.isfinite(rho[["rho", "rho_se"]].to_numpy()).all()

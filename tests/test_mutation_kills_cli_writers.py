@@ -217,7 +217,7 @@ def spy(monkeypatch, module, name, **small):
     def study(**kwargs):
         calls.append(kwargs)
         local = {k: v for k, v in kwargs.items() if k not in ("scheduler", "workers", "progress")}
-        results.append(real(**local, **small, workers=1, progress=False))
+        results.append(real(**{**local, **small}, workers=1, progress=False))
         return results[-1]
 
     monkeypatch.setattr(module, name, study)
@@ -237,6 +237,27 @@ def test_simulate_signed_rank_passes_every_option_to_the_study(monkeypatch, caps
     main(["simulate", "signed-rank", "--repetitions", "3", "--draws", "40", "--seed", "2"] + options)
     assert calls == [dict(runs=3, n_draws=40, random_seed=2, **execution)]
     assert "3 runs per Delta, 40 Dirichlet draws" in capsys.readouterr().out
+
+
+def test_simulate_signed_rank_runs_1000_times_by_default_and_every_table_takes_the_alpha_given(monkeypatch, capsys):
+    from pp_corr import signed_rank_study
+
+    calls, _ = spy(monkeypatch, signed_rank_study, "signed_rank_study", deltas=[0.0, 0.05], correlations=[0.5],
+                   n_datasets=5, runs=3)   # the study is run 3 times whatever it is asked
+    alphas = []
+
+    def recorded(name):
+        real = getattr(signed_rank_study, name)
+        return lambda results, **kw: alphas.append((name, kw)) or real(results, **kw)
+
+    for name in ("loss_curves", "loss_areas", "indeterminate_decisions"):
+        monkeypatch.setattr(signed_rank_study, name, recorded(name))
+    main(["simulate", "signed-rank", "--draws", "40", "--seed", "2", "--alpha", "0.2", "--workers", "1",
+          "--no-progress"])
+    assert calls[0]["runs"] == 1000
+    assert sorted(alphas) == [(name, {"alpha": 0.2}) for name in ("indeterminate_decisions", "loss_areas",
+                                                                  "loss_curves")]
+    assert "Wilcoxon at alpha = 0.2;" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize("options, execution", EXECUTION)

@@ -11,7 +11,7 @@ import pytest
 from scipy import stats
 
 from pp_corr import NormalGamma, correlated_ttest, poisson_test
-from pp_corr.cli import format_table, main, pair_record
+from pp_corr.cli import _write_figures, format_table, main, pair_record
 from pp_corr.ttest import DegenerateWarning
 from tests.test_oracles_poisson import FOLDS, RHO, count_distribution, make_differences, posterior_tails
 
@@ -281,3 +281,15 @@ def test_simulate_nadeau_bengio_passes_every_option_and_writes_its_results(tmp_p
     assert list(rho.columns) == ["config", "rho", "rho_se", "rho0"]
     np.testing.assert_allclose(rho["rho0"], [c["n_test"] / c["n"] for c in configurations], rtol=1e-12)
     assert np.isfinite(rho[["rho", "rho_se"]].to_numpy()).all()
+
+
+def test_two_figures_for_one_file_are_refused_naming_plots_and_the_file(tmp_path):
+    """Two figures with one stem (algorithms whose safe names coincide) would overwrite each other: the error names
+    the option and the file, and nothing is written."""
+    def draw():
+        raise AssertionError("no figure may be drawn")
+
+    message = f"--plots: two figures would both be written to {tmp_path / 'a.svg'}"
+    with pytest.raises(ValueError, match=re.escape(message)):
+        _write_figures(tmp_path, ["svg"], [("a", draw), ("a", draw)])
+    assert list(tmp_path.iterdir()) == []

@@ -26,11 +26,13 @@ that puts near-copies last (:mod:`pp_corr.covariance`: the same prior, through t
 algorithms then give a slope near 1 and a small sd, not two sds that must agree to a fraction of their
 uncertainty. Where the data leave Sigma0 vague (its sds could be near 0), a population slope on a coordinate
 with a small sd is free over a range that grows as that sd shrinks: a funnel. So each population slope is sampled
-relative to the ratio of the two sds to a power w between 0 (the slope itself: near-copies, or an sd the data
-pin) and 1 (a standardised slope, where the sd is vague; :func:`_population_scaling`). delta0 is sampled
-through a fixed affine map from the data (:func:`_delta0_basis`: the mean of the xbar_i and the Cholesky factor of
-their covariance over q), which takes out the near-copies' correlation of delta0 without tying it to the slopes. On uci54's five classifiers (j48 and j48gr tie on 82% of the folds) the
-step size went from 0.01 with trees of 1,000 steps (R-hat 1.16) to about 0.1 with 30-60.
+relative to the ratio of the two sds to a power w between 0 (the slope itself: near-copies, or sds the data pin)
+and 1 (a standardised slope, where an sd is vague; :func:`_slope_scaling`); so is each data set's slope, which
+matters where algorithms agree on every fold of a data set (uci54's hayes-roth: three coordinates without spread).
+delta0 is sampled through a fixed affine map from the data (:func:`_delta0_basis`: the mean of the xbar_i and the
+Cholesky factor of their covariance over q), which takes out the near-copies' correlation of delta0 without tying
+it to the slopes. On uci54's five classifiers (j48 and j48gr tie on 82% of the folds) the step size went from 0.01
+with trees of 1,000 steps (R-hat 1.16) to about 0.1 with 30-60.
 
 Two forms of this one posterior, as in the pairwise model: the
 ``"centered"`` form samples delta_i itself (fast, and mixes well when each data set's folds pin its delta_i);
@@ -300,20 +302,29 @@ def _orders(data: _JointData) -> tuple[np.ndarray, np.ndarray]:
     return pivot_order(estimate0), pivot_order(estimates)
 
 
-def _population_scaling(data: _JointData, order0) -> np.ndarray:
-    """The exponent w of each population slope's scaling (:func:`pp_corr.covariance.regression_covariance`):
-    w = (1 - r^2) u_k for the slope of coordinate j on k, r their partial correlation in :func:`_estimates`' Sigma0
-    and u_k the share of the xbar_i's variance in coordinate k that their own noise explains (c_i Sigma_i). w is
-    near 0 (the slope itself) where the data pin Sigma0's sd of k, or where one coordinate nearly copies the other
-    (then the slope, near 1, is the well-known quantity), and grows to 1 (the slope relative to the ratio of the
-    sds, free of the funnel) where that sd is vague."""
+def _slope_scaling(estimate, noise, order) -> np.ndarray:
+    """The exponent w of each slope's scaling (:func:`pp_corr.covariance.regression_covariance`) for covariances
+    estimated as ``estimate`` (..., m, m), of which ``noise`` (..., m) is the part the data cannot tell from 0, in
+    ``order`` (..., m): w = (1 - r^2) u for the slope of coordinate j on k, r their partial correlation in the
+    estimate and u the larger noise share of the two variances. w is near 0 (the slope itself) where the data pin
+    both sds, or where one coordinate nearly copies the other (then the slope, near 1, is the well-known
+    quantity), and grows to 1 (the slope relative to the ratio of the sds, free of the funnel) where an sd is
+    vague."""
+    log_sd, slopes = regression_values(estimate, order)
+    tri = np.tril_indices(np.shape(order)[-1], -1)
+    partial = slopes * np.exp(log_sd[..., tri[1]] - log_sd[..., tri[0]])  # r / sqrt(1 - r^2)
+    share = np.take_along_axis(np.clip(noise / np.diagonal(estimate, axis1=-2, axis2=-1), 0, 1), order, axis=-1)
+    return np.maximum(share[..., tri[0]], share[..., tri[1]]) / (1 + partial**2)
+
+
+def _scalings(data: _JointData, orders) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_slope_scaling` of Sigma0 (noise: the data sets' own, c_i Sigma_i, on average) and of the V_i
+    (noise: the floor f^2: a coordinate without spread on a data set, where algorithms agree on every fold, is
+    all noise) in ``orders`` (:func:`_orders`)."""
     estimate0, estimates = _estimates(data)
-    log_sd, slopes = regression_values(estimate0, order0)
-    tri = np.tril_indices(len(order0), -1)
-    partial = slopes * np.exp(log_sd[tri[1]] - log_sd[tri[0]])  # r / sqrt(1 - r^2)
-    noise = np.mean(data.c()[:, None] * np.diagonal(estimates, axis1=1, axis2=2), axis=0)
-    vague = np.clip(noise / np.diagonal(estimate0), 0, 1)[order0]
-    return vague[tri[1]] / (1 + partial**2)
+    noise0 = np.mean(data.c()[:, None] * np.diagonal(estimates, axis1=1, axis2=2), axis=0)
+    floor = np.full(data.mean.shape, SIGMA_FLOOR**2)
+    return _slope_scaling(estimate0, noise0, orders[0]), _slope_scaling(estimates, floor, orders[1])
 
 
 def _delta0_basis(data: _JointData) -> tuple[np.ndarray, np.ndarray]:
@@ -330,8 +341,9 @@ def _covariance_blocks(data: _JointData, limits, eta):
     deterministics ``delta0_scaled``, ``sigma0_scaled``, ``corr0`` and ``sigma_scaled`` (sds of Sigma_i)."""
     m = data.mean.shape[1]
     order0, orders = _orders(data)
-    scaling = pm.Data("population_scaling", _population_scaling(data, order0))
-    cov0, sigma0 = regression_covariance("population", limits["sigma0"], order0, eta, scaling)
+    scaling0, scaling = _scalings(data, (order0, orders))
+    cov0, sigma0 = regression_covariance("population", limits["sigma0"], order0, eta,
+                                         pm.Data("population_scaling", scaling0))
     # delta0 = M tanh(raw / M) inside its box (-M, M), raw = centre + basis v with v free (a fixed affine map, from
     # the data: :func:`_delta0_basis`): U(-M, M) on delta0 is sech^2(raw / M) / 2M on raw
     centre, basis = _delta0_basis(data)
@@ -339,7 +351,7 @@ def _covariance_blocks(data: _JointData, limits, eta):
     raw = (pm.Data("delta0_centre", centre) + pm.Data("delta0_basis", basis) @ standardised) / limits["delta0"]
     delta0 = limits["delta0"] * pt.tanh(raw)
     pm.Potential("delta0_prior", pt.sum(2 * (np.log(2) - pt.abs(raw) - pt.log1p(pt.exp(-2 * pt.abs(raw))))))
-    free, _ = regression_covariance("dataset", limits["sigma"][1], orders, eta)
+    free, _ = regression_covariance("dataset", limits["sigma"][1], orders, eta, pm.Data("dataset_scaling", scaling))
     cov = free + SIGMA_FLOOR**2 * pt.eye(m)
     pm.Deterministic("delta0_scaled", delta0, dims="algorithm")
     pm.Deterministic("sigma0_scaled", sigma0, dims="algorithm")
@@ -364,9 +376,9 @@ def _start(data: _JointData, limits, form, orders=None) -> dict:
     if data.mean.shape[1] > 1:
         estimate0, estimates = _estimates(data)
         order0, dataset_orders = orders or (pivot_order(estimate0), pivot_order(estimates))
-        scaling = _population_scaling(data, order0)
-        start = dict(zip(("population_log_sd", "population_slopes"), regression_values(estimate0, order0, scaling)))
-        start.update(zip(("dataset_log_sd", "dataset_slopes"), regression_values(estimates, dataset_orders)))
+        scaling0, scaling = _scalings(data, (order0, dataset_orders))
+        start = dict(zip(("population_log_sd", "population_slopes"), regression_values(estimate0, order0, scaling0)))
+        start.update(zip(("dataset_log_sd", "dataset_slopes"), regression_values(estimates, dataset_orders, scaling)))
         raw = np.arctanh(inside(centre, -limits["delta0"], limits["delta0"]) / limits["delta0"]) * limits["delta0"]
         offset, basis = _delta0_basis(data)
         start["delta0_standardised"] = np.linalg.solve(basis, raw - offset)
@@ -392,7 +404,9 @@ def _dataset_covariances(post, data: _JointData) -> np.ndarray:
     """The Sigma_i per draw (chain, draw, q, m, m), units of s."""
     if "dataset_log_sd" not in post:  # k = 2
         return post["sigma_scaled"].values[..., None] ** 2
-    cov = covariance_values(post["dataset_log_sd"].values, post["dataset_slopes"].values, _orders(data)[1])
+    orders = _orders(data)
+    cov = covariance_values(post["dataset_log_sd"].values, post["dataset_slopes"].values, orders[1],
+                            _scalings(data, orders)[1])
     return cov + SIGMA_FLOOR**2 * np.eye(data.mean.shape[1])
 
 
@@ -401,8 +415,9 @@ def _refit_values(data: _JointData, orders) -> dict:
     RefittableModel`) in the model's ``orders`` (of :func:`_orders`)."""
     s = data.scale
     centre, basis = _delta0_basis(data)
+    scaling0, scaling = _scalings(data, orders)
     return {"dbar_obs": data.mean / s, "scatter_obs": data.scatter / np.outer(s, s), "delta0_centre": centre,
-            "delta0_basis": basis, "population_scaling": _population_scaling(data, orders[0])}
+            "delta0_basis": basis, "population_scaling": scaling0, "dataset_scaling": scaling}
 
 
 def _draw_delta(idata, data: _JointData, random_seed):

@@ -13,8 +13,8 @@ from pp_corr.hierarchical import _build as build_pairwise
 from pp_corr.hierarchical import _prepare as prepare_pairwise
 from pp_corr.covariance import pivot_order
 from pp_corr.hierarchical import SIGMA_FLOOR
-from pp_corr.joint import (JointResult, _build, _draw_delta, _estimates, _orders, _population_scaling, _prepare_joint,
-                           _refit_values, joint_model)
+from pp_corr.joint import (JointResult, _build, _draw_delta, _estimates, _orders, _prepare_joint, _refit_values,
+                           _scalings, joint_model)
 
 RNG_SEED = 20261123
 
@@ -51,10 +51,11 @@ def regression_recursion(log_sd, slopes, order, scaling=0.0):
     return cov[np.ix_(back, back)]
 
 
-def dataset_covariances(data, log_sd, slopes):
-    """Sigma_i of every data set from the free values: the recursion in the model's orders, plus the floor."""
+def dataset_covariances(data, log_sd, slopes, scaling):
+    """Sigma_i of every data set from the free values (slopes scaled by ``scaling``, one row per data set): the
+    recursion in the model's orders, plus the floor."""
     orders = pivot_order(_estimates(data)[1])
-    return np.array([regression_recursion(d, b, o) for d, b, o in zip(log_sd, slopes, orders)]) \
+    return np.array([regression_recursion(d, b, o, w) for d, b, o, w in zip(log_sd, slopes, orders, scaling)]) \
         + SIGMA_FLOOR**2 * np.eye(data.mean.shape[1])
 
 
@@ -91,10 +92,10 @@ def dense_log_likelihood(scores, rho, values, form, data, scaling):
     """log p(every fold difference | parameters) from the dense normal of the stacked (n m)-vector: marginal
     form, mean 1 (x) delta0 and covariance J (x) Sigma0 / lambda_i + ((1 - rho) I + rho J) (x) Sigma_i; centred
     form, mean 1 (x) delta_i and covariance ((1 - rho) I + rho J) (x) Sigma_i. ``scaling``: the exponents of the
-    population slopes' scaling."""
-    covariances = dataset_covariances(data, values["dataset_log_sd"], values["dataset_slopes"])
+    population's and the data sets' slopes' scaling."""
+    covariances = dataset_covariances(data, values["dataset_log_sd"], values["dataset_slopes"], scaling[1])
     cov0 = regression_recursion(values["population_log_sd"], values["population_slopes"],
-                                pivot_order(_estimates(data)[0]), scaling)
+                                pivot_order(_estimates(data)[0]), scaling[0])
     total = 0.0
     for i, block in enumerate(scores):
         d = block[:, 1:] - block[:, :1]
@@ -116,6 +117,7 @@ def test_likelihood_equals_the_dense_kronecker_normal(form):
     exactly as the dense normal of all fold differences does (units 1: scale fixed). In the centred form the
     observed term is given delta_i, whose own prior is not part of it."""
     scores, rho = simulated_scores(q=4, n=5, k=4, seed=3), 0.2
+    scores[1, :, 2] = scores[1, :, 0]  # algorithms 1 and 3 agree on every fold of data set 2: slopes scaled there
     model = joint_model(scores, rho=rho, scale=1.0, form=form)
     scatter = model.replace_rvs_by_values([model["scatter"]])[0]  # the other potentials are priors
     likelihood = model.compile_fn(model.observedlogp + scatter, inputs=model.value_vars,
@@ -125,8 +127,8 @@ def test_likelihood_equals_the_dense_kronecker_normal(form):
     values = [values_at(model, p) for p in points]
     ours = [float(likelihood(p)) for p in points]
     data = _prepare_joint(scores, rho=rho, scale=1.0)
-    scaling = model["population_scaling"].get_value()
-    assert np.ptp(scaling) > 0.02  # the pairs' slopes are scaled differently
+    scaling = model["population_scaling"].get_value(), model["dataset_scaling"].get_value()
+    assert np.ptp(scaling[0]) > 0.02 and np.ptp(scaling[1]) > 0.5  # pairs scaled differently
     dense = [dense_log_likelihood(scores, rho, v, form, data, scaling) for v in values]
     for j in (1, 2):
         assert ours[j] - ours[0] == pytest.approx(dense[j] - dense[0], rel=1e-8, abs=1e-8)
@@ -151,13 +153,17 @@ def synthetic_posterior(data, rng, chains=2, draws=3000):
 
 
 def test_conditional_draws_of_delta_match_gaussian_conditioning_in_precision_form():
-    data = _prepare_joint(simulated_scores(q=3, n=8, k=4, seed=5), rho=0.1)
+    scores = simulated_scores(q=3, n=8, k=4, seed=5)
+    scores[0, :, 1] = scores[0, :, 0]  # no spread in one coordinate of data set 1: its slopes are scaled
+    data = _prepare_joint(scores, rho=0.1)
     rng = np.random.default_rng(RNG_SEED)
     tree, fixed = synthetic_posterior(data, rng)
     delta = _draw_delta(tree, data, random_seed=1).posterior["delta_scaled"].values.reshape(-1, *data.mean.shape)
     c = (1 - data.rho) / data.n + data.rho
     cov0 = np.outer(fixed["sigma0_scaled"], fixed["sigma0_scaled"]) * fixed["corr0"]
-    covariances = dataset_covariances(data, fixed["dataset_log_sd"], fixed["dataset_slopes"])
+    scaling = _scalings(data, _orders(data))[1]
+    assert scaling.max() > 0.9
+    covariances = dataset_covariances(data, fixed["dataset_log_sd"], fixed["dataset_slopes"], scaling)
     for i in range(len(data.names)):
         cov = covariances[i]
         prior_precision = fixed["lambda"][i] * np.linalg.inv(cov0)
@@ -334,20 +340,20 @@ def test_a_refit_sets_every_data_container_a_new_build_would_hold():
     fresh = joint_model(second, rho=0.1)
     assert set(values) == {v.name for v in compiled.data_vars}
     for name, value in values.items():
-        if name != "population_scaling":
+        if not name.endswith("_scaling"):
             np.testing.assert_allclose(value, fresh[name].get_value(), rtol=1e-12)
-    np.testing.assert_allclose(_refit_values(data, _orders(data))["population_scaling"],
-                               fresh["population_scaling"].get_value(), rtol=1e-12)
+    for name, value in _refit_values(data, _orders(data)).items():
+        np.testing.assert_allclose(value, fresh[name].get_value(), rtol=1e-12)
 
 
-def test_population_scaling_leaves_near_copies_unscaled():
+def test_population_slopes_of_near_copies_are_not_scaled():
     """A coordinate that nearly copies another gets w near 0 on that slope, far below the other pairs' w."""
     rng = np.random.default_rng(RNG_SEED)
     scores = simulated_scores(q=20, n=10, k=4, seed=13)
     scores[..., 3] = scores[..., 2] + rng.normal(0, 1e-4, scores.shape[:2])  # algorithm 4 copies algorithm 3
     data = _prepare_joint(scores, rho=0.1)
     order0 = _orders(data)[0]
-    w = _population_scaling(data, order0)
+    w = _scalings(data, _orders(data))[0]
     tri = np.tril_indices(3, -1)
     pair = {frozenset((int(order0[j]), int(order0[k]))): w[i] for i, (j, k) in enumerate(zip(*tri))}
     others = [v for key, v in pair.items() if key != frozenset((1, 2))]

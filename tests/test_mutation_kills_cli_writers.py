@@ -293,3 +293,19 @@ def test_two_figures_for_one_file_are_refused_naming_plots_and_the_file(tmp_path
     with pytest.raises(ValueError, match=re.escape(message)):
         _write_figures(tmp_path, ["svg"], [("a", draw), ("a", draw)])
     assert list(tmp_path.iterdir()) == []
+
+
+def test_an_unknown_plot_dataset_is_refused_before_any_analysis(tmp_path, monkeypatch, capsys):
+    """--plot-dataset names a data set of the file, checked before the tests run and before -o writes anything
+    (_compare 47 dropped the check: the pair was analysed and written, then the figures failed)."""
+    import pp_corr.cli
+
+    monkeypatch.setattr(pp_corr.cli, "poisson_test", lambda *a, **k: pytest.fail("analysed before the check"))
+    scores = tmp_path / "scores.csv"
+    write_scores(scores, "utf-8")
+    with pytest.raises(SystemExit) as caught:
+        main(["compare", str(scores), "-o", str(tmp_path / "out.json"), "--plots", str(tmp_path / "figs"),
+              "--plot-dataset", "wine"])
+    message = str(caught.value.code) + capsys.readouterr().err
+    assert "--plot-dataset 'wine' is not in" in message and "café" in message
+    assert not (tmp_path / "out.json").exists()

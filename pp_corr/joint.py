@@ -70,6 +70,7 @@ from .hierarchical import (CHECKED, PRIORS, SIGMA_CEILING, SIGMA_FLOOR, _check_b
 from .covariance import covariance_values, pivot_order, regression_covariance, regression_values
 from .intraclass import resolve_rho
 from .models import sample
+from .scores import check_layout
 
 FORMS = ("centered", "marginal")
 # marginal first: on uci54's five classifiers, target_accept 0.8 took 31 leapfrog steps a draw, 0.9 took 60 for the
@@ -102,6 +103,7 @@ class _JointData:
 def _score_blocks(x, algorithms):
     """(q, cells, k) scores, data set names and algorithm names from a scores Dataset or a (q, n, k) array."""
     if isinstance(x, xr.Dataset):
+        check_layout(x)
         present = [str(v) for v in x.algorithm.values]
         chosen = present if algorithms is None else [str(a) for a in algorithms]
         unknown = [a for a in chosen if a not in present]

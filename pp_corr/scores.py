@@ -158,6 +158,7 @@ def pick_algorithms(scores: xr.Dataset, algorithms=None) -> tuple[str, str]:
     >>> pick_algorithms(load_scores(example_path()), ("tree", "knn"))
     ('tree', 'knn')
     """
+    check_layout(scores)
     present = [str(v) for v in scores.algorithm.values]
     if algorithms is None:
         if len(present) > 2:
@@ -169,6 +170,24 @@ def pick_algorithms(scores: xr.Dataset, algorithms=None) -> tuple[str, str]:
         a, b = (str(v) for v in algorithms)
     _check_pair(scores, a, b)
     return a, b
+
+
+def check_layout(scores: xr.Dataset):
+    """Raise a ValueError unless ``scores`` has the layout of :func:`load_scores`: a ``score`` variable with the
+    dimensions ``dataset`` and ``algorithm`` (one data set is a ``dataset`` dimension of length 1).
+
+    >>> check_layout(load_scores(example_path()).isel(dataset=0, drop=True))
+    Traceback (most recent call last):
+    ValueError: the scores Dataset lacks the dimension(s) ['dataset'] of its 'score' variable (has ('algorithm', 'run', \
+'fold')): keep them, e.g. scores.isel(dataset=[0]) rather than dataset=0
+    """
+    if "score" not in scores.data_vars:
+        raise ValueError(f"the scores Dataset has no 'score' variable (has {list(scores.data_vars)}): load it with "
+                         "load_scores")
+    missing = [dim for dim in ("dataset", "algorithm") if dim not in scores.score.dims]
+    if missing:
+        raise ValueError(f"the scores Dataset lacks the dimension(s) {missing} of its 'score' variable (has "
+                         f"{scores.score.dims}): keep them, e.g. scores.isel(dataset=[0]) rather than dataset=0")
 
 
 def _check_pair(scores, a, b):

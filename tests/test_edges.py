@@ -2003,3 +2003,19 @@ def test_report_examples():
     total = sum(EXAMPLES.values())
     print(f"\nhypothesis: {len(EXAMPLES)} properties, max {total} examples")
     assert total > 1000
+
+
+@pytest.mark.parametrize("call", [
+    lambda s: pp_corr.correlated_ttest(s, algorithms=("tree", "knn")),
+    lambda s: pp_corr.bayesian_sign_test(s, algorithms=("tree", "knn")),
+    lambda s: pp_corr.bayesian_signed_rank(s, algorithms=("tree", "knn")),
+    lambda s: pp_corr.poisson_test(s, algorithms=("tree", "knn")),
+    lambda s: pp_corr.hierarchical_model(s, algorithms=("tree", "knn")),
+    lambda s: pp_corr.joint_model(s),
+], ids=["ttest", "sign", "signed_rank", "poisson", "hierarchical", "joint"])
+def test_scores_without_their_dataset_dimension_are_refused_by_name(call):
+    """scores.isel(dataset=0, drop=True) drops the dimension every test reads: an error that says so and how to
+    keep it, not an AttributeError from inside."""
+    scores = pp_corr.load_scores(pp_corr.scores.example_path()).isel(dataset=0, drop=True)
+    with pytest.raises(ValueError, match=r"lacks the dimension\(s\) \['dataset'\].*isel\(dataset=\[0\]\)"):
+        call(scores)

@@ -32,7 +32,7 @@ matters where algorithms agree on every fold of a data set (uci54's hayes-roth: 
 delta0 is sampled through a fixed affine map from the data (:func:`_delta0_basis`: the mean of the xbar_i and the
 Cholesky factor of their covariance over q), which takes out the near-copies' correlation of delta0 without tying
 it to the slopes. On uci54's five classifiers (j48 and j48gr tie on 82% of the folds) the step size went from 0.01
-with trees of 1,000 steps (R-hat 1.16) to about 0.1 with 30-60.
+with trees of 1,000 steps (R-hat 1.16) to 0.25-0.29 with 15.
 
 Two forms of this one posterior, as in the pairwise model: the
 ``"centered"`` form samples delta_i itself (fast, and mixes well when each data set's folds pin its delta_i);

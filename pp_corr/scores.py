@@ -178,8 +178,8 @@ def check_layout(scores: xr.Dataset):
 
     >>> check_layout(load_scores(example_path()).isel(dataset=0, drop=True))
     Traceback (most recent call last):
-    ValueError: the scores Dataset lacks the dimension(s) ['dataset'] of its 'score' variable (has ('algorithm', 'run', \
-'fold')): keep them, e.g. scores.isel(dataset=[0]) rather than dataset=0
+    ValueError: the scores Dataset lacks the dimension(s) ['dataset'] of its 'score' variable (has ('algorithm', \
+'run', 'fold')): keep them, e.g. scores.isel(dataset=[0]) rather than dataset=0
     """
     if "score" not in scores.data_vars:
         raise ValueError(f"the scores Dataset has no 'score' variable (has {list(scores.data_vars)}): load it with "

@@ -67,6 +67,13 @@ def _rows_in_model_order(chol, order):
     return chol[..., np.arange(len(inverse))[:, None], inverse, :]
 
 
+def _log_ratio(log_sd, scaling, m):
+    """w_jk (log sd_j - log sd_k) for every slope (j > k, row by row, m coordinates): the log of the slopes'
+    scaling; numpy arrays or PyTensor tensors."""
+    tri = np.tril_indices(m, -1)
+    return scaling * (log_sd[..., tri[0]] - log_sd[..., tri[1]])
+
+
 def regression_covariance(name, upper, order, eta=1.0, scaling=0.0):
     """Covariance matrices (..., m, m) with sigma_a ~ U(0, ``upper_a``) and R ~ LKJ(``eta``), as regressions in
     ``order`` (m,) or one order per matrix (q, m) (the module docstring). Free variables ``{name}_log_sd`` and
@@ -87,7 +94,7 @@ def regression_covariance(name, upper, order, eta=1.0, scaling=0.0):
     tri = np.tril_indices(m, -1)
     log_sd = pm.Flat(f"{name}_log_sd", shape=(*batch, m))
     free = pm.Flat(f"{name}_slopes", shape=(*batch, len(tri[0])))
-    log_ratio = scaling * (log_sd[..., tri[0]] - log_sd[..., tri[1]])
+    log_ratio = _log_ratio(log_sd, scaling, m)
     slopes = free * pt.exp(log_ratio)
     unit = pt.eye(m) - pt.set_subtensor(pt.zeros((*batch, m, m))[..., tri[0], tri[1]], slopes)
     chol = _rows_in_model_order(pt.linalg.solve_triangular(unit, pt.exp(log_sd)[..., None, :] * pt.eye(m),
@@ -120,7 +127,7 @@ def regression_values(cov, order, scaling=0.0):
     unit = np.linalg.inv(chol / sd[..., None, :])
     tri = np.tril_indices(order.shape[-1], -1)
     log_sd = np.log(sd)
-    return log_sd, -unit[..., tri[0], tri[1]] * np.exp(-scaling * (log_sd[..., tri[0]] - log_sd[..., tri[1]]))
+    return log_sd, -unit[..., tri[0], tri[1]] * np.exp(-_log_ratio(log_sd, scaling, order.shape[-1]))
 
 
 def innovation_matrix(slopes) -> np.ndarray:
@@ -143,7 +150,6 @@ def covariance_values(log_sd, slopes, order, scaling=0.0) -> np.ndarray:
     >>> covariance_values(np.log([1.0, 2.0, 3.0]), np.array([0.5, 0.0, 0.0]), np.array([2, 0, 1])).round(9).tolist()
     [[4.25, 0.0, 0.5], [0.0, 9.0, 0.0], [0.5, 0.0, 1.0]]
     """
-    tri = np.tril_indices(np.shape(log_sd)[-1], -1)
-    slopes = slopes * np.exp(scaling * (log_sd[..., tri[0]] - log_sd[..., tri[1]]))
+    slopes = slopes * np.exp(_log_ratio(np.asarray(log_sd), scaling, np.shape(log_sd)[-1]))
     chol = _rows_in_model_order(np.linalg.inv(innovation_matrix(slopes)) * np.exp(log_sd)[..., None, :], order)
     return chol @ np.swapaxes(chol, -1, -2)

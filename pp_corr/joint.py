@@ -215,9 +215,10 @@ def joint_model(x, *, algorithms=None, reference=None, rho=None, n_test=None, n_
     ``lambda`` (marginal), ``delta0``, ``sigma0`` (and ``delta``) in the scores' units; for k > 2 also ``corr0``
     (R0) and the values the sampler sees (:mod:`pp_corr.covariance`): ``population_log_sd``,
     ``population_slopes``, ``dataset_log_sd``, ``dataset_slopes`` and ``delta0_standardised``. The observed
-    statistics are ``pm.Data`` (``dbar_obs``, ``scatter_obs``, in units of s), so a compiled model refits to new
-    data of the same shape (in the first data's order of the coordinates: the same model, sampled less well if
-    the data differ much).
+    statistics are ``pm.Data`` (``dbar_obs``, ``scatter_obs``, in units of s), and so are the sampler's fixed maps
+    made from the data (``delta0_centre``, ``delta0_basis``, ``population_scaling``, ``dataset_scaling``): a
+    compiled model refits to new data of the same shape (in the first data's order of the coordinates: the same
+    model, sampled less well if the data differ much).
 
     >>> import numpy as np
     >>> scores = np.random.default_rng(0).normal([0.80, 0.82, 0.85], 0.02, (6, 10, 3))

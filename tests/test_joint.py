@@ -331,8 +331,8 @@ def test_delta0_through_its_fixed_basis_keeps_its_uniform_prior():
 
 def test_a_refit_sets_every_data_container_a_new_build_would_hold():
     """A compiled model refitted to other data (the coverage study) gets, container by container, the values a
-    model built on those data holds: the statistics and the sampler's fixed maps (delta0's basis, the population
-    slopes' scaling), the latter in the compiled model's orders."""
+    model built on those data holds: the statistics and the sampler's fixed maps (delta0's basis, the slopes'
+    scalings), the scalings in the compiled model's orders."""
     first, second = simulated_scores(q=6, n=8, k=4, seed=11), simulated_scores(q=6, n=8, k=4, seed=12)
     compiled = joint_model(first, rho=0.1)
     data = _prepare_joint(second, rho=0.1)

@@ -240,12 +240,14 @@ def _build(data: _JointData, priors, bounds, eta=1.0, form="marginal") -> pm.Mod
     q, m = data.mean.shape
     others = list(data.algorithms[1:])
     coords = {"dataset": data.names, "algorithm": others, "algorithm_2": others}
+    orders = _orders(data) if m > 1 else None
+    values = _data_values(data, orders)
     with pm.Model(coords=coords) as model:
-        dbar = pm.Data("dbar_obs", data.mean / s, dims=("dataset", "algorithm"))
-        scatter = pm.Data("scatter_obs", data.scatter / np.outer(s, s), dims=("dataset", "algorithm", "algorithm_2"))
+        dbar = pm.Data("dbar_obs", values["dbar_obs"], dims=("dataset", "algorithm"))
+        scatter = pm.Data("scatter_obs", values["scatter_obs"], dims=("dataset", "algorithm", "algorithm_2"))
         nu = pm.Deterministic("nu", _nu_minus_one(PRIORS[priors]) + 1)
         if m > 1:
-            delta0, cov0, cov = _covariance_blocks(data, limits, eta)
+            delta0, cov0, cov = _covariance_blocks(data, limits, eta, values, orders)
         else:  # the pairwise model's variables
             delta0 = centred_uniform("delta0_scaled", limits["delta0"], dims="algorithm")
             sigma0 = pm.Uniform("sigma0_scaled", 0, limits["sigma0"], dims="algorithm")
@@ -313,9 +315,8 @@ def _slope_scaling(estimate, noise, order) -> np.ndarray:
     both sds, or where one coordinate nearly copies the other (then the slope, near 1, is the well-known
     quantity), and grows to 1 (the slope relative to the ratio of the sds, free of the funnel) where an sd is
     vague."""
-    log_sd, slopes = regression_values(estimate, order)
+    partial = regression_values(estimate, order, scaling=1.0)[1]  # standardised slopes: r / sqrt(1 - r^2)
     tri = np.tril_indices(np.shape(order)[-1], -1)
-    partial = slopes * np.exp(log_sd[..., tri[1]] - log_sd[..., tri[0]])  # r / sqrt(1 - r^2)
     share = np.take_along_axis(np.clip(noise / np.diagonal(estimate, axis1=-2, axis2=-1), 0, 1), order, axis=-1)
     return np.maximum(share[..., tri[0]], share[..., tri[1]]) / (1 + partial**2)
 
@@ -339,22 +340,23 @@ def _delta0_basis(data: _JointData) -> tuple[np.ndarray, np.ndarray]:
     return xbar.mean(axis=0), np.linalg.cholesky(cov)
 
 
-def _covariance_blocks(data: _JointData, limits, eta):
-    """delta0, Sigma0 and the Sigma_i (units of s) for k > 2, as regressions (the module docstring), with the
-    deterministics ``delta0_scaled``, ``sigma0_scaled``, ``corr0`` and ``sigma_scaled`` (sds of Sigma_i)."""
+def _covariance_blocks(data: _JointData, limits, eta, values, orders):
+    """delta0, Sigma0 and the Sigma_i (units of s) for k > 2, as regressions (the module docstring) in ``orders``
+    (:func:`_orders`), with the deterministics ``delta0_scaled``, ``sigma0_scaled``, ``corr0`` and ``sigma_scaled``
+    (sds of Sigma_i); the fixed maps are ``values``' (:func:`_data_values`)."""
     m = data.mean.shape[1]
-    order0, orders = _orders(data)
-    scaling0, scaling = _scalings(data, (order0, orders))
+    order0, orders = orders
     cov0, sigma0 = regression_covariance("population", limits["sigma0"], order0, eta,
-                                         pm.Data("population_scaling", scaling0))
+                                         pm.Data("population_scaling", values["population_scaling"]))
     # delta0 = M tanh(raw / M) inside its box (-M, M), raw = centre + basis v with v free (a fixed affine map, from
     # the data: :func:`_delta0_basis`): U(-M, M) on delta0 is sech^2(raw / M) / 2M on raw
-    centre, basis = _delta0_basis(data)
     standardised = pm.Flat("delta0_standardised", shape=m)
-    raw = (pm.Data("delta0_centre", centre) + pm.Data("delta0_basis", basis) @ standardised) / limits["delta0"]
+    raw = (pm.Data("delta0_centre", values["delta0_centre"]) + pm.Data("delta0_basis", values["delta0_basis"])
+           @ standardised) / limits["delta0"]
     delta0 = limits["delta0"] * pt.tanh(raw)
     pm.Potential("delta0_prior", pt.sum(2 * (np.log(2) - pt.abs(raw) - pt.log1p(pt.exp(-2 * pt.abs(raw))))))
-    free, _ = regression_covariance("dataset", limits["sigma"][1], orders, eta, pm.Data("dataset_scaling", scaling))
+    free, _ = regression_covariance("dataset", limits["sigma"][1], orders, eta,
+                                    pm.Data("dataset_scaling", values["dataset_scaling"]))
     cov = free + SIGMA_FLOOR**2 * pt.eye(m)
     pm.Deterministic("delta0_scaled", delta0, dims="algorithm")
     pm.Deterministic("sigma0_scaled", sigma0, dims="algorithm")
@@ -413,14 +415,16 @@ def _dataset_covariances(post, data: _JointData) -> np.ndarray:
     return cov + SIGMA_FLOOR**2 * np.eye(data.mean.shape[1])
 
 
-def _refit_values(data: _JointData, orders) -> dict:
-    """The values of a compiled model's data containers for ``data`` (a refit, :class:`pp_corr.models.
-    RefittableModel`) in the model's ``orders`` (of :func:`_orders`)."""
+def _data_values(data: _JointData, orders) -> dict:
+    """The values of the model's data containers for ``data``: the statistics (units of s) and, for k > 2, the
+    sampler's fixed maps in ``orders`` (:func:`_orders`; a compiled model refitted to new data keeps its first
+    data's orders, :class:`pp_corr.models.RefittableModel`)."""
     s = data.scale
-    centre, basis = _delta0_basis(data)
-    scaling0, scaling = _scalings(data, orders)
-    return {"dbar_obs": data.mean / s, "scatter_obs": data.scatter / np.outer(s, s), "delta0_centre": centre,
-            "delta0_basis": basis, "population_scaling": scaling0, "dataset_scaling": scaling}
+    values = {"dbar_obs": data.mean / s, "scatter_obs": data.scatter / np.outer(s, s)}
+    if orders is not None:
+        values["delta0_centre"], values["delta0_basis"] = _delta0_basis(data)
+        values["population_scaling"], values["dataset_scaling"] = _scalings(data, orders)
+    return values
 
 
 def _draw_delta(idata, data: _JointData, random_seed):

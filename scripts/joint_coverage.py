@@ -10,7 +10,8 @@ sqrt(0.9 * 0.1 / R) (0.03 at R = 100). It also records P(best) of the true best 
 
 The model is compiled once (nutpie, ``pp_corr.models.RefittableModel``) and refitted to each replication's
 statistics (and the sampler's fixed maps made from them), starting near them as joint_test does (in the compiled
-model's orders of the coordinates): the priors are fixed for all replications (``scale`` and ``bounds`` given), so every fit is the same model.
+model's orders of the coordinates): the priors are fixed for all replications (``scale`` and ``bounds`` given), so
+every fit is the same model.
 
 Usage: python scripts/joint_coverage.py [--replications 100] [--seed 0] [--draws 1000] [--output FILE.csv]
 """
@@ -28,7 +29,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from pp_corr.hierarchical import CHECKED  # noqa: E402
-from pp_corr.joint import FORMS, _limits, _orders, _prepare_joint, _refit_values, _start, joint_model  # noqa: E402
+from pp_corr.joint import FORMS, _limits, _orders, _prepare_joint, _data_values, _start, joint_model  # noqa: E402
 from pp_corr.models import RefittableModel  # noqa: E402
 
 ALGORITHMS = ["A", "B", "C", "D"]
@@ -92,8 +93,9 @@ def main():
     for rep in range(args.replications):
         t0 = time.perf_counter()
         data = _prepare_joint(simulate(rng), ALGORITHMS, folds=FOLDS, scale=SCALE)
-        idata = refit.fit(_refit_values(data, orders), initvals=_start(data, _limits(data, BOUNDS), args.form, orders),
-                          draws=args.draws, tune=args.draws, chains=4, random_seed=args.seed * 100_003 + rep)
+        idata = refit.fit(_data_values(data, orders),
+                          initvals=_start(data, _limits(data, BOUNDS), args.form, orders), draws=args.draws,
+                          tune=args.draws, chains=4, random_seed=args.seed * 100_003 + rep)
         post = idata.posterior
         checked = [v for v in CHECKED if v in post]  # the marginal form draws delta afterwards: not checked here
         ess, rhat = az.ess(idata, var_names=checked), az.rhat(idata, var_names=checked)

@@ -13,7 +13,7 @@ from pp_corr.hierarchical import _build as build_pairwise
 from pp_corr.hierarchical import _prepare as prepare_pairwise
 from pp_corr.covariance import pivot_order
 from pp_corr.hierarchical import SIGMA_FLOOR
-from pp_corr.joint import (JointResult, _build, _draw_delta, _estimates, _orders, _prepare_joint, _refit_values,
+from pp_corr.joint import (JointResult, _build, _draw_delta, _estimates, _orders, _prepare_joint, _data_values,
                            _scalings, joint_model)
 
 RNG_SEED = 20261123
@@ -336,13 +336,13 @@ def test_a_refit_sets_every_data_container_a_new_build_would_hold():
     first, second = simulated_scores(q=6, n=8, k=4, seed=11), simulated_scores(q=6, n=8, k=4, seed=12)
     compiled = joint_model(first, rho=0.1)
     data = _prepare_joint(second, rho=0.1)
-    values = _refit_values(data, _orders(_prepare_joint(first, rho=0.1)))
+    values = _data_values(data, _orders(_prepare_joint(first, rho=0.1)))
     fresh = joint_model(second, rho=0.1)
     assert set(values) == {v.name for v in compiled.data_vars}
     for name, value in values.items():
         if not name.endswith("_scaling"):
             np.testing.assert_allclose(value, fresh[name].get_value(), rtol=1e-12)
-    for name, value in _refit_values(data, _orders(data)).items():
+    for name, value in _data_values(data, _orders(data)).items():
         np.testing.assert_allclose(value, fresh[name].get_value(), rtol=1e-12)
 
 

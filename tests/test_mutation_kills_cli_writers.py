@@ -309,3 +309,121 @@ def test_an_unknown_plot_dataset_is_refused_before_any_analysis(tmp_path, monkey
     message = str(caught.value.code) + capsys.readouterr().err
     assert "--plot-dataset 'wine' is not in" in message and "café" in message
     assert not (tmp_path / "out.json").exists()
+
+
+# ---- sixth session: compare --hierarchical's plumbing, with a test double in place of the PyMC fits ------------------
+
+class FittedPair:
+    """Stands in for a HierarchicalResult of the pair ``names``: each output says which pair and whether it
+    converged, so that what the command line prints and writes can be traced to the result it came from."""
+
+    def __init__(self, names, converged):
+        self.names, self.converged = names, converged
+
+    def summary(self, allow_unconverged=False):
+        return f"summary of {self.names} (allow_unconverged={allow_unconverged})"
+
+    def datasets(self):
+        import pandas as pd
+
+        return pd.DataFrame({"pair": ["-".join(self.names)], "p": [0.123456]})
+
+    def to_dict(self):
+        return {"pair": list(self.names), "converged": self.converged}
+
+    def to_frame(self):
+        import pandas as pd
+
+        return pd.DataFrame({"a": [self.names[0]], "b": [self.names[1]], "converged": [self.converged]})
+
+
+def fake_fits(monkeypatch, converged):
+    """``hierarchical_tests`` replaced: records its arguments and returns one FittedPair a pair."""
+    from pp_corr import hierarchical_batch
+
+    calls = []
+
+    def fits(scores, pairs, **kwargs):
+        calls.append((scores, list(pairs), kwargs))
+        return {pair: FittedPair(pair, converged[pair]) for pair in pairs}
+
+    monkeypatch.setattr(hierarchical_batch, "hierarchical_tests", fits)
+    return calls
+
+
+def write_three(path):
+    """Tidy scores of algorithms a, b, c on two data sets."""
+    rng = np.random.default_rng(4)
+    rows = ["dataset,algorithm,run,fold,score"]
+    rows += [f"{d},{a},1,{f},{0.8 + 0.02 * rng.standard_normal():.6f}" for d in ("d1", "d2") for a in "abc"
+             for f in range(1, 6)]
+    path.write_text("\n".join(rows) + "\n")
+
+
+def test_compare_hierarchical_receives_the_scores_pairs_options_and_files(tmp_path, monkeypatch):
+    """_compare hands _compare_hierarchical the loaded scores, the pairs asked for, the options and both
+    destinations (_compare 54-63 at 01ffeae: each argument None or dropped)."""
+    import xarray as xr
+
+    import pp_corr.cli
+
+    calls = []
+    monkeypatch.setattr(pp_corr.cli, "_compare_hierarchical", lambda *args: calls.append(args))
+    source, out, figs = tmp_path / "scores.csv", tmp_path / "out.json", tmp_path / "figs"
+    write_three(source)
+    main(["compare", str(source), "--hierarchical", "-a", "c", "-b", "a", "-o", str(out), "--plots", str(figs),
+          "--rope", "0.02"])
+    ((scores, pairs, args, output, plots_dir),) = calls
+    xr.testing.assert_equal(scores, pp_corr.load_scores(source).sel(algorithm=["a", "c"]))   # the pair's two
+    assert pairs == [("c", "a")] and args.rope == 0.02 and args.hierarchical
+    assert output == out and plots_dir == figs and figs.is_dir()
+
+
+@pytest.mark.parametrize("allow", [False, True])
+def test_compare_hierarchical_passes_its_options_and_prints_and_writes_each_fit(tmp_path, monkeypatch, capsys,
+                                                                               allow):
+    """Every option reaches the fits; a converged pair's summary and table are printed, an unconverged one's
+    numbers only with --allow-unconverged; the JSON holds every pair's record in order; without
+    --allow-unconverged the exit status is UNCONVERGED and stderr names the failed pair (B - A)."""
+    import pp_corr.cli
+
+    converged = {("a", "b"): True, ("a", "c"): False, ("b", "c"): True}
+    calls = fake_fits(monkeypatch, converged)
+    figures = []
+    monkeypatch.setattr(pp_corr.cli, "_write_figures", lambda d, f, figs: figures.append((d, f, [s for s, _ in figs])))
+    source, out, figs = tmp_path / "scores.csv", tmp_path / "out.json", tmp_path / "figs"
+    write_three(source)
+    argv = ["compare", str(source), "--hierarchical", "--rope", "0.03", "--seed", "7", "--method", "mcmc",
+            "--sampler", "nutpie", "-o", str(out), "--plots", str(figs), "--plot-format", "svg"]
+    if allow:
+        main(argv + ["--allow-unconverged"])
+    else:
+        with pytest.raises(SystemExit) as caught:
+            main(argv)
+        assert caught.value.code == pp_corr.cli.UNCONVERGED
+    captured = capsys.readouterr()
+    ((_, pairs, kwargs),) = calls
+    assert pairs == list(converged)
+    assert kwargs == dict(rope=0.03, random_seed=7, method="mcmc", sampler="nutpie", progressbar=True)
+    for pair, ok in converged.items():
+        assert f"summary of {pair} (allow_unconverged={allow})" in captured.out
+        assert ("-".join(pair) in captured.out) == (ok or allow)   # the per-data-set table
+    assert json.loads(out.read_text()) == [{"pair": list(p), "converged": ok} for p, ok in converged.items()]
+    shown = [p for p, ok in converged.items() if ok or allow]
+    assert figures == [(figs, ["svg"], [f"{kind}_{a}_vs_{b}" for a, b in shown
+                                        for kind in ("shrinkage", "posterior_predictive")])]
+    assert ("c - a" in captured.err) == (not allow) and "b - a" not in captured.err
+
+
+def test_compare_hierarchical_writes_every_fit_to_csv(tmp_path, monkeypatch, capsys):
+    """-o FILE.csv: one row a pair, from each result's to_frame, in the pairs' order."""
+    import pandas as pd
+
+    fake_fits(monkeypatch, {("a", "b"): True, ("a", "c"): True, ("b", "c"): True})
+    source, out = tmp_path / "scores.csv", tmp_path / "out.csv"
+    write_three(source)
+    main(["compare", str(source), "--hierarchical", "-o", str(out)])
+    capsys.readouterr()
+    table = pd.read_csv(out)
+    assert table[["a", "b"]].values.tolist() == [["a", "b"], ["a", "c"], ["b", "c"]]
+    assert table.converged.all()

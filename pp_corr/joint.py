@@ -598,12 +598,12 @@ def joint_test(x, *, rope=0.01, algorithms=None, reference=None, rho=None, n_tes
     algorithm.
 
     >>> import numpy as np
-    >>> rng = np.random.default_rng(0)  # 6 data sets, each with its own level, 10 folds, 3 algorithms
-    >>> scores = rng.normal([0.80, 0.81, 0.85], 0.02, (6, 10, 3)) + rng.normal(0, 0.02, (6, 1, 3))
-    >>> res = joint_test(scores, folds=10, algorithms=["a", "b", "c"], random_seed=1, draws=300, tune=300,
+    >>> rng = np.random.default_rng(0)  # 12 data sets, each with its own level, 10 folds, 3 algorithms
+    >>> scores = rng.normal([0.80, 0.81, 0.85], 0.02, (12, 10, 3)) + rng.normal(0, 0.02, (12, 1, 3))
+    >>> res = joint_test(scores, folds=10, algorithms=["a", "b", "c"], random_seed=1, draws=500, tune=500,
     ...                  chains=2, retry=False)
-    >>> res.ranking().index[0]
-    'c'
+    >>> res.converged, res.ranking().index[0]
+    (True, 'c')
     """
     chains, given = check_fit_settings(_check_form, form=form, draws=draws, tune=tune,
                                        target_accept=target_accept, chains=chains, sampler=sampler,

@@ -427,3 +427,49 @@ def test_compare_hierarchical_writes_every_fit_to_csv(tmp_path, monkeypatch, cap
     table = pd.read_csv(out)
     assert table[["a", "b"]].values.tolist() == [["a", "b"], ["a", "c"], ["b", "c"]]
     assert table.converged.all()
+
+
+def test_compare_hierarchical_fits_the_loaded_scores_and_prints_each_table_to_4_decimals(tmp_path, monkeypatch,
+                                                                                        capsys):
+    """The fits get the scores _compare loaded, and each pair's per-data-set table is printed rounded to 4 decimals
+    (_compare_hierarchical 3: the scores None; 42: round(5))."""
+    import pandas as pd
+    import xarray as xr
+
+    import pp_corr
+
+    converged = {("a", "b"): True, ("a", "c"): True, ("b", "c"): True}
+    calls = fake_fits(monkeypatch, converged)
+    source = tmp_path / "scores.csv"
+    write_three(source)
+    main(["compare", str(source), "--hierarchical"])
+    out = capsys.readouterr().out
+    ((scores, _, _),) = calls
+    xr.testing.assert_equal(scores, pp_corr.load_scores(source))
+    for a, b in converged:   # FittedPair.datasets has p = 0.123456
+        assert pd.DataFrame({"pair": [f"{a}-{b}"], "p": [0.1235]}).to_string() in out
+    assert "0.12346" not in out
+
+
+def test_compare_hierarchical_draws_each_shown_fit_from_its_result_with_the_seed(tmp_path, monkeypatch, capsys):
+    """Each figure _compare_hierarchical hands _write_figures draws its own pair's result, the posterior predictive
+    one with --seed (_compare_hierarchical 71, 73, 80, 83: the result None or dropped; 81, 84: the seed None or
+    dropped)."""
+    import pp_corr.cli
+    import pp_corr.plots
+
+    fake_fits(monkeypatch, {("a", "b"): True, ("a", "c"): False, ("b", "c"): True})
+    monkeypatch.setattr(pp_corr.plots, "plot_shrinkage", lambda result, **kw: ("shrinkage", result.names, kw))
+    monkeypatch.setattr(pp_corr.plots, "plot_posterior_predictive",
+                        lambda result, **kw: ("predictive", result.names, kw))
+    drawn = []
+    monkeypatch.setattr(pp_corr.cli, "_write_figures",
+                        lambda d, f, figs: drawn.extend((stem, draw()) for stem, draw in figs))
+    source = tmp_path / "scores.csv"
+    write_three(source)
+    with pytest.raises(SystemExit):   # a - c did not converge: no figures for it
+        main(["compare", str(source), "--hierarchical", "--seed", "7", "--plots", str(tmp_path / "figs")])
+    capsys.readouterr()
+    assert drawn == [item for a, b in (("a", "b"), ("b", "c")) for item in (
+        (f"shrinkage_{a}_vs_{b}", ("shrinkage", (a, b), {})),
+        (f"posterior_predictive_{a}_vs_{b}", ("predictive", (a, b), {"random_seed": 7})))]

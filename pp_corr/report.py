@@ -330,8 +330,9 @@ def _settings_table(scores, order, settings, ranking=None, signed_rank=None) -> 
                                    f"{pl['chains']} chains x {pl['draws']} draws ({pl['tune']} tuning)"),
                  ("Bayesian signed-rank test", f"{signed_rank.method}, {len(signed_rank.samples)} draws per pair")]
     if settings["hierarchical"] or settings["joint"]:
-        rows.append(("Hierarchical models", f"default priors, method {settings['method']!r} (pairwise), "
-                                            "convergence: R-hat <= 1.01, bulk ESS >= 400, no divergences"))
+        rows.append(("Hierarchical models", f"default priors, sampler {settings['sampler']!r}, method "
+                                            f"{settings['method']!r} (pairwise), convergence: R-hat <= 1.01, "
+                                            "bulk ESS >= 400, no divergences"))
     rows += [("Random seed", str(settings["random_seed"])), ("Versions", _versions())]
     return Table("ppcorr-settings", "Settings of the comparison", ("Setting", "Value"), tuple(rows), (False, False),
                  widths=(0.3, 0.62))
@@ -492,6 +493,22 @@ def _hierarchical_section(fits, settings) -> Section:
     return Section("Hierarchical model, pair by pair", tuple(blocks))
 
 
+def _fit_words(result, sampler) -> str:
+    """How the joint model was sampled (the last attempt's settings) and what its population parameters'
+    diagnostics are, in one sentence."""
+    import arviz as az
+
+    from .hierarchical import _describe
+
+    names = ["delta0", "sigma0", "nu"]
+    rhat, ess = (fn(result.idata, var_names=names) for fn in (az.rhat, az.ess))
+    retried = " (after a retry)" if len(result.attempts) > 1 else ""
+    return (f"Sampled with {sampler}, {result.idata.posterior.sizes['chain']} chains, {_describe(result.attempts[-1])}"
+            f"{retried}: largest R-hat {max(float(rhat[v].max()) for v in names):.3f} and smallest bulk ESS "
+            f"{min(float(ess[v].min()) for v in names):.0f} of the population parameters (delta0, sigma0, nu), "
+            f"{int(result.idata.sample_stats['diverging'].sum())} divergent transitions.")
+
+
 def _joint_section(result, order, settings) -> Section:
     from . import plots
 
@@ -502,6 +519,7 @@ def _joint_section(result, order, settings) -> Section:
         return Section("Joint hierarchical model", (
             intro, f"{NOT_CONVERGED}: the fit failed its diagnostics after {len(result.attempts)} attempt(s) "
                    f"({_problems(result)}). No ranking or pair is reported from it."))
+    intro += " " + _fit_words(result, settings["sampler"])
     ranking = result.ranking().loc[order]
     percent = f"{100 * level:g}%"
     rank_rows = tuple((name, _p(r["P(best)"]), f"{r['expected rank']:.2f}", _p(r["P(best) new data set"]),

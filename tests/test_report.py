@@ -430,3 +430,53 @@ def test_the_sampler_reaches_the_hierarchical_and_joint_fits(example_scores, tmp
     with pytest.raises(Stop):
         write_report(example_scores, tmp_path / "r", hierarchical=True, joint=True, sampler=sampler, progress=False)
     assert seen == {"hierarchical": sampler, "joint": sampler} and not (tmp_path / "r").exists()
+
+
+def test_a_converged_joint_fit_shows_its_numbers_and_how_it_was_sampled(example_scores, tmp_path, monkeypatch):
+    """A converged joint result (known draws, 4 chains, 3 divergences) in the report: the ranking and pair tables
+    hold its numbers (to the digits shown), and the section says the sampler, the last attempt's settings and the
+    population parameters' largest R-hat and smallest bulk ESS (computed here with ArviZ) and the divergences."""
+    import arviz as az
+
+    import pp_corr.joint as joint
+    from tests.test_joint import result_from_levels
+
+    scores = example_scores.sel(algorithm=["logistic", "knn", "tree"])
+    rng = np.random.default_rng(8)
+    fits = []
+
+    def fake_joint_test(scores, *, algorithms, sampler, **kwargs):
+        levels = np.array([0.004, -0.006]) + 0.005 * rng.standard_normal((800, 2))
+        result = result_from_levels(levels, np.diag([1e-4, 2e-4]), nu=5.0, names=algorithms)
+        post = {name: value.values.reshape(4, 200, *value.shape[2:]) for name, value in result.idata.posterior.items()}
+        post["sigma0"] = post["sigma0_scaled"] * result.data.scale * rng.uniform(0.9, 1.1, (4, 200, 2))
+        post["nu"] = post["nu"] + 0.1 * rng.standard_normal((4, 200))   # R-hat of a constant is undefined
+        diverging = np.zeros((4, 200), dtype=bool)
+        diverging[1, [3, 50, 99]] = True
+        attempts = ({"form": "marginal", "draws": 1000}, {"form": "marginal", "draws": 200, "tune": 300})
+        fits.append(dataclasses.replace(result, idata=az.from_dict({"posterior": post,
+                                                                   "sample_stats": {"diverging": diverging}}),
+                                        attempts=attempts, convergence_problems=()))
+        return fits[-1]
+
+    monkeypatch.setattr(joint, "joint_test", fake_joint_test)
+    written = write_report(scores, tmp_path / "r", joint=True, sampler="nutpie", progress=False)
+    markdown = written[FILES["md"]].read_text(encoding="utf-8")
+    (result,) = fits
+    ranking, pairs = result.ranking(), result.pairs(0.95)
+    tables = markdown_tables(markdown)
+    for name, best, rank, *_ in table_by_start(tables, "Joint hierarchical model: ranking")[1:]:
+        assert float(best) == pytest.approx(ranking.loc[name, "P(best)"], abs=6e-4)   # 3 digits shown
+        assert float(rank) == pytest.approx(ranking.loc[name, "expected rank"], abs=6e-3)
+    rows = table_by_start(tables, "Joint hierarchical model: every pair")[1:]
+    assert [tuple(r[:2]) for r in rows] == list(zip(pairs.a, pairs.b))
+    for row, pair in zip(rows, pairs.itertuples()):
+        assert float(row[4]) == pytest.approx(pair.p_delta0_positive, abs=6e-4)
+        assert float(row[6]) == pytest.approx(pair.p_rope, abs=6e-4)
+    names = ["delta0", "sigma0", "nu"]
+    rhat = max(float(az.rhat(result.idata, var_names=[v])[v].max()) for v in names)
+    ess = min(float(az.ess(result.idata, var_names=[v])[v].min()) for v in names)
+    section = unescape(markdown.split("## Joint hierarchical model")[1])
+    assert "Sampled with nutpie, 4 chains, form='marginal', draws=200, tune=300 (after a retry)" in section
+    assert f"largest R-hat {rhat:.3f} and smallest bulk ESS {ess:.0f} of the population parameters" in section
+    assert "3 divergent transitions" in section

@@ -473,3 +473,41 @@ def test_compare_hierarchical_draws_each_shown_fit_from_its_result_with_the_seed
     assert drawn == [item for a, b in (("a", "b"), ("b", "c")) for item in (
         (f"shrinkage_{a}_vs_{b}", ("shrinkage", (a, b), {})),
         (f"posterior_predictive_{a}_vs_{b}", ("predictive", (a, b), {"random_seed": 7})))]
+
+
+def test_compare_all_pairs_draws_each_test_best_first_in_the_formats_asked(tmp_path, monkeypatch, capsys):
+    """--all-pairs --plots: one figure a test, each drawing its own test with the algorithms best first, in every
+    --plot-format (_compare 108: the formats dropped; 116, 120: the order None or dropped; 119: the test dropped)."""
+    import pp_corr.cli
+    import pp_corr.plots
+
+    rows = ["dataset,algorithm,run,fold,score"]   # c beats b beats a on every data set
+    rows += [f"{d},{a},1,{f},{level + 0.001 * f:.3f}" for d in ("d1", "d2", "d3")
+             for a, level in (("a", 0.7), ("b", 0.8), ("c", 0.9)) for f in range(1, 6)]
+    source = tmp_path / "scores.csv"
+    source.write_text("\n".join(rows) + "\n")
+    monkeypatch.setattr(pp_corr.plots, "plot_pairs", lambda table, **kw: kw)
+    written = []
+    monkeypatch.setattr(pp_corr.cli, "_write_figures",
+                        lambda d, f, figs: written.append((f, [(stem, draw()) for stem, draw in figs])))
+    main(["compare", str(source), "--all-pairs", "--plots", str(tmp_path / "figs"), "--plot-format", "svg",
+          "--plot-format", "pdf"])
+    capsys.readouterr()
+    tests = ["poisson", "signed_rank", "sign", "wilcoxon"]
+    assert written == [(["svg", "pdf"], [(f"pairs_{t}", {"test": t, "order": ["c", "b", "a"]}) for t in tests])]
+
+
+def test_compare_pair_figures_get_the_rope_and_seed(tmp_path, monkeypatch, capsys):
+    """A pair's figures (its signed-rank simplex is sampled) are made with --rope and --seed (_compare 175, 176:
+    either None)."""
+    import pp_corr.cli
+
+    made = []
+    monkeypatch.setattr(pp_corr.cli, "pair_figures",
+                        lambda result, datasets, scores, **kw: made.append((result.names, datasets, kw)) or [])
+    source = tmp_path / "scores.csv"
+    write_three(source)
+    main(["compare", str(source), "-a", "a", "-b", "c", "--rope", "0.02", "--seed", "9", "--plots",
+          str(tmp_path / "figs"), "--plot-dataset", "d2"])
+    capsys.readouterr()
+    assert made == [(("a", "c"), ["d2"], {"rope": 0.02, "random_seed": 9})]

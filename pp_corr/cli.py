@@ -287,9 +287,8 @@ def _compare_hierarchical(scores, pairs, args, output, plots_dir=None):
                                       sampler=args.sampler, progressbar=True).values())
     for result in results:
         print(result.summary(allow_unconverged=args.allow_unconverged), end="\n\n")
-        if result.converged or args.allow_unconverged:
-            with pd.option_context("display.width", 200, "display.max_columns", None):
-                print(result.datasets().round(4).to_string(), end="\n\n")
+        if result.converged or args.allow_unconverged:  # to_string: every column, unwrapped
+            print(result.datasets().round(4).to_string(), end="\n\n")
     if output:
         write_result(output, lambda: [r.to_dict() for r in results],
                      lambda: pd.concat([r.to_frame() for r in results], ignore_index=True))

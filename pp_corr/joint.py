@@ -64,6 +64,7 @@ import xarray as xr
 from scipy import stats
 
 from ._args import as_generator, as_rope, check_probability_level, check_real
+from . import hierarchical
 from .hierarchical import (CHECKED, PRIORS, SIGMA_CEILING, SIGMA_FLOOR, _check_bounds, _check_priors,
                            _nu_minus_one, _plain, _unconverged_lines, _unit, _warn_far_out, centred_uniform,
                            check_fit_settings, fit_with_policy)
@@ -257,11 +258,20 @@ def _build(data: _JointData, priors, bounds, eta=1.0, form="marginal") -> pm.Mod
         if form == "marginal":  # delta_i integrated out given lambda_i; drawn afterwards (_draw_delta)
             lam = pm.Gamma("lambda", alpha=nu / 2, beta=nu / 2, dims="dataset") if m == 1 else _mixing(nu)
             total = cov0[None] / lam[:, None, None] + data.c()[:, None, None] * cov
-            pm.MvNormal("dbar", mu=delta0, cov=total, observed=dbar, dims=("dataset", "algorithm"))
+            if m > 1:
+                pm.MvNormal("dbar", mu=delta0, cov=total, observed=dbar, dims=("dataset", "algorithm"))
+            else:  # k = 2 in the pairwise model's univariate laws: Numba runs the batched m = 1 gradients in Python
+                pm.Normal("dbar", mu=delta0, sigma=pt.sqrt(total[..., 0]), observed=dbar, dims=("dataset", "algorithm"))
         else:
-            delta = pm.MvStudentT("delta_scaled", nu=nu, mu=delta0, scale=cov0, dims=("dataset", "algorithm"))
-            pm.MvNormal("dbar", mu=delta, chol=np.sqrt(data.c())[:, None, None] * root, observed=dbar,
-                        dims=("dataset", "algorithm"))
+            if m > 1:
+                delta = pm.MvStudentT("delta_scaled", nu=nu, mu=delta0, scale=cov0, dims=("dataset", "algorithm"))
+                pm.MvNormal("dbar", mu=delta, chol=np.sqrt(data.c())[:, None, None] * root, observed=dbar,
+                            dims=("dataset", "algorithm"))
+            else:
+                delta = pm.StudentT("delta_scaled", nu=nu, mu=delta0, sigma=pt.sqrt(cov0[0]),
+                                    dims=("dataset", "algorithm"))
+                pm.Normal("dbar", mu=delta, sigma=np.sqrt(data.c())[:, None] * root[..., 0], observed=dbar,
+                          dims=("dataset", "algorithm"))
             pm.Deterministic("delta", delta * s, dims=("dataset", "algorithm"))
         # S_i ~ Wishart(n_i - 1, (1 - rho_i) Sigma_i): its parameter-dependent part, through root = chol(Sigma_i)
         log_det = m * np.log(1 - data.rho) + 2 * pt.log(pt.diagonal(root, axis1=-2, axis2=-1)).sum(axis=-1)
@@ -594,8 +604,8 @@ def joint_test(x, *, rope=0.01, algorithms=None, reference=None, rho=None, n_tes
     """Fit the joint hierarchical model of k algorithms (:func:`joint_model`) and summarise every pair and
     the ranking. Sampling settings and the convergence policy are those of
     :func:`pp_corr.hierarchical_test` (defaults :data:`DEFAULT`: marginal; one retry with :data:`ROBUST`:
-    longer, smaller steps); R-hat and bulk ESS are checked for delta0, sigma0, nu and every delta_i of every
-    algorithm.
+    longer, smaller steps; at k = 2, the pairwise model, the pairwise policy: centred first); R-hat and bulk ESS
+    are checked for delta0, sigma0, nu and every delta_i of every algorithm.
 
     >>> import numpy as np
     >>> rng = np.random.default_rng(0)  # 12 data sets, each with its own level, 10 folds, 3 algorithms
@@ -625,6 +635,8 @@ def joint_test(x, *, rope=0.01, algorithms=None, reference=None, rho=None, n_tes
                        **compiled)
         return _draw_delta(idata, data, random_seed) if form == "marginal" else idata
 
-    idata, problems, attempts = fit_with_policy(fit, [DEFAULT, ROBUST], given, retry=retry, progressbar=progressbar,
+    # k = 2 is the pairwise model: its policy (centred first, where the marginal form's lambda_i slow nu down)
+    policy = [DEFAULT, ROBUST] if data.mean.shape[1] > 1 else [hierarchical.DEFAULT, hierarchical.ROBUST]
+    idata, problems, attempts = fit_with_policy(fit, policy, given, retry=retry, progressbar=progressbar,
                                                 var_names=CHECKED, what="the joint model")
     return JointResult(idata, data, rope, random_seed, problems, attempts)

@@ -399,3 +399,45 @@ def test_standardised_mixing_weights_are_gamma(nu):
         value = float(values({"lambda_standardised": np.array([z])})[1][0])
         below = integrate.quad(density, -60, z, limit=500)[0]
         assert below == pytest.approx(stats.gamma.cdf(value, nu / 2, scale=2 / nu), abs=1e-5)
+
+
+def _per_draw(post, d0, s0, nu, rope):
+    """The pair's per-draw quantities (chain, draw): delta0, its sign, a new data set's tails (t_nu(delta0, sigma0))."""
+    lo, hi = rope
+    return {"delta0": d0, "P(delta0 > 0)": (d0 > 0).astype(float), "p_left": stats.t.cdf((lo - d0) / s0, nu),
+            "p_right": stats.t.sf((hi - d0) / s0, nu)}
+
+
+def _mcse(values, prob=None):
+    tree = az.from_dict({"posterior": {"v": values}})
+    return float(az.mcse(tree, method="quantile", prob=prob)["v"] if prob else az.mcse(tree)["v"])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("source", ["uci54", "simulated"])
+def test_k2_fit_reports_what_the_pairwise_fit_reports(uci54, source):
+    """At k = 2, joint_test and hierarchical_test (both policies, own seeds) agree on delta0's 5/50/95% quantiles,
+    P(delta0 > 0) and a new data set's P(A better), P(B better) - each as its result reports it - within 4 Monte
+    Carlo standard errors of the difference (each fit's MCSE from its own draws)."""
+    from pp_corr import hierarchical_test, joint_test
+
+    if source == "uci54":
+        x = uci54.sel(algorithm=["nbc", "hnb"])
+        joint = joint_test(x, algorithms=["nbc", "hnb"], random_seed=3)
+        pair = hierarchical_test(x, algorithms=["nbc", "hnb"], random_seed=4)
+    else:
+        x = simulated_scores(q=12, n=10, k=2, seed=21)
+        joint = joint_test(x, rho=0.1, random_seed=3)
+        pair = hierarchical_test(x[..., 1] - x[..., 0], rho=0.1, random_seed=4)
+    assert joint.converged and pair.converged
+    jp, pp = joint.idata.posterior, pair.idata.posterior
+    ours = _per_draw(jp, jp["delta0"].values[..., 0], jp["sigma0"].values[..., 0], jp["nu"].values, joint.rope)
+    theirs = _per_draw(pp, pp["delta0"].values, pp["sigma0"].values, pp["nu"].values, pair.rope)
+    row, new = joint.pairs().iloc[0], pair.new_dataset()
+    reported = {"P(delta0 > 0)": (row.p_delta0_positive, pair.p_delta0_positive),
+                "p_left": (row.p_left, new.p_left), "p_right": (row.p_right, new.p_right)}
+    for name, (a, b) in reported.items():
+        assert abs(a - b) <= 4 * np.hypot(_mcse(ours[name]), _mcse(theirs[name])), name   # = when both are 1
+    for prob in (0.05, 0.5, 0.95):
+        a, b = np.quantile(ours["delta0"], prob), np.quantile(pair.delta0, prob)
+        assert abs(a - b) < 4 * np.hypot(_mcse(ours["delta0"], prob), _mcse(theirs["delta0"], prob)), prob

@@ -46,7 +46,7 @@ FORMATS = ("md", "html", "tex")
 FILES = {"md": "report.md", "html": "report.html", "tex": "tables.tex"}
 FIGURE_DIR = "figures"
 FIGURE_DPI = 110
-VERDICT = 0.16  # width of a verdict column in LaTeX, a share of the line: long verdicts wrap
+VERDICT = 0.18  # width of a verdict column in LaTeX, a share of the line: long verdicts wrap
 PACKAGES = ("pp_corr", "numpy", "scipy", "pymc", "arviz")
 FIGURE_CAPTIONS = {  # a figure's kind (its file stem's start) -> caption, given (a, b)
     "forest": "{b} - {a} on each data set: posterior mean and 95% interval (correlated t-test)",

@@ -302,8 +302,11 @@ def to_latex(document: Document) -> str:
         if not table.in_latex:
             continue
         columns = "".join(_tex_column(table, j) for j in range(len(table.header)))
-        size = "\\small" if len(table.header) < 7 else "\\footnotesize"  # many columns: smaller, to fit the line
-        lines += ["\\begin{table}[htbp]", "  \\centering", f"  {size}", "  \\setlength{\\tabcolsep}{4pt}",
+        # many columns: smaller type and less space between them, to fit the line of an article
+        count = len(table.header)
+        size, space = ("\\small", 4) if count < 7 else ("\\footnotesize", 4) if count < 9 else \
+            ("\\scriptsize", 3 if count < 10 else 2)
+        lines += ["\\begin{table}[htbp]", "  \\centering", f"  {size}", f"  \\setlength{{\\tabcolsep}}{{{space}pt}}",
                   f"  \\caption{{{tex_escape(table.caption)}}}", f"  \\label{{tab:{table.label}}}",
                   f"  \\begin{{tabular}}{{{columns}}}", "    \\toprule",
                   "    " + " & ".join(_tex_header(h, n) for h, n in zip(table.header, table.numeric)) + " \\\\",

@@ -514,7 +514,9 @@ def _joint_section(result, order, settings) -> Section:
 
     level, alpha = settings["level"], settings["alpha"]
     intro = ("One hierarchical model of all algorithms together (every pair and the ranking from one posterior), "
-             f"with {result.algorithms[0]} as the reference.")
+             f"with {result.algorithms[0]} as the reference. Its population of data sets is one multivariate "
+             "Student-t: a data set far out in one difference weighs less in all of them, so its differences can "
+             "be smaller than the pairwise model's.")
     if not result.converged:
         return Section("Joint hierarchical model", (
             intro, f"{NOT_CONVERGED}: the fit failed its diagnostics after {len(result.attempts)} attempt(s) "

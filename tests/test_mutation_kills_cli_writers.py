@@ -511,3 +511,124 @@ def test_compare_pair_figures_get_the_rope_and_seed(tmp_path, monkeypatch, capsy
           str(tmp_path / "figs"), "--plot-dataset", "d2"])
     capsys.readouterr()
     assert made == [(("a", "c"), ["d2"], {"rope": 0.02, "random_seed": 9})]
+
+
+# ---- sixth session, format_rates and _simulate (mutants at 7c3c991) -----------------------------------------------
+
+def rates_of(values, dims, coords, alpha=0.1, repetitions=16):
+    """A rates Dataset as ``rejection_rates`` returns it, with the rates given and se = sqrt(r (1 - r) / n)."""
+    import xarray as xr
+
+    rate = xr.DataArray(values, dims=dims, coords=coords)
+    return xr.Dataset({"rate": rate, "se": np.sqrt(rate * (1 - rate) / repetitions)},
+                      attrs={"study": "S", "a": "zeroR", "b": "BN-hat", "alpha": alpha, "repetitions": repetitions})
+
+
+def cell(rate, n=16):
+    return f"{rate:.3f} ({np.sqrt(rate * (1 - rate) / n):.3f})"
+
+
+def test_format_rates_has_one_column_per_test_and_number_of_runs():
+    """The documented layout: a column per (test, runs), a row per other setting (format_rates 22-26, 29: the tests
+    or the runs put in the rows, or every cell in one column). Rates k / 16 of 16 repetitions, each cell
+    written here."""
+    from pp_corr.cli import format_rates
+
+    values = np.arange(16).reshape(2, 2, 2, 2) / 16    # (test, delta, runs, n_datasets)
+    rates = rates_of(values, ("test", "delta", "runs", "n_datasets"),
+                     {"test": ["poisson", "wilcoxon"], "delta": [0.0, 0.05], "runs": [1, 10], "n_datasets": [50, 25]})
+    lines = format_rates(rates).splitlines()
+    assert lines[0] == ("S: how often BN-hat is declared better than zeroR at alpha = 0.1, 16 repetitions; "
+                        "rate (standard error)")
+    assert lines[1].split() == ["test", "poisson", "wilcoxon"]   # each over its two runs columns
+    assert lines[2].split() == ["runs", "1", "10", "1", "10"]
+    assert lines[3].split() == ["delta", "n_datasets"]
+    rows = [(d, q) for d in range(2) for q in range(2)]
+    assert len(lines) == 4 + len(rows)
+    for line, (d, q) in zip(lines[4:], rows):
+        expected = [cell(values[t, d, m, q]) for t in range(2) for m in range(2)]
+        assert re.findall(r"\d\.\d{3} \(\d\.\d{3}\)", line) == expected
+        assert line.split()[:-8] == ([f"{[0.0, 0.05][d]:.2f}"] if q == 0 else []) + [str([50, 25][q])]
+
+
+def test_format_rates_without_runs_has_one_column_per_test():
+    """The toy example's rates have no runs: the tests across, the cases down."""
+    from pp_corr.cli import format_rates
+
+    values = np.array([[0.125, 0.25], [0.5, 0.875]])   # (test, case)
+    rates = rates_of(values, ("test", "case"), {"test": ["poisson", "wilcoxon"], "case": [1, 2]})
+    lines = format_rates(rates).splitlines()
+    assert lines[1].split() == ["test", "poisson", "wilcoxon"] and lines[2].split() == ["case"]
+    assert [line.split() for line in lines[3:]] == [[str(c + 1)] + " ".join(cell(values[t, c]) for t in range(2))
+                                                     .split() for c in range(2)]
+
+
+STUDIES = {"toy": ("toy_example", {}),
+           "experiment1": ("experiment_1", dict(deltas=[0.0, 0.1], runs=1, n_datasets=10)),
+           "experiment2": ("experiment_2", dict(deltas=[0.0, 0.05], runs=1))}
+
+
+def spy_study(monkeypatch, study, **small):
+    """The study's function spied on (see ``spy``); the other studies' functions fail if called."""
+    from pp_corr import simulation
+
+    name, design = STUDIES[study]
+    for other, _ in STUDIES.values():
+        if other != name:
+            monkeypatch.setattr(simulation, other, lambda **kw: pytest.fail("another study was run"))
+    return spy(monkeypatch, simulation, name, **design, **small)
+
+
+@pytest.mark.parametrize("study", list(STUDIES))
+@pytest.mark.parametrize("options, execution", EXECUTION)
+def test_simulate_runs_the_study_named_with_every_option(monkeypatch, capsys, study, options, execution):
+    """Each study gets the repetitions, seed, scheduler, workers and progress asked (_simulate 32, 37: the
+    scheduler None or dropped; 48, 51, 52: experiment1 ran experiment 2)."""
+    calls, _ = spy_study(monkeypatch, study)
+    main(["simulate", study, "--repetitions", "6", "--seed", "5"] + options)
+    assert calls == [dict(repetitions=6, random_seed=5, **execution)]
+    assert ", 6 repetitions;" in capsys.readouterr().out
+
+
+def test_simulate_runs_5000_repetitions_by_default(monkeypatch, capsys):
+    """(_simulate 41: 5001.) The spy runs 6 repetitions whatever it is asked."""
+    calls, _ = spy_study(monkeypatch, "toy", repetitions=6)
+    main(["simulate", "toy", "--workers", "1", "--no-progress"])
+    assert calls[0]["repetitions"] == 5000
+    capsys.readouterr()
+
+
+def test_simulate_experiment_draws_one_figure_per_number_of_data_sets(tmp_path, monkeypatch, capsys):
+    """Experiment 2 (q = 50 and 25) with -o: a figure per q, each of that q's rates only (_simulate 68-71), and the
+    rates file holds the rejection rates of the saved repetitions, counted here."""
+    import pandas as pd
+    import xarray as xr
+
+    import pp_corr.plots
+
+    _, results = spy_study(monkeypatch, "experiment2")
+    drawn = []
+    real = pp_corr.plots.plot_rejection_rates
+
+    def plot(rates, **kw):
+        drawn.append(rates.n_datasets.values.tolist())
+        return real(rates, **kw)
+
+    monkeypatch.setattr(pp_corr.plots, "plot_rejection_rates", plot)
+    main(["simulate", "experiment2", "--repetitions", "6", "--seed", "1", "--alpha", "0.3", "--workers", "1",
+          "--no-progress", "-o", str(tmp_path)])
+    capsys.readouterr()
+    assert drawn == [[50], [25]]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["experiment2_q25.png", "experiment2_q50.png",
+                                                         "experiment2_rates.csv", "experiment2_results.nc"]
+    with xr.open_dataset(tmp_path / "experiment2_results.nc", engine="scipy") as saved:
+        saved = saved.load()
+    xr.testing.assert_allclose(saved, results[0])
+    rates = pd.read_csv(tmp_path / "experiment2_rates.csv").set_index(["test", "delta", "runs", "n_datasets"])
+    for delta in saved.delta.values:
+        for q in saved.n_datasets.values:
+            one = saved.sel(delta=delta, runs=1, n_datasets=q)
+            poisson = np.mean(one.p_b_majority.values > 0.7)
+            wilcoxon = np.mean(one.wilcoxon_pvalue.values < 0.3)
+            assert rates.loc[("poisson", delta, 1, q), "rate"] == pytest.approx(poisson, abs=1e-12)
+            assert rates.loc[("wilcoxon", delta, 1, q), "rate"] == pytest.approx(wilcoxon, abs=1e-12)

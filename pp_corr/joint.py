@@ -64,7 +64,7 @@ import xarray as xr
 from scipy import stats
 
 from ._args import as_generator, as_rope, check_probability_level, check_real
-from . import hierarchical
+from .hierarchical import DEFAULT as PAIRWISE_DEFAULT, ROBUST as PAIRWISE_ROBUST
 from .hierarchical import (CHECKED, PRIORS, SIGMA_CEILING, SIGMA_FLOOR, _check_bounds, _check_priors,
                            _nu_minus_one, _plain, _unconverged_lines, _unit, _warn_far_out, centred_uniform,
                            check_fit_settings, fit_with_policy)
@@ -636,7 +636,7 @@ def joint_test(x, *, rope=0.01, algorithms=None, reference=None, rho=None, n_tes
         return _draw_delta(idata, data, random_seed) if form == "marginal" else idata
 
     # k = 2 is the pairwise model: its policy (centred first, where the marginal form's lambda_i slow nu down)
-    policy = [DEFAULT, ROBUST] if data.mean.shape[1] > 1 else [hierarchical.DEFAULT, hierarchical.ROBUST]
+    policy = [DEFAULT, ROBUST] if data.mean.shape[1] > 1 else [PAIRWISE_DEFAULT, PAIRWISE_ROBUST]
     idata, problems, attempts = fit_with_policy(fit, policy, given, retry=retry, progressbar=progressbar,
                                                 var_names=CHECKED, what="the joint model")
     return JointResult(idata, data, rope, random_seed, problems, attempts)

@@ -64,10 +64,10 @@ import xarray as xr
 from scipy import stats
 
 from ._args import as_generator, as_rope, check_probability_level, check_real
-from .hierarchical import DEFAULT as PAIRWISE_DEFAULT, ROBUST as PAIRWISE_ROBUST
 from .hierarchical import (CHECKED, PRIORS, SIGMA_CEILING, SIGMA_FLOOR, _check_bounds, _check_priors,
                            _nu_minus_one, _plain, _unconverged_lines, _unit, _warn_far_out, centred_uniform,
                            check_fit_settings, fit_with_policy)
+from .hierarchical import DEFAULT as PAIRWISE_DEFAULT, ROBUST as PAIRWISE_ROBUST
 from .covariance import covariance_values, pivot_order, regression_covariance, regression_values
 from .intraclass import resolve_rho
 from .models import sample

@@ -401,7 +401,7 @@ def test_standardised_mixing_weights_are_gamma(nu):
         assert below == pytest.approx(stats.gamma.cdf(value, nu / 2, scale=2 / nu), abs=1e-5)
 
 
-def _per_draw(post, d0, s0, nu, rope):
+def _per_draw(d0, s0, nu, rope):
     """The pair's per-draw quantities (chain, draw): delta0, its sign, a new data set's tails (t_nu(delta0, sigma0))."""
     lo, hi = rope
     return {"delta0": d0, "P(delta0 > 0)": (d0 > 0).astype(float), "p_left": stats.t.cdf((lo - d0) / s0, nu),
@@ -431,8 +431,8 @@ def test_k2_fit_reports_what_the_pairwise_fit_reports(uci54, source):
         pair = hierarchical_test(x[..., 1] - x[..., 0], rho=0.1, random_seed=4)
     assert joint.converged and pair.converged
     jp, pp = joint.idata.posterior, pair.idata.posterior
-    ours = _per_draw(jp, jp["delta0"].values[..., 0], jp["sigma0"].values[..., 0], jp["nu"].values, joint.rope)
-    theirs = _per_draw(pp, pp["delta0"].values, pp["sigma0"].values, pp["nu"].values, pair.rope)
+    ours = _per_draw(jp["delta0"].values[..., 0], jp["sigma0"].values[..., 0], jp["nu"].values, joint.rope)
+    theirs = _per_draw(pp["delta0"].values, pp["sigma0"].values, pp["nu"].values, pair.rope)
     row, new = joint.pairs().iloc[0], pair.new_dataset()
     reported = {"P(delta0 > 0)": (row.p_delta0_positive, pair.p_delta0_positive),
                 "p_left": (row.p_left, new.p_left), "p_right": (row.p_right, new.p_right)}

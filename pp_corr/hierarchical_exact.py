@@ -348,6 +348,20 @@ class _Likelihoods:
     def _reach(self, i):
         return math.asinh(self.radii[i, -1] / self.scale[i])
 
+    @functools.cached_property
+    def distinct(self):
+        """The first row of each set of identical data sets (same cells and values: real data often repeat a
+        data set of equal scores, e.g. all differences 0) and, per data set, the index of its row among them."""
+        rows = {}
+        keys = zip(self.edges, self.weights, self.top, self.sides, *self.fine.values())
+        inverse = np.array([rows.setdefault(b"".join(a.tobytes() for a in key), len(rows)) for key in keys])
+        return np.unique(inverse, return_index=True)[1], inverse
+
+    def rows(self, index) -> _Likelihoods:
+        """The likelihoods of the data sets ``index`` only."""
+        arrays = {name: getattr(self, name)[index] for name in self.__dataclass_fields__ if name != "fine"}
+        return _Likelihoods(**arrays, fine={s: values[index] for s, values in self.fine.items()})
+
 
 def _build_likelihoods(xbar, ss, n, rho, lo, hi, splits, grid: ExactGrid) -> _Likelihoods:
     """Cells for every data set (see the module docstring, step 2) and L_i on them."""
@@ -486,8 +500,11 @@ def _convolve(lik: _Likelihoods, sigma0, delta0, nu, grid: ExactGrid):
     """G[k, m, i, :] = int t_nu_m(d; delta0_k, sigma0) L_i(d) [1, y, y^2, 1(d < r_lo), 1(d > r_hi), 1(d > 0)] dd.
 
     Five-point Gauss-Legendre on every cell where the kernel is smooth; on the others (where they matter) the
-    sub-cells of :func:`_narrow_cells` instead.
+    sub-cells of :func:`_narrow_cells` instead. Identical data sets are computed once.
     """
+    first, inverse = lik.distinct
+    if len(first) < lik.q:
+        return _convolve(lik.rows(first), sigma0, delta0, nu, grid)[:, :, inverse]
     constants = _log_t_constant(nu)
     size, q = len(delta0), lik.q
     out = np.empty((size, len(nu), q, 6))

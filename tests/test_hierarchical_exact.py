@@ -125,6 +125,24 @@ def test_kernel_integrals_against_dense_trapezoid():
             assert abs(got[k, m, i, 5] - positive) < tolerance * total, (sigma0, k, m, i)
 
 
+def test_identical_data_sets_are_computed_once_and_each_gets_its_own_integrals():
+    xbar = np.array([0.0, 0.5, 0.0, -0.3, 0.5])  # ties (all differences 0) in rows 0 and 2, rows 1 and 4 equal
+    n, ss = np.array([100.0, 100.0, 100.0, 10.0, 100.0]), np.array([0.0, 99.0, 0.0, 9.0, 99.0])
+    rho, lo, hi = np.full(5, 0.1), np.full(5, 0.01), np.full(5, 1000.0)
+    lik = he._build_likelihoods(xbar, ss, n, rho, lo, hi, (-0.2, 0.1, 0.0), ExactGrid())
+    first, inverse = lik.distinct
+    assert first.tolist() == [0, 1, 3] and inverse.tolist() == [0, 1, 0, 2, 1]
+    delta0, nus = np.array([0.0, 0.45]), np.array([1.05, 300.0])
+    for sigma0 in (3e-3, 0.3):
+        got = he._convolve(lik, sigma0, delta0, nus, ExactGrid())
+        for k, m, i in np.ndindex(len(delta0), len(nus), len(xbar)):
+            total, first_moment, positive = dense_kernel_integrals(lik, i, xbar[i], ss[i], n[i], rho[i], lo[i],
+                                                                   hi[i], delta0[k], sigma0, nus[m])
+            assert abs(got[k, m, i, 0] / total - 1) < 2e-5, (sigma0, k, m, i)
+            assert abs(got[k, m, i, 1] - first_moment) < 6e-5 * total, (sigma0, k, m, i)
+            assert abs(got[k, m, i, 5] - positive) < 2e-5 * total, (sigma0, k, m, i)
+
+
 # --- the whole posterior against importance sampling of the full joint
 
 def importance_sample(x, rho, lo, hi, delta0_max, sigma0_max, alpha, beta, size, seed, chunk=250_000):

@@ -350,12 +350,12 @@ class _Likelihoods:
 
     @functools.cached_property
     def distinct(self):
-        """The first row of each set of identical data sets (same cells and values: real data often repeat a
-        data set of equal scores, e.g. all differences 0) and, per data set, the index of its row among them."""
+        """The likelihoods of the distinct data sets (identical cells and values count once: real data often
+        repeat a data set of equal scores, e.g. all differences 0), and each data set's row among them."""
         rows = {}
         keys = zip(self.edges, self.weights, self.top, self.sides, *self.fine.values())
         inverse = np.array([rows.setdefault(b"".join(a.tobytes() for a in key), len(rows)) for key in keys])
-        return np.unique(inverse, return_index=True)[1], inverse
+        return (self if len(rows) == self.q else self.rows(np.unique(inverse, return_index=True)[1])), inverse
 
     def rows(self, index) -> _Likelihoods:
         """The likelihoods of the data sets ``index`` only."""
@@ -502,9 +502,9 @@ def _convolve(lik: _Likelihoods, sigma0, delta0, nu, grid: ExactGrid):
     Five-point Gauss-Legendre on every cell where the kernel is smooth; on the others (where they matter) the
     sub-cells of :func:`_narrow_cells` instead. Identical data sets are computed once.
     """
-    first, inverse = lik.distinct
-    if len(first) < lik.q:
-        return _convolve(lik.rows(first), sigma0, delta0, nu, grid)[:, :, inverse]
+    distinct, inverse = lik.distinct
+    if distinct is not lik:
+        return _convolve(distinct, sigma0, delta0, nu, grid)[:, :, inverse]
     constants = _log_t_constant(nu)
     size, q = len(delta0), lik.q
     out = np.empty((size, len(nu), q, 6))

@@ -130,8 +130,8 @@ def test_identical_data_sets_are_computed_once_and_each_gets_its_own_integrals()
     n, ss = np.array([100.0, 100.0, 100.0, 10.0, 100.0]), np.array([0.0, 99.0, 0.0, 9.0, 99.0])
     rho, lo, hi = np.full(5, 0.1), np.full(5, 0.01), np.full(5, 1000.0)
     lik = he._build_likelihoods(xbar, ss, n, rho, lo, hi, (-0.2, 0.1, 0.0), ExactGrid())
-    first, inverse = lik.distinct
-    assert first.tolist() == [0, 1, 3] and inverse.tolist() == [0, 1, 0, 2, 1]
+    distinct, inverse = lik.distinct
+    assert distinct.xbar.tolist() == [0.0, 0.5, -0.3] and inverse.tolist() == [0, 1, 0, 2, 1]
     delta0, nus = np.array([0.0, 0.45]), np.array([1.05, 300.0])
     for sigma0 in (3e-3, 0.3):
         got = he._convolve(lik, sigma0, delta0, nus, ExactGrid())

@@ -284,7 +284,9 @@ def _tex_header(text, numeric) -> str:
 
 
 def to_latex(document: Document) -> str:
-    r"""The document's tables as booktabs LaTeX, one ``table`` float each (needs ``\usepackage{booktabs, array}``).
+    r"""The document's tables as booktabs LaTeX, one ``table`` float each (needs
+    ``\usepackage{booktabs, array, graphicx}``): smaller type for more columns, and a table still wider than the line
+    scaled down to it (``\resizebox``), so that none runs into the margin.
 
     >>> table = Table("r", "a_b", ("x", "d"), (("n_1", "-0.5"),), (False, True))
     >>> doc = Document("T", ("v",), (Section("S", (table,)),))
@@ -296,7 +298,7 @@ def to_latex(document: Document) -> str:
         n\_1 & $-$0.5 \\
         \bottomrule
     """
-    lines = ["% Tables written by pp-corr report. In the preamble: \\usepackage{booktabs, array}",
+    lines = ["% Tables written by pp-corr report. In the preamble: \\usepackage{booktabs, array, graphicx}",
              "% Verdict: " + " ".join(document.verdict).replace("\n", " "), ""]
     for table in document.tables():
         if not table.in_latex:
@@ -308,12 +310,13 @@ def to_latex(document: Document) -> str:
             ("\\scriptsize", 3 if count < 10 else 2)
         lines += ["\\begin{table}[htbp]", "  \\centering", f"  {size}", f"  \\setlength{{\\tabcolsep}}{{{space}pt}}",
                   f"  \\caption{{{tex_escape(table.caption)}}}", f"  \\label{{tab:{table.label}}}",
-                  f"  \\begin{{tabular}}{{{columns}}}", "    \\toprule",
+                  f"  \\resizebox{{\\ifdim\\width>\\linewidth\\linewidth\\else\\width\\fi}}{{!}}"
+                  f"{{\\begin{{tabular}}{{{columns}}}", "    \\toprule",
                   "    " + " & ".join(_tex_header(h, n) for h, n in zip(table.header, table.numeric)) + " \\\\",
                   "    \\midrule"]
         lines += ["    " + " & ".join(_tex_number(c) if n else tex_escape(c) for c, n in zip(row, table.numeric))
                   + " \\\\" for row in table.rows]
-        lines += ["    \\bottomrule", "  \\end{tabular}"]
+        lines += ["    \\bottomrule", "  \\end{tabular}}"]
         if table.note:
             lines += ["", "  \\smallskip", f"  \\parbox{{0.95\\linewidth}}{{\\footnotesize {tex_escape(table.note)}}}"]
         lines += ["\\end{table}", ""]

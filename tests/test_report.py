@@ -15,7 +15,7 @@ import pytest
 
 import pp_corr
 from pp_corr.report import FILES, write_report
-from pp_corr.report_formats import NOT_CONVERGED, tex_escape
+from pp_corr.report_formats import NOT_CONVERGED, Document, Section, Table, tex_escape, to_latex
 from tests.test_uci54 import formula_probs
 
 NUMBER = re.compile(r"\d+\.\d+")
@@ -142,12 +142,22 @@ def compile_latex(tex_path: Path, tmp_path: Path) -> Path:
         pytest.skip("pdflatex is not installed (apt-get install texlive-latex-base texlive-latex-recommended); "
                     "the LaTeX source is still checked for balanced environments and escapes")
     shutil.copy(tex_path, tmp_path / "tables.tex")
-    (tmp_path / "paper.tex").write_text("\\documentclass{article}\n\\usepackage{booktabs, array}\n"
+    (tmp_path / "paper.tex").write_text("\\documentclass{article}\n\\usepackage{booktabs, array, graphicx}\n"
                                         "\\begin{document}\n\\input{tables}\n\\end{document}\n")
     run = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "paper.tex"], cwd=tmp_path,
                          capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, run.stdout[-2000:]
+    assert "Overfull \\hbox" not in run.stdout, "a table runs into the margin"
     return tmp_path / "paper.pdf"
+
+
+def test_a_table_wider_than_the_line_is_scaled_to_it(tmp_path):
+    """Ten columns of long numbers overrun an article's line even in scriptsize; the LaTeX scales them down."""
+    header = tuple(f"column {j}" for j in range(10))
+    rows = tuple(tuple(f"{-0.123456789 * (j + 1):.9f}" for j in range(10)) for _ in range(3))
+    document = Document("T", ("v",), (Section("S", (Table("wide", "w", header, rows, (True,) * 10),)),))
+    (tmp_path / "wide.tex").write_text(to_latex(document), encoding="utf-8")
+    compile_latex(tmp_path / "wide.tex", tmp_path)
 
 
 def screenshot(html_path: Path, tmp_path: Path):

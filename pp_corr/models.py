@@ -285,8 +285,9 @@ class RefittableModel:
     shapes: each fit sets the values and samples without compiling the log density again. With
     ``sampler="nutpie"`` the model is compiled once (``nutpie.compile_pymc_model``) and each fit takes its data
     through ``with_data``; with ``"pymc"`` the model itself is reused (``pm.set_data``; PyMC compiles its
-    function again, from PyTensor's cache). ``start`` names the free variables whose initial values each fit sets
-    (``initvals`` of :meth:`fit`), with their shapes; the rest start as PyMC's default.
+    function again, from PyTensor's cache; ``compile_kwargs`` go to ``pm.sample``). ``start`` names the free
+    variables whose initial values each fit sets (``initvals`` of :meth:`fit`), with their shapes; the rest start as
+    PyMC's default.
 
     A fit gives the draws :func:`sample` gives for the same model built with those values and the same seed.
 
@@ -302,10 +303,11 @@ class RefittableModel:
     True
     """
 
-    def __init__(self, model, start=None, *, sampler="pymc"):
+    def __init__(self, model, start=None, *, sampler="pymc", compile_kwargs=None):
         if sampler not in ("pymc", "nutpie"):
             raise ValueError(f"sampler must be 'pymc' or 'nutpie', got {sampler!r}")
         self.model, self.sampler = model, sampler
+        self._compile_kwargs = {"compile_kwargs": compile_kwargs} if compile_kwargs else {}
         # the initial values, shared: nutpie bakes its initial-point function in at compilation
         self._start = {name: pytensor.shared(np.zeros(shape), name=f"{name}_start") for name, shape in
                        (start or {}).items()}
@@ -328,7 +330,8 @@ class RefittableModel:
         if self._compiled is None:
             return sample(self.model, draws=draws, tune=tune, chains=chains, random_seed=random_seed,
                           progressbar=progressbar, target_accept=target_accept,
-                          initvals={name: start.get_value() for name, start in self._start.items()})
+                          initvals={name: start.get_value() for name, start in self._start.items()},
+                          **self._compile_kwargs)
         return self._fit_nutpie(values, draws, tune, chains, random_seed, progressbar, target_accept)
 
     def _fit_nutpie(self, values, draws, tune, chains, random_seed, progressbar, target_accept):

@@ -12,9 +12,11 @@ from scipy import integrate, stats
 from pp_corr.hierarchical import _build as build_pairwise
 from pp_corr.hierarchical import _prepare as prepare_pairwise
 from pp_corr.covariance import pivot_order
-from pp_corr.hierarchical import SIGMA_FLOOR
+from pp_corr.hierarchical import SIGMA_FLOOR, ConvergenceWarning
+import pp_corr.joint as joint
 from pp_corr.joint import (JointResult, _build, _draw_delta, _estimates, _orders, _prepare_joint, _data_values,
-                           _scalings, joint_model)
+                           _scalings, _start, joint_model)
+from pp_corr.models import sample
 
 RNG_SEED = 20261123
 
@@ -441,3 +443,29 @@ def test_k2_fit_reports_what_the_pairwise_fit_reports(uci54, source):
     for prob in (0.05, 0.5, 0.95):
         a, b = np.quantile(ours["delta0"], prob), np.quantile(pair.delta0, prob)
         assert abs(a - b) < 4 * np.hypot(_mcse(ours["delta0"], prob), _mcse(theirs["delta0"], prob)), prob
+
+
+def test_a_retry_in_the_first_attempts_form_samples_the_model_compiled_for_it(monkeypatch):
+    """20 draws do not converge, so joint_test retries in the same (marginal) form: with the model built and
+    compiled once, and giving the draws of that model built afresh and sampled with the retry's settings."""
+    built = []
+
+    class Counting(joint.RefittableModel):
+        def __init__(self, model, *args, **kwargs):
+            built.append(model)
+            super().__init__(model, *args, **kwargs)
+
+    monkeypatch.setattr(joint, "RefittableModel", Counting)
+    rng = np.random.default_rng(0)
+    scores = rng.normal([0.80, 0.81, 0.85], 0.02, (6, 10, 3)) + rng.normal(0, 0.02, (6, 1, 3))
+    with pytest.warns(ConvergenceWarning):
+        res = joint.joint_test(scores, folds=10, algorithms=["a", "b", "c"], random_seed=1, draws=20, tune=20,
+                               chains=2)
+    assert [(a["form"], a["target_accept"]) for a in res.attempts] == [("marginal", 0.8), ("marginal", 0.95)]
+    assert len(built) == 1
+    data = _prepare_joint(scores, ["a", "b", "c"], folds=10)
+    fresh = sample(_build(data, "current", None, form="marginal"), draws=20, tune=20, chains=2, random_seed=1,
+                   target_accept=0.95, initvals=_start(data, joint._limits(data, None), "marginal"),
+                   compile_kwargs={"mode": "NUMBA"})
+    np.testing.assert_array_equal(res.idata.posterior["delta0"].values,
+                                  _draw_delta(fresh, data, 1).posterior["delta0"].values)

@@ -53,6 +53,7 @@ class Source:
     where: object  # row label -> "line 5 of scores.csv" / "row 3", for the error messages
     columns: dict  # role -> the column it came from, for the error messages
     one_run_assumed: bool  # no run labels and no runs=/folds=: every score of a data set is one run
+    runs_unsplittable: bool = False  # fold labels without run labels: runs=/folds= cannot split them into runs
 
 
 def read_source(source, *, format, algorithms, columns, runs, folds, datasets, encoding, delimiter, scoring) -> Source:
@@ -201,7 +202,7 @@ def _from_table(frame, where, format, algorithms, columns, layout, datasets, nam
         explicit_tidy = columns is not None and ("algorithm" in columns or "score" in columns)
         if any(SPLIT_COLUMN.fullmatch(str(c)) for c in frame.columns):
             format = "cv_results"
-        elif explicit_tidy or (roles["algorithm"] in frame.columns and roles["score"] in frame.columns):
+        elif explicit_tidy or roles["algorithm"] in frame.columns:  # without a score column: named as missing
             format = "tidy"
         else:
             format = "wide"
@@ -221,11 +222,12 @@ def _from_table(frame, where, format, algorithms, columns, layout, datasets, nam
         raise ValueError("datasets= names the data sets of a source without a dataset column; this one has the "
                          f"column {roles['dataset']!r}")
     read = _tidy if format == "tidy" else _wide
+    unsplittable = roles["fold"] in frame.columns and roles["run"] not in frame.columns
     frame, one_run = read(frame, roles, columns or {}, algorithms, layout, name, where, decimal_comma)
     for column in ("score",) + SIZES:
         if decimal_comma and column in frame:
             frame[column] = _decimal_point(frame[column])
-    return Source(frame, where, roles, one_run)
+    return Source(frame, where, roles, one_run, unsplittable)
 
 
 def _one_name(datasets, name):

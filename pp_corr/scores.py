@@ -109,9 +109,11 @@ def load_scores(source, *, format="auto", algorithms=None, columns=None, runs=No
     sized = "n_test" in frame and "n_train" in frame
     if default_rho and source.one_run_assumed and not sized and n_folds.max() > 10:
         n = int(n_folds.max())
+        advice = ("add a run column (folds with labels but no run column cannot be split by runs=), or give "
+                  "rho=1/k" if source.runs_unsplittable else "give runs=r (or folds=k, or rho=)")
         warnings.warn(f"runs= not given: assumed the {n} scores of each data set are one run of {n}-fold "
-                      f"cross-validation, so rho = 1/{n}; for r runs of k folds give runs=r (or folds=k, or rho=)",
-                      AssumptionWarning, stacklevel=2)
+                      f"cross-validation, so rho = 1/{n}; for r runs of k folds {advice}", AssumptionWarning,
+                      stacklevel=2)
     if default_rho and sized:
         # stratified folds differ in size by one: the mean sizes give the heuristic's ratio
         n_test, n_train = (_column_means(frame, column, names, where) for column in ("n_test", "n_train"))

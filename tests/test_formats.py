@@ -313,7 +313,7 @@ def test_cli_warning_uses_cli_spellings(capsys, tidy, tmp_path):
     across.assign(fold=across.groupby("algorithm").cumcount() + 1).to_csv(path, index=False)
     main(["compare", str(path), "-a", "tree", "-b", "knn"])
     err = capsys.readouterr().err
-    assert "one run of 100-fold" in err and "--runs r (or --folds k, or --rho)" in err and "runs=" not in err
+    assert "one run of 100-fold" in err and "add a run column" in err and "--rho 1/k" in err and "runs=" not in err
 
 
 # runs= where users expect it: the n scores of a data set are r repetitions of k-fold cross-validation, k = n / r

@@ -226,6 +226,31 @@ def test_arrays_without_runs_warn_that_one_run_was_assumed():
     no_warnings(lambda: load_scores({"A": a[:, :10], "B": b[:, :10]}))  # one run of 10 folds: the usual reading
 
 
+def test_labelled_folds_without_runs_warn_with_advice_that_works(tmp_path):
+    """A tidy table with folds 1..100 and no run column cannot be split by runs=: the warning says what can be
+    done (a run column, or rho), each way it offers gives rho = 1/10 without a warning, and runs= is refused."""
+    rng = np.random.default_rng(5)
+    frame = pd.DataFrame({"dataset": "d", "algorithm": np.repeat(["A", "B"], 100),
+                          "fold": np.tile(np.arange(1, 101), 2), "score": rng.uniform(0.7, 0.9, 200)})
+    with pytest.warns(AssumptionWarning, match="one run of 100-fold.*add a run column.*rho=1/k") as caught:
+        load_scores(frame)
+    assert "give runs=" not in str(caught[0].message)
+    with_runs = frame.assign(run=(frame.fold - 1) // 10 + 1, fold=(frame.fold - 1) % 10 + 1)
+    for ds in (no_warnings(lambda: load_scores(frame, rho=0.1)), no_warnings(lambda: load_scores(with_runs))):
+        np.testing.assert_allclose(ds.rho, 0.1)
+    with pytest.raises(ValueError, match="runs = 10 contradicts the data"):
+        load_scores(frame, runs=10)
+
+
+def test_a_table_with_an_algorithm_column_but_no_score_column_names_the_score_column(tmp_path):
+    path = tmp_path / "scores.csv"
+    pd.DataFrame({"dataset": ["d"] * 4, "algorithm": ["A", "B"] * 2, "fold": [1, 1, 2, 2],
+                  "accuracy": [0.8, 0.7, 0.9, 0.8]}).to_csv(path, index=False)
+    with pytest.raises(ValueError, match=r"missing column\(s\) \['score'\].*columns="):
+        load_scores(path)
+    assert load_scores(path, columns={"score": "accuracy"}).score.sizes["algorithm"] == 2
+
+
 def test_folds_split_arrays_into_runs():
     rng = np.random.default_rng(4)
     a, b = rng.uniform(0.7, 0.9, size=(2, 3, 100))

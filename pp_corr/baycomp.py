@@ -29,6 +29,9 @@ Where this layer departs from baycomp, on purpose:
   reverse (ties halved). baycomp renormalises the three-region shares, which is the same whenever the rope
   region never wins (always for the signed-rank and hierarchical tests) but is 0/0 = NaN in its sign test
   when tied data sets and the prior make the rope win every draw; here that case gives (0.5, 0.5).
+- ``runs`` not given means one run, as in baycomp, but with more than 10 scores an :class:`pp_corr.AssumptionWarning`
+  says so: one run of 100 folds where there were 10 runs of 10 makes rho 1/100 instead of 1/10, and the
+  probabilities far too sure.
 - ``runs`` equal to the number of scores (one score per run) is an error naming ``runs``: the correlation of
   k-fold cross-validation, 1/k, needs k >= 2 folds per run (baycomp's t-test divides by zero, its hierarchical
   model gets a singular correlation matrix). For repeated hold-out use :func:`pp_corr.correlated_ttest` with
@@ -48,6 +51,7 @@ from __future__ import annotations
 
 import dataclasses
 import numbers
+import warnings
 from functools import cached_property
 
 import numpy as np
@@ -55,6 +59,7 @@ import numpy as np
 from ._args import check_count, check_flag, check_real
 from .intraclass import folds_from_runs
 from .rank_tests import bayesian_sign_test, bayesian_signed_rank, heaviside
+from .scores import AssumptionWarning
 from .ttest import correlated_ttest
 
 LEFT, ROPE, RIGHT = 0, 1, 2  # the regions, in the order of the probabilities
@@ -79,6 +84,18 @@ def _scores(x, y, ndim, shape_words):
 
 def _rope(rope) -> float:
     return check_real("rope", rope, low=0)
+
+
+def _folds(runs, n_scores) -> int:
+    """The folds per run of ``runs`` (baycomp's default, one run, when None: with more than 10 scores an
+    :class:`pp_corr.AssumptionWarning` says so, as it makes rho = 1/n and the test far too sure)."""
+    if runs is None:
+        if n_scores > 10:
+            warnings.warn(f"runs not given: baycomp's default, one run of {n_scores}-fold cross-validation (rho = "
+                          f"1/{n_scores}), was assumed; for r runs of k folds give runs=r", AssumptionWarning,
+                          stacklevel=4)
+        runs = 1
+    return folds_from_runs(runs, n_scores)
 
 
 def _nsamples(nsamples) -> int:
@@ -178,15 +195,15 @@ class CorrelatedTTest:
 
     LEFT, ROPE, RIGHT = LEFT, ROPE, RIGHT
 
-    def __new__(cls, x, y, rope=0, runs=1, *, names=None, nsamples=50000, random_state=None):
+    def __new__(cls, x, y, rope=0, runs=None, *, names=None, nsamples=50000, random_state=None):
         x, y = _scores(x, y, 1, "the scores of one data set")
-        rope, folds = _rope(rope), folds_from_runs(runs, len(x))
+        rope, folds = _rope(rope), _folds(runs, len(x))
         nsamples, random_state = _nsamples(nsamples), _random_state(random_state)
         result = correlated_ttest(x, y, folds=folds, rope=rope or None, names=_names(names))
         return CorrelatedPosterior(result, rope, float(np.mean(x)), float(np.mean(y)), nsamples, random_state)
 
     @classmethod
-    def compute_statistics(cls, x, y, runs=1):
+    def compute_statistics(cls, x, y, runs=None):
         """(mean, var, df) of the posterior Student-t of y - x.
 
         >>> CorrelatedTTest.compute_statistics([1.0, 2.0, 3.0, 4.0], [2.0, 2.0, 5.0, 5.0], runs=2)[2]
@@ -196,7 +213,7 @@ class CorrelatedTTest:
         return post.mean, post.var, post.df
 
     @classmethod
-    def sample(cls, x, y, runs=1, *, nsamples=50000, random_state=None):
+    def sample(cls, x, y, runs=None, *, nsamples=50000, random_state=None):
         """``nsamples`` draws of the mean difference.
 
         >>> CorrelatedTTest.sample([1.0, 2.0, 3.0, 4.0], [2.0, 2.0, 5.0, 5.0], nsamples=3, random_state=0).shape
@@ -205,7 +222,7 @@ class CorrelatedTTest:
         return cls(x, y, runs=runs, nsamples=nsamples, random_state=random_state).sample
 
     @classmethod
-    def probs(cls, x, y, rope=0, runs=1):
+    def probs(cls, x, y, rope=0, runs=None):
         """(p_left, p_right), or (p_left, p_rope, p_right) when ``rope > 0``.
 
         >>> [round(p, 3) for p in CorrelatedTTest.probs([1.0, 2.0, 3.0, 4.0], [2.0, 2.0, 5.0, 5.0])]
@@ -214,7 +231,7 @@ class CorrelatedTTest:
         return cls(x, y, rope, runs).probs()
 
     @classmethod
-    def plot(cls, x, y, rope=0, runs=1, *, names=None):
+    def plot(cls, x, y, rope=0, runs=None, *, names=None):
         """The posterior density as a Figure.
 
         >>> CorrelatedTTest.plot([1.0, 2.0, 3.0, 4.0], [2.0, 2.0, 5.0, 5.0], names=("nbc", "j48")).axes[0].get_xlabel()
@@ -223,7 +240,7 @@ class CorrelatedTTest:
         return cls(x, y, rope, runs, names=names).plot()
 
 
-def two_on_single(x, y, rope=0, runs=1, *, names=None, plot=False):
+def two_on_single(x, y, rope=0, runs=None, *, names=None, plot=False):
     """Compare two algorithms on one data set by the correlated t-test: the probabilities, and with ``plot=True``
     the pair (probabilities, Figure).
 
@@ -420,12 +437,12 @@ class HierarchicalTest(_SampledTest):
     NSAMPLES = None
 
     @classmethod
-    def _posterior(cls, x, y, rope, *, runs=1, lower_alpha=1, upper_alpha=2, lower_beta=0.01, upper_beta=0.1,
+    def _posterior(cls, x, y, rope, *, runs=None, lower_alpha=1, upper_alpha=2, lower_beta=0.01, upper_beta=0.1,
                    upper_sigma=BAYCOMP_SIGMA_FACTOR, chains=4, nsamples, random_state, names):
         from .hierarchical import PRIORS, hierarchical_test
 
         x, y = _scores(x, y, 2, "data sets x scores")
-        folds = folds_from_runs(runs, x.shape[1])
+        folds = _folds(runs, x.shape[1])
         bounds = {"lower_alpha": lower_alpha, "upper_alpha": upper_alpha, "lower_beta": lower_beta,
                   "upper_beta": upper_beta}
         given = tuple(check_real(name, value, low=0) for name, value in bounds.items())
@@ -442,7 +459,7 @@ class HierarchicalTest(_SampledTest):
         return SampledPosterior(fit.new_dataset(), rope, result=fit)
 
 
-def two_on_multiple(x, y, rope=0, *, runs=1, names=None, plot=False, **kwargs):
+def two_on_multiple(x, y, rope=0, *, runs=None, names=None, plot=False, **kwargs):
     """Compare two algorithms on several data sets: the signed-rank test for one mean score per data set
     (1-D ``x`` and ``y``), the hierarchical test for (data sets, scores) arrays. Returns the probabilities, and
     with ``plot=True`` the pair (probabilities, Figure); ``kwargs`` go to the test (``prior``, ``nsamples``,

@@ -116,6 +116,9 @@ def rho_for(x_shape, *, rho=None, n_test=None, n_train=None, folds=None, runs=No
     ...
     ValueError: rho has 3 values but x holds 1 data set: give one value or one per data set
     """
+    if all(v is None for v in (rho, n_test, n_train, folds, runs)):
+        raise ValueError("give how the scores were obtained: runs (r runs of k-fold cross-validation: rho = 1/k), "
+                         "folds (k), rho, or n_test with n_train")
     if runs is not None:
         if folds is not None:
             raise ValueError("give runs or folds, not both (folds = number of scores / runs)")

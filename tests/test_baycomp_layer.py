@@ -23,6 +23,7 @@ from scipy import stats
 
 import pp_corr
 from pp_corr import baycomp as bc
+from pp_corr.scores import AssumptionWarning
 from pp_corr.ttest import DegenerateWarning
 
 UCI54_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "uci54"
@@ -237,7 +238,7 @@ def test_hierarchical_arguments_reach_pp_corr(monkeypatch):
     assert kwargs == {"rope": 0.5, "folds": 10, "priors": "current", "names": None, "draws": 300, "chains": 2,
                       "random_seed": 4}
     assert probs == (0.5, 0.0, 0.5)  # the fake's draws: left wins one, right the other
-    bc.HierarchicalTest(x, y, 0.5)
+    bc.HierarchicalTest(x, y, 0.5, runs=1)
     assert calls[-1][2]["priors"] == "older" and calls[-1][2]["draws"] is None  # baycomp's priors, pp_corr's draws
 
 
@@ -253,7 +254,7 @@ def test_swapping_x_and_y_mirrors_the_t_test(x, y, rope):
     x, y = x[:n], y[:n]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DegenerateWarning)
-        forward, backward = bc.two_on_single(x, y, rope), bc.two_on_single(y, x, rope)
+        forward, backward = bc.two_on_single(x, y, rope, runs=1), bc.two_on_single(y, x, rope, runs=1)
     np.testing.assert_allclose(forward, backward[::-1], rtol=0, atol=1e-14)
 
 
@@ -284,7 +285,7 @@ def test_orientation_is_baycomps():
     rng = np.random.default_rng(2)
     x = rng.normal(0.8, 0.02, 20)
     y = x + 0.03 + rng.normal(0, 0.005, 20)
-    assert bc.two_on_single(x, y)[1] > 0.99
+    assert bc.two_on_single(x, y, runs=1)[1] > 0.99
     assert bc.two_on_multiple(x, y, random_state=0)[1] > 0.99
     assert bc.SignTest.probs(x, y, rope=0.01, random_state=0)[2] > 0.99
 
@@ -359,3 +360,20 @@ def test_plots():
     assert fig.axes[0].get_xlabel() == "P(j48 better) in a draw"  # no rope: the histogram
     assert isinstance(bc.SignTest.plot_histogram(x, y, random_state=0), matplotlib.figure.Figure)
     assert isinstance(bc.SignedRankTest.plot_simplex(x, y, 0.01, random_state=0), matplotlib.figure.Figure)
+
+
+def test_runs_not_given_is_baycomps_one_run_and_said_when_it_matters():
+    """baycomp assumes one run; with 100 scores that makes rho 1/100 where 10 runs of 10 folds give 1/10 and a
+    far surer answer, so the layer warns (and computes what runs=1 computes); with 10 scores it does not."""
+    rng = np.random.default_rng(7)
+    x, y = rng.normal(0.80, 0.03, 100), rng.normal(0.81, 0.03, 100)
+    with pytest.warns(AssumptionWarning, match="one run of 100-fold.*rho = 1/100.*give runs=r"):
+        assumed = bc.two_on_single(x, y, rope=0.01)
+    assert assumed == bc.two_on_single(x, y, rope=0.01, runs=1)
+    assert assumed == tuple(bc.CorrelatedTTest.probs(x, y, rope=0.01, runs=1))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        bc.two_on_single(x, y, rope=0.01, runs=10)
+        bc.two_on_single(x[:10], y[:10], rope=0.01)
+    with pytest.raises(ValueError, match="runs .r runs of k-fold"):
+        pp_corr.correlated_ttest(x, y, rope=0.01)

@@ -34,8 +34,9 @@ from .scores import example_path, load_scores
 from .ttest import DegenerateWarning
 
 
-def format_table(result, confidence_level=0.95) -> str:
-    """The per-data-set table printed by ``pp-corr compare``.
+def format_table(result, confidence_level=0.95, *, negated=False) -> str:
+    """The per-data-set table printed by ``pp-corr compare``; ``negated``: the scores are losses, negated on
+    loading (``--lower-is-better``), so the title names the difference in the units given, a - b.
 
     >>> from pp_corr import correlated_ttest
     >>> print(format_table(correlated_ttest([0.01, 0.03, 0.02, 0.04], folds=4, names=("a", "b"))))
@@ -57,7 +58,9 @@ def format_table(result, confidence_level=0.95) -> str:
     flags = np.flatnonzero(frame["degenerate"].values)
     if len(flags):
         table.index = [f"{d}*" if i in set(flags) else d for i, d in enumerate(table.index)]
-    title = f"{b} - {a} (positive: {b} better), rope {result.rope}, prior " + \
+    difference = f"{a} - {b} (lower is better, positive: {b} better)" if negated else \
+        f"{b} - {a} (positive: {b} better)"
+    title = f"{difference}, rope {result.rope}, prior " + \
         ("matching" if result.prior.is_matching else repr(result.prior))
     note = "\n* all differences equal: the posterior is a point mass" if len(flags) else ""
     return f"{title}\n{table.to_string()}{note}"
@@ -264,7 +267,7 @@ def _compare(args):
             results = [poisson_test(scores, algorithms=pair, rope=args.rope, prior=prior, alpha=args.alpha)
                        for pair in pairs]
         for result in results:
-            print(format_table(result.per_dataset), end="\n\n")
+            print(format_table(result.per_dataset, negated=args.lower_is_better), end="\n\n")
             if result.distribution.n_trials > 1:
                 print(result, end="\n\n")
         if output:

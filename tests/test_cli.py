@@ -216,10 +216,20 @@ def test_lower_is_better_flips_the_verdict_and_encoding_is_passed(scores_csv, tm
     frame.assign(score=1 - frame.score).to_csv(errors, index=False, encoding="cp1252")
     accuracy_json, error_json = tmp_path / "acc.json", tmp_path / "err.json"
     main(["compare", str(scores_csv), "-a", "A", "-b", "B", "-o", str(accuracy_json)])
+    accuracy_table = capsys.readouterr().out.splitlines()
     main(["compare", str(errors), "-a", "A", "-b", "B", "--lower-is-better", "--encoding", "cp1252",
           "-o", str(error_json)])
+    error_table = capsys.readouterr().out.splitlines()
     acc, err = (json.loads(p.read_text())[0] for p in (accuracy_json, error_json))
     assert err["decision"] == acc["decision"] == "B"
+    # the title names the difference in the errors as given: A's error minus B's, B - A of the accuracies
+    assert accuracy_table[0].startswith("B - A (positive: B better)")
+    assert error_table[0].startswith("A - B (lower is better, positive: B better)")
+    means = frame.groupby(["dataset", "algorithm"]).score.mean().unstack()
+    for line in error_table[3:3 + len(means)]:  # after the title, the column names and the index name
+        name, value = line.split()[:2]
+        row = means.loc[name.rstrip("*")]
+        assert float(value) == pytest.approx((1 - row["A"]) - (1 - row["B"]), abs=6e-5)
     for r_acc, r_err in zip(acc["results"], err["results"]):
         assert r_err["p_right"] == pytest.approx(r_acc["p_right"], abs=1e-9)
 

@@ -345,7 +345,7 @@ def _demo(args):
     args.plots, args.plot_format, args.plot_dataset = None, None, None
     print(f"Embedded example: {example_path().name} (scikit-learn classifiers, 10 runs of 10-fold CV)\n")
     _compare(args)
-    args.all_pairs = True
+    args.a, args.b, args.all_pairs = None, None, True  # every classifier of the example
     _compare(args)
 
 
@@ -563,10 +563,14 @@ def _build_parser() -> argparse.ArgumentParser:
     rope = _option(check_real, low=0)
     level = _option(check_probability_level)
     seed = _option(check_count, parse=int, minimum=0)
-    parser = _Parser(prog="pp-corr", description=__doc__.splitlines()[0])
+    parser = _Parser(prog="pp-corr", description="Bayesian comparison of algorithms assessed by cross-validation: "
+                     "per-fold scores of several algorithms on one or many data sets. Errors name the option or path "
+                     "(exit status 2 for a wrong option, 1 for other errors, 3 when a hierarchical fit with --method "
+                     "mcmc did not converge); tables go to stdout, progress and warnings to stderr.")
     parser.add_argument("--version", action="version", version=f"pp-corr {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
-    cmp_ = sub.add_parser("compare", help="compare algorithms on the per-fold scores in a tidy CSV")
+    cmp_ = sub.add_parser("compare", help="compare algorithms on their per-fold scores (a CSV or JSON file: see "
+                                          "--format)")
     cmp_.add_argument("-a", help="algorithm A (the baseline)")
     cmp_.add_argument("-b", help="algorithm B (positive differences: B better)")
     _add_analysis_options(cmp_, rope, level, seed)
@@ -652,7 +656,8 @@ def _build_parser() -> argparse.ArgumentParser:
     rpl.add_argument("--output", "-o", help="write the table to a .csv file")
     rpl.set_defaults(func=_replicability)
     dem = sub.add_parser("demo", help="run the comparison on the embedded scikit-learn example")
-    dem.add_argument("--rope", type=rope, default=0.01)
+    dem.add_argument("--rope", type=rope, default=0.01, help="half-width of the rope (region of practical "
+                     "equivalence), in accuracy (default 0.01)")
     dem.set_defaults(func=_demo)
     return parser
 

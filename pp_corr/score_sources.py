@@ -197,7 +197,7 @@ def _from_table(frame, where, format, algorithms, columns, layout, datasets, nam
     roles = _roles(columns)
     if len(frame.columns) == 1 and any(d in str(frame.columns[0]) for d in DELIMITERS):
         raise ValueError(f"missing columns: the table has one column {str(frame.columns[0])!r}, so it seems to use "
-                         "another delimiter: give it with delimiter=")
+                         "another delimiter: give the file's own with delimiter=")
     if format == "auto":
         explicit_tidy = columns is not None and ("algorithm" in columns or "score" in columns)
         if any(SPLIT_COLUMN.fullmatch(str(c)) for c in frame.columns):
@@ -249,7 +249,7 @@ def _roles(columns):
         raise TypeError(f"columns must be a mapping {{role: column name}}, got {type(columns).__name__}")
     unknown = set(columns) - set(ROLES)
     if unknown:
-        raise ValueError(f"columns maps unknown roles {sorted(map(str, unknown))}; roles are {list(ROLES)}")
+        raise ValueError(f"columns= names unknown roles {sorted(map(str, unknown))}; roles are {list(ROLES)}")
     roles = {**dict(zip(ROLES, ROLES)), **columns}
     targets = list(roles.values())
     shared = sorted({str(c) for c in targets if targets.count(c) > 1})
@@ -263,7 +263,7 @@ def _check_columns(present, roles, needed):
     if missing:
         hint = ""
         if len(present) == 1 and any(sep in str(present[0]) for sep in ";\t|,"):
-            hint = "; the file seems to use another delimiter: give it with delimiter="
+            hint = "; the file seems to use another delimiter: give the file's own with delimiter="
         raise ValueError(f"missing column(s) {missing}; have {list(present)} (rename them with columns=...){hint}")
 
 

@@ -43,6 +43,8 @@ def test_demo_prints_named_table(capsys):
     main(["demo"])
     out = capsys.readouterr().out
     assert "knn - logistic" in out and "P(logistic better)" in out and "digits" in out
+    matrices = out.split("Better of the pair", 1)[1]  # the all-pairs part: every classifier of the example
+    assert all(name in matrices for name in ("logistic", "knn", "naive_bayes", "tree"))
 
 
 def test_json_numbers_equal_the_formula(scores_csv, tmp_path, capsys):

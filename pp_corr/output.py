@@ -77,6 +77,13 @@ def check_output_dir(path) -> Path:
     existing = next(p for p in (path, *path.parents) if p.exists())
     if not existing.is_dir() or not os.access(existing, os.W_OK):
         raise ValueError(f"output {path}: cannot create it in {existing}")
+    if existing != path:  # try: a file system may refuse what the permissions allow (e.g. /proc for root)
+        first = next(p for p in (path, *path.parents) if p.parent == existing)
+        try:
+            first.mkdir()
+            first.rmdir()
+        except OSError as err:
+            raise ValueError(f"output {path}: cannot create it in {existing} ({err.strerror})") from None
     return path
 
 

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from pp_corr.output import check_output_file, json_text, plain, write_files, write_result
+from pp_corr.output import check_output_dir, check_output_file, json_text, plain, write_files, write_result
 
 
 def test_plain_keeps_none_and_writes_other_objects_as_text():
@@ -96,3 +96,19 @@ def test_a_new_file_gets_the_mode_open_would_give_and_a_replaced_file_keeps_its_
         os.umask(old)
     assert stat.S_IMODE(new.stat().st_mode) == 0o644
     assert stat.S_IMODE(kept.stat().st_mode) == 0o640
+
+
+def test_an_output_directory_is_created_on_trial_and_a_refusal_is_named_before_any_work(tmp_path, monkeypatch):
+    """Permissions can allow what the file system refuses (/proc for root): the first missing directory is
+    created and removed again, so a refusal is an error naming the path, and a check leaves nothing behind."""
+    assert check_output_dir(tmp_path / "a" / "b") == tmp_path / "a" / "b" and not (tmp_path / "a").exists()
+    real = Path.mkdir
+
+    def refuse(self, *args, **kwargs):
+        if self == tmp_path / "new":
+            raise OSError(2, "No such file or directory")
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "mkdir", refuse)
+    with pytest.raises(ValueError, match=r"output .*report: cannot create it in .* \(No such file or directory\)"):
+        check_output_dir(tmp_path / "new" / "report")

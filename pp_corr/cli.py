@@ -517,8 +517,11 @@ def format_replicability(table) -> str:
     """
     shown = table.drop(columns=["a", "b", "n_subsets"]).rename(columns=lambda c: c.replace("_determinate", " det.")
                                                                 .replace("_indeterminate", " indet."))
+    cells = shown.T.apply(lambda row: row.map("{:.0f}".format if row.name == "n det." else "{:.3f}".format), axis=1)
     return (f"replicability on {int(table.n_subsets.iloc[0])} subsets per pair: H1 = B better; "
-            f"R = 1 - 2 var(decision) (1: always the same answer)\n{shown.T.round(3).to_string()}")
+            f"R = 1 - 2 var(decision) (1: always the same answer)\n{cells.to_string()}\n"
+            "det. / indet.: over the subsets where the imprecise signed-rank test (idp) decides / does not; "
+            "n det.: their number")
 
 
 def _replicability(args):

@@ -135,9 +135,12 @@ def test_cli_writes_the_functions_table(small_scores, tmp_path, capsys):
     out = tmp_path / "table.csv"
     main(["replicability", str(csv), "--subset-size", "6", "--subsets", "30", "--draws", "300", "--seed", "7",
           "-o", str(out)])
-    assert "replicability on 30 subsets" in capsys.readouterr().out
+    printed = capsys.readouterr().out
+    assert "replicability on 30 subsets" in printed
     expected = replicability_table(replicability_decisions(load_scores(csv), subset_size=6, n_subsets=30,
                                                            n_draws=300, random_seed=7))
+    (counts,) = [line.split()[2:] for line in printed.splitlines() if line.startswith("n det.")]
+    assert counts == [str(n) for n in expected.n_determinate]  # a count, printed as one
     pd.testing.assert_frame_equal(pd.read_csv(out, index_col="pair"), expected, check_dtype=False)
     main(["replicability", str(csv), "-a", "C", "-b", "A", "--subset-size", "6", "--subsets", "30"])
     assert "A vs C" in capsys.readouterr().out

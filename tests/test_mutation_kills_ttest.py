@@ -1,13 +1,15 @@
-"""What a user reads off a correlated t-test result: ``to_dict``, the attributes of ``to_xarray``, ``with_rope``
-and the repr (issue #19, mutation survivors). Expected numbers come from the matching-prior posterior written here,
-mu | x ~ Student-t(n - 1, mean, s sqrt(1/n + rho/(1 - rho))) with scipy, and from scipy's t-test."""
+"""What a user reads off a correlated t-test result: ``to_dict``, the attributes of ``to_xarray``, ``with_rope``,
+the repr, and the words and origin of its errors and warnings (issue #19, mutation survivors). Expected numbers come
+from the matching-prior posterior written here, mu | x ~ Student-t(n - 1, mean, s sqrt(1/n + rho/(1 - rho))) with
+scipy, and from scipy's t-test."""
+import sys
 import warnings
 
 import numpy as np
 import pytest
 from scipy import stats
 
-from pp_corr import NormalGamma, correlated_ttest
+from pp_corr import DegenerateWarning, NormalGamma, correlated_ttest, example_path, load_scores
 
 RHO = 0.1
 ROPE = 0.01
@@ -106,3 +108,146 @@ def test_an_interval_beyond_float_range_is_infinite_quietly():
         res = correlated_ttest(x_scaled * unit, rho=rho)
         interval = res.interval(0.95)
     assert (float(interval[0]), float(interval[1])) == (-np.inf, np.inf)
+
+
+# Seventh session (ttest.py measured in full at 0d3537a): the point-mass and folds warnings' text and origin,
+# with_rope's data set names, a rope end beyond the float range, a point mass on the rope's ends, the repr's row
+# limit, width and number format, and the messages of the prior, corr and too-few-scores errors.
+
+POINT_MASS = "all differences are equal and the prior is improper, so the posterior of the mean is a point mass"
+
+
+def test_a_point_mass_warning_names_the_data_set():
+    """Under the (improper) matching prior equal differences give a point mass; the warning says which data sets,
+    in the words written here."""
+    with pytest.warns(DegenerateWarning) as caught:
+        correlated_ttest(np.full(5, 0.1), folds=5)
+    with pytest.warns(DegenerateWarning) as caught_rows:
+        correlated_ttest(np.array([np.full(5, 0.1), [0.1, 0.2, 0.3, 0.1, 0.2], np.full(5, 0.2)]), folds=5)
+    assert [str(w.message) for w in caught] == [f"data set: {POINT_MASS}"]
+    assert [str(w.message) for w in caught_rows] == [f"data set(s) 'D1', 'D3': {POINT_MASS}"]
+
+
+def test_with_rope_keeps_the_data_set_names(result):
+    other = result.with_rope(0.02)
+    assert other.datasets == result.datasets == ("D1", "D2")
+    assert list(other.to_frame().index) == ["D1", "D2"] and other.to_frame().index.name == "dataset"
+
+
+def test_a_rope_end_beyond_the_float_range_in_the_data_units_is_quiet():
+    """Differences near 1e-300 are kept in units of a power of two near their magnitude, where a rope of 1e10 is
+    beyond the largest float: its ends are +-inf there. The posterior (a Student-t of width about 1e-300) then lies
+    wholly in the rope: P(rope) = 1 and both tails 0, without an overflow warning."""
+    x = np.array([1.2, 0.7, 1.5, 0.9, 1.1, 1.3]) * 1e-300
+    assert np.log10(1e10) - np.log10(x.max()) > np.log10(np.finfo(float).max)   # the rope / unit overflows
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        res = correlated_ttest(x, rho=RHO, rope=1e10)
+    assert (float(res.p_left), float(res.p_rope), float(res.p_right)) == (0.0, 1.0, 0.0)
+
+
+def many(q):
+    """q data sets of 10 differences; D1 clearly positive (P(A better) below 1e-4, printed with an exponent)."""
+    rng = np.random.default_rng(19)
+    x = rng.normal(0.0, 0.02, (q, 10))
+    x[0] = X[0] + 0.05
+    return x
+
+
+def test_repr_shows_up_to_60_data_sets_then_only_the_first_and_last_five():
+    """pandas truncates a frame longer than display.max_rows (60 here) to display.min_rows (10 by default)."""
+    table = repr(correlated_ttest(many(60), rho=RHO)).splitlines()[1:]
+    assert [line.split()[0] for line in table[2:]] == [f"D{i + 1}" for i in range(60)]
+    table = repr(correlated_ttest(many(61), rho=RHO)).splitlines()[1:]
+    shown = [f"D{i + 1}" for i in [*range(5), *range(56, 61)]]
+    assert [line.split()[0] for line in table[2:] if line.startswith("D")] == shown
+    assert table[-1] == "[61 rows x 8 columns]"
+
+
+def test_repr_keeps_a_table_of_long_names_on_one_block_and_formats_numbers_with_4_digits():
+    """With 20-character names each line of the table is about 135 characters: within the 200 the repr allows,
+    so no column is wrapped below the others. Every number is written as f'{v:.4g}' (an exponent with 'e')."""
+    names = ("a" * 20, "b" * 20)
+    x = many(3)
+    head, *table = repr(correlated_ttest(x, rho=RHO, names=names)).splitlines()
+    assert len(table) == 2 + len(x)   # column names, index name, one line per data set
+    assert 80 < len(table[0]) <= 200
+    post, n = posterior(x), x.shape[-1]
+    t = x.mean(axis=-1) / (x.std(axis=-1, ddof=1) * np.sqrt(1 / n + RHO / (1 - RHO)))
+    lo, hi = post.interval(0.95)
+    for i, line in enumerate(table[2:]):
+        want = [x[i].mean(), lo[i], hi[i], post.cdf(0.0)[i], 0.0, post.sf(0.0)[i], 2 * stats.t.sf(abs(t[i]), n - 1)]
+        cells = line.split()
+        assert cells[0] == f"D{i + 1}" and cells[-1] == "False"
+        assert cells[1:-1] == [f"{v:.4g}" for v in want]
+    assert "e-" in table[2].split()[4]   # P(A better) of D1
+
+
+def test_a_point_mass_on_either_edge_of_the_rope_is_in_the_rope():
+    """The rope is closed, P(rope) = P(lo <= mu <= hi): a point mass at 0.25 (exact in binary) on a rope's lower
+    or upper end lies in it; just outside either end it does not."""
+    point = np.full(5, 0.25)
+    for rope, want in [((0.25, 0.5), (0.0, 1.0, 0.0)), ((0.0, 0.25), (0.0, 1.0, 0.0)),
+                       ((0.2500001, 0.5), (1.0, 0.0, 0.0)), ((0.0, 0.2499999), (0.0, 0.0, 1.0))]:
+        with pytest.warns(DegenerateWarning):
+            res = correlated_ttest(point, folds=5, rope=rope)
+        assert (float(res.p_left), float(res.p_rope), float(res.p_right)) == want, rope
+
+
+def test_a_prior_of_another_type_is_named_in_the_error():
+    with pytest.raises(TypeError, match=r"^prior must be a NormalGamma \(or None for the matching prior\), got dict$"):
+        correlated_ttest(X, rho=RHO, prior={"mu0": 0.0})
+
+
+def test_corr_and_rho_together_are_refused_saying_which():
+    with pytest.raises(ValueError, match=r"^give either corr or rho \(n_test/n_train, folds, runs\), not both$"):
+        correlated_ttest(X, rho=RHO, corr=np.eye(X.shape[1]))
+
+
+@pytest.fixture(scope="module")
+def scores():
+    return load_scores(example_path())
+
+
+def test_folds_unlike_the_scores_warn_in_these_words(scores):
+    with pytest.warns(UserWarning) as caught:
+        correlated_ttest(scores, algorithms=("tree", "knn"), folds=100)
+    assert [str(w.message) for w in caught] == [
+        "folds=100 but the scores have 10 folds per run: rho is fixed by folds as 1/folds; give the number of folds "
+        "of one cross-validation run"]
+
+
+@pytest.mark.skipif("mutmut" in sys.modules, reason="mutmut's trampolines add a frame to every call of pp_corr.ttest")
+def test_the_warnings_point_at_the_line_that_called_correlated_ttest(scores):
+    """stacklevel: the point-mass warning (raised two calls down, in _result) and the folds warning are reported at
+    the user's line, here, not inside pp_corr."""
+    with pytest.warns(DegenerateWarning) as point_mass:
+        correlated_ttest(np.full(5, 0.1), folds=5)
+    with pytest.warns(UserWarning) as folds:
+        correlated_ttest(scores, algorithms=("tree", "knn"), folds=100)
+    assert [w.filename for w in [*point_mass, *folds]] == [__file__, __file__]
+
+
+def test_scores_without_folds_have_too_few_scores_not_no_data_sets(scores):
+    names = ", ".join(repr(str(d)) for d in scores.dataset.values)
+    assert names == "'iris', 'wine', 'breast_cancer', 'digits'"
+    with pytest.raises(ValueError, match=rf"^need at least 2 scores per data set; data set\(s\) {names} have fewer$"):
+        correlated_ttest(scores.isel(fold=slice(0, 0)), algorithms=("tree", "knn"))
+
+
+def test_corr_with_a_missing_run_names_the_data_set(scores):
+    """corr is one matrix over every score of a data set, so a run missing (NaN) in 'wine' is refused by name."""
+    gappy = scores.copy(deep=True)
+    gappy["score"][dict(dataset=1, run=9)] = np.nan
+    n = scores.sizes["run"] * scores.sizes["fold"]
+    with pytest.raises(ValueError, match=r"^corr needs every score: data set\(s\) 'wine' have missing runs$"):
+        correlated_ttest(gappy, algorithms=("tree", "knn"), corr=np.eye(n))
+
+
+def test_too_few_scores_names_only_the_data_sets_below_two(scores):
+    """One fold per run, three runs; 'wine' keeps one score and 'breast_cancer' two: only 'wine' is too short."""
+    short = scores.isel(run=[0, 1, 2], fold=[0]).copy(deep=True)
+    short["score"][dict(dataset=1, run=[1, 2])] = np.nan
+    short["score"][dict(dataset=2, run=[2])] = np.nan
+    with pytest.raises(ValueError, match=r"^need at least 2 scores per data set; data set\(s\) 'wine' have fewer$"):
+        correlated_ttest(short, algorithms=("tree", "knn"))

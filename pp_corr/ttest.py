@@ -178,9 +178,9 @@ def correlated_ttest(x, y=None, *, rho=None, n_test=None, n_train=None, folds=No
             warnings.warn(f"folds={folds} but the scores have {x.sizes['fold']} folds per run: rho is fixed by "
                           "folds as 1/folds; give the number of folds of one cross-validation run",
                           UserWarning, stacklevel=2)
-        x, padded = diff.values.reshape(diff.shape[0], -1), True
-        if x.shape[0] == 0:
+        if diff.shape[0] == 0:
             raise ValueError("the scores hold no data sets")
+        x, padded = diff.values.reshape(diff.shape[0], -1), True
         if corr is not None and np.isnan(x).any():
             raise ValueError(f"corr needs every score: {_name_rows(np.isnan(x).any(axis=1), datasets)} have "
                              "missing runs")
@@ -237,8 +237,8 @@ def _result(post, unit, stats_, prior, rope, rho, names, datasets) -> Correlated
     if lo == hi:
         p_rope = np.zeros_like(p_left)
     else:  # the rope mass from the side where it does not cancel
-        p_rope = np.where(post.mu0 > hi_u, p_not_left - p_right,
-                          np.where(post.mu0 < lo_u, p_not_right - p_left, 1 - p_left - p_right))
+        p_rope = np.where(post.mu0 > hi_u, p_not_right - p_left,  # two left tails, small: no cancellation
+                          np.where(post.mu0 < lo_u, p_not_left - p_right, 1 - p_left - p_right))
         p_rope = np.clip(p_rope, 0.0, 1.0)
     if degenerate.any():
         point = post.mu0

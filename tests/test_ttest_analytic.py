@@ -7,6 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import integrate, special, stats
 
+import pp_corr
 from pp_corr import DegenerateWarning, NormalGamma, corrected_ttest, correlated_ttest, paired_ttest
 from pp_corr.ttest import student_t_tails
 
@@ -458,3 +459,27 @@ def test_both_student_t_tails_from_one_evaluation_equal_scipys(df, z):
     below, above = student_t_tails(df, np.array([z]))
     np.testing.assert_array_equal(below, special.stdtr(df, [z]))
     np.testing.assert_array_equal(above, special.stdtr(df, [-z]))
+
+
+@pytest.mark.parametrize("spread", [1.0, 0.5, 0.3])
+@pytest.mark.parametrize("sign", [1, -1])
+def test_rope_mass_far_from_the_posterior_keeps_its_relative_precision(spread, sign):
+    """A posterior far on one side of the rope: P(rope) is the difference of two small tails on the rope's side.
+    Computed as the difference of the two tails near 1 it lost its digits (1.6992e-12 read 1.6992e-12 only to 5
+    digits, 3.44e-15 as 3.33e-15, smaller values as a few ulps of 1 or 0)."""
+    base = np.array([1.0, 1.1, 0.9, 1.05, 0.95, 1.02, 0.98, 1.01, 0.99, 1.03])
+    d = sign * (1.0 + (base - 1.0) * spread)
+    res = correlated_ttest(d, rho=0.1, rope=0.01)
+    n, m = len(d), d.mean()
+    scale = np.sqrt((1 / n + 0.1 / 0.9) * d.var(ddof=1))
+    lo, hi = (-0.01 - m) / scale, (0.01 - m) / scale
+    oracle = stats.t.cdf(hi, n - 1) - stats.t.cdf(lo, n - 1) if sign > 0 else \
+        stats.t.sf(lo, n - 1) - stats.t.sf(hi, n - 1)
+    assert 0 < oracle < 1e-11
+    assert float(res.p_rope) == pytest.approx(oracle, rel=1e-10, abs=0)  # pytest.approx allows 1e-12 by default
+
+
+def test_a_scores_dataset_without_data_sets_is_refused_by_name():
+    scores = pp_corr.load_scores(pp_corr.example_path()).isel(dataset=[])
+    with pytest.raises(ValueError, match="the scores hold no data sets"):
+        correlated_ttest(scores, algorithms=("tree", "knn"))

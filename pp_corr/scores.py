@@ -359,7 +359,8 @@ def _to_array(frame, where, note=""):
     has_any = present.any(axis=(2, 3))
     if not has_any.all():
         i, j = np.argwhere(~has_any)[0]
-        raise ValueError(f"data set {datasets[i]!r}, algorithm {algorithms[j]!r}: no scores (algorithm missing)")
+        raise ValueError(f"data set {datasets[i]!r}, algorithm {algorithms[j]!r}: no scores (algorithm missing; "
+                         "choose the algorithms to compare with algorithms=)")
     grid = (np.arange(n_run) < n_runs[:, None])[:, :, None] & (np.arange(n_fold) < n_folds[:, None])[:, None, :]
     holes = grid[:, None] & ~present
     if holes.any():
@@ -371,7 +372,8 @@ def _to_array(frame, where, note=""):
             raise ValueError(f"data set {datasets[i]!r}: run {run_label} has {len(np.unique(f[in_run]))} folds "
                              f"where another run has {n_folds[i]} (missing for every algorithm)")
         raise ValueError(f"data set {datasets[i]!r}, algorithm {algorithms[j]!r}: missing cell run {run_label}, "
-                         f"fold {frame['fold'].to_numpy()[at][0]}")
+                         f"fold {frame['fold'].to_numpy()[at][0]} (the tests pair every score: give it, or leave the "
+                         "algorithm out with algorithms=)")
     if (n_runs * n_folds < 2).any():
         raise ValueError(f"data set {datasets[np.argmax(n_runs * n_folds < 2)]!r}: fewer than 2 scores per algorithm")
     coords = {"dataset": np.array([str(v) for v in datasets], dtype=object),

@@ -340,8 +340,10 @@ def test_folds_numbered_across_runs_with_a_short_run_name_it():
                           "score": base.score})
     with pytest.raises(ValueError, match="data set 'x': run 2 has 3 folds where another run has 4"):
         load_scores(frame[frame.fold != 24])
-    with pytest.raises(ValueError, match="data set 'x', algorithm 'B': missing cell run 2, fold 24"):
+    with pytest.raises(ValueError, match="data set 'x', algorithm 'B': missing cell run 2, fold 24 .*leave the "
+                                         "algorithm out with algorithms="):
         load_scores(frame[(frame.fold != 24) | (frame.algorithm != "B")])
+    assert "B" not in load_scores(frame[(frame.fold != 24) | (frame.algorithm != "B")], algorithms=["A", "C"]).algorithm
 
 
 def test_fold_labels_across_data_sets_do_not_grow_the_grid(tmp_path):

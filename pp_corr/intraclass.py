@@ -385,9 +385,9 @@ def intraclass_logp(x, mu, sigma, rho):
     xs, mus, sigmas = x / scale[..., None], mu / scale, sigma / scale
     xbar = xs.mean(axis=-1)
     dev = xs - xbar[..., None]
-    with np.errstate(over="ignore", divide="ignore"):  # inf only where the density is 0 in float
-        spread = np.sqrt(np.einsum("...i,...i->...", dev, dev) / (1 - rho)) / sigmas
-        offset = (xbar - mus) / sigmas
+    spread = _over(np.sqrt(np.einsum("...i,...i->...", dev, dev) / (1 - rho)), sigmas)
+    offset = _over(xbar - mus, sigmas)
+    with np.errstate(over="ignore"):  # inf only where the density is 0 in float
         quad = spread**2 + n / (1 + (n - 1) * rho) * offset**2
     logdet = (n - 1) * np.log1p(-rho) + np.log1p((n - 1) * rho)
     return -0.5 * (n * np.log(2 * np.pi) + 2 * n * np.log(sigma) + logdet + quad)
@@ -431,5 +431,13 @@ def intraclass_fold_logp(x, mu, sigma, rho):
     residual = u - r * (u.sum(axis=-1, keepdims=True) - u)
     variance_factor = (1 - rho_) * (1 + (n - 1) * rho_) / (1 + (n - 2) * rho_)
     with np.errstate(over="ignore"):  # inf only where the density is 0 in float
-        quad = (residual / sigmas) ** 2 / variance_factor
+        quad = _over(residual, sigmas) ** 2 / variance_factor
     return -0.5 * (np.log(2 * np.pi) + 2 * np.log(sigma[..., None]) + np.log(variance_factor) + quad)
+
+
+def _over(numerator, scaled_sigma):
+    """numerator / scaled_sigma, where sigma over the scale may have underflowed to 0 (sigma far below the values):
+    then 0 where the numerator is 0 (the values at their mean: a finite density) and +-inf elsewhere (the density
+    is 0 in float), without a warning."""
+    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+        return np.where(numerator == 0, 0.0, numerator / scaled_sigma)

@@ -1,8 +1,11 @@
+import warnings
+
 import numpy as np
 import pytest
 from scipy import stats
 
 from pp_corr import SufficientStats, intraclass_logp, resolve_rho
+from pp_corr.intraclass import intraclass_fold_logp
 
 
 def intraclass_matrix(n, rho):
@@ -80,6 +83,22 @@ def test_logp_with_sigma_far_below_the_spread_is_finite():
     quad = (2.0**-52 / 1e-160) ** 2  # one deviation of 2^-52, the other 0
     assert np.isfinite(got)
     np.testing.assert_allclose(got, -0.5 * quad, rtol=1e-12)
+
+
+def test_sigma_600_orders_below_values_at_their_mean_gives_the_finite_density_without_warnings():
+    """sigma over the values' scale underflows to 0: where the values sit on their mean the quadratic form is 0
+    and the log density finite (written out here: about +1380), where they do not it is -inf; both quietly (it was
+    NaN with 'invalid value' warnings, found by the intraclass mutation campaign)."""
+    n, rho, sigma = 2, 0.1, 1e-300
+    closed_form = -0.5 * (n * np.log(2 * np.pi) + 2 * n * np.log(sigma) + np.log1p(-rho) + np.log1p(rho))
+    # n = 2: each value given the other has variance sigma^2 (1 - rho^2)
+    folds = -0.5 * (np.log(2 * np.pi) + 2 * np.log(sigma) + np.log((1 - rho) * (1 + rho)))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert intraclass_logp([1e300, 1e300], 1e300, sigma, rho) == pytest.approx(closed_form, rel=1e-12, abs=0)
+        np.testing.assert_allclose(intraclass_fold_logp([1e300, 1e300], 1e300, sigma, rho), folds, rtol=1e-12)
+        assert intraclass_logp([1e300, -1e300], 1e300, sigma, rho) == -np.inf
+        assert (intraclass_fold_logp([1e300, -1e300], 1e300, sigma, rho) == -np.inf).all()
 
 
 @pytest.mark.parametrize("scale", [2.0**-1000, 1e-300, 1e-170, 1e150, 1e300, 2.0**1000])

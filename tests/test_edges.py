@@ -503,6 +503,7 @@ def test_proper_prior_posteriors_are_finite(x, mu0, k0, a, b, rho):
 
 
 def _dense_stats(x, corr):
+    """GLS mean, Q = r^T M^-1 r and A = 1^T M^-1 1 of one row, by numpy's inverse."""
     m_inv = np.linalg.inv(corr)
     ones = np.ones(len(x))
     effective = ones @ m_inv @ ones

@@ -10,6 +10,7 @@ from scipy import stats
 
 from pp_corr.intraclass import (SufficientStats, folds_from_runs, intraclass_fold_logp, intraclass_logp,
                                 real_array, resolve_rho, rho_for)
+from tests.test_edges import _dense_stats as dense_stats
 
 
 def compound_symmetry(n, rho):
@@ -31,16 +32,6 @@ def dense_fold_logp(x, mu, sigma, rho):
         weights = np.linalg.solve(cov[np.ix_(rest, rest)], cov[rest, j])
         out[j] = stats.norm(mu + weights @ (x[rest] - mu), np.sqrt(cov[j, j] - weights @ cov[rest, j])).logpdf(x[j])
     return out
-
-
-def dense_gls(x, corr):
-    """GLS mean, Q = r^T M^-1 r and A = 1^T M^-1 1 of one row."""
-    m_inv = np.linalg.inv(corr)
-    ones = np.ones(len(x))
-    a = ones @ m_inv @ ones
-    mean = ones @ m_inv @ x / a
-    resid = x - mean
-    return mean, resid @ m_inv @ resid, a
 
 
 # --- error messages name the argument and say what was given (folds_from_runs 2, 6, 7, 11; _show 2-4;
@@ -145,7 +136,7 @@ def test_general_corr_stats_of_problems_of_very_different_magnitude():
     np.testing.assert_array_equal(s.scale, [2.0**-1000, 2.0**1022, 0.25])
     np.testing.assert_array_equal(s.zero_variance, [False, False, True])
     for k, unit in enumerate([2.0**-1000, -(2.0**1022)]):
-        mean, q, a = dense_gls(x[k] / unit, corr)
+        mean, q, a = dense_stats(x[k] / unit, corr)
         np.testing.assert_allclose(s.scaled_mean[k] * s.scale[k] / unit, mean, rtol=1e-12)
         np.testing.assert_allclose(s.scaled_ss[k] * (s.scale[k] / unit) ** 2, q, rtol=1e-10)
         np.testing.assert_allclose(s.effective_n[k], a, rtol=1e-12)
@@ -163,7 +154,7 @@ def test_general_corr_one_matrix_per_problem():
     s = SufficientStats.from_samples(x, corr=corr)
     assert s.n.shape == (3,) and (s.n == 5).all()
     for k in range(3):
-        mean, q, a = dense_gls(x[k], corr[k])
+        mean, q, a = dense_stats(x[k], corr[k])
         np.testing.assert_allclose([s.mean[k], s.weighted_ss[k], s.effective_n[k]], [mean, q, a], rtol=1e-10)
 
 
@@ -176,7 +167,7 @@ def test_general_corr_asymmetric_by_exactly_the_tolerance_is_accepted():
     corr = np.eye(4)
     corr[0, 1] = 1e-12
     s = SufficientStats.from_samples(x, corr=corr)
-    mean, q, a = dense_gls(x, np.eye(4))
+    mean, q, a = dense_stats(x, np.eye(4))
     np.testing.assert_allclose([s.mean, s.weighted_ss, s.effective_n], [mean, q, a], rtol=1e-9)
     corr[0, 1] = 2e-12
     with pytest.raises(ValueError, match="^corr must be symmetric$"):
@@ -232,7 +223,7 @@ def test_padded_problems_of_very_different_magnitude():
     np.testing.assert_array_equal(s.scale, np.abs(units))
     for k, unit in enumerate(units):
         present = x[k][~np.isnan(x[k])] / unit
-        mean, q, a = dense_gls(present, compound_symmetry(len(present), 0.3))
+        mean, q, a = dense_stats(present, compound_symmetry(len(present), 0.3))
         np.testing.assert_allclose(s.scaled_mean[k] * s.scale[k] / unit, mean, rtol=1e-12)
         np.testing.assert_allclose(s.scaled_ss[k] * (s.scale[k] / unit) ** 2, q, rtol=1e-10)
         np.testing.assert_allclose(s.effective_n[k], a, rtol=1e-12)
@@ -246,7 +237,7 @@ def test_a_padded_problem_with_no_values_is_a_tie_without_a_warning():
     np.testing.assert_array_equal(s.n, [4, 0])
     np.testing.assert_array_equal(s.zero_variance, [False, True])
     assert s.scaled_ss[1] == 0 and s.effective_n[1] == 0
-    mean, q, a = dense_gls(x[0], compound_symmetry(4, 0.2))
+    mean, q, a = dense_stats(x[0], compound_symmetry(4, 0.2))
     np.testing.assert_allclose([s.mean[0], s.weighted_ss[0], s.effective_n[0]], [mean, q, a], rtol=1e-12)
 
 
@@ -270,7 +261,7 @@ def test_stats_take_rho_per_problem_of_a_3d_batch_and_refuse_one_per_value():
     s = SufficientStats.from_samples(x, rho)
     for i in range(2):
         for j in range(3):
-            mean, q, a = dense_gls(x[i, j], compound_symmetry(6, rho[j]))
+            mean, q, a = dense_stats(x[i, j], compound_symmetry(6, rho[j]))
             np.testing.assert_allclose([s.mean[i, j], s.weighted_ss[i, j], s.effective_n[i, j]], [mean, q, a],
                                        rtol=1e-10)
     with pytest.raises(ValueError, match=r"^rho has shape \(6,\) but x holds 1 problem\(s\) of shape \(\)"):
@@ -335,7 +326,7 @@ def test_general_corr_per_problem_of_a_3d_batch_is_checked_and_used():
     s = SufficientStats.from_samples(x, corr=corr)
     for i in range(2):
         for j in range(3):
-            mean, q, a = dense_gls(x[i, j], corr[j])
+            mean, q, a = dense_stats(x[i, j], corr[j])
             np.testing.assert_allclose([s.mean[i, j], s.weighted_ss[i, j], s.effective_n[i, j]], [mean, q, a],
                                        rtol=1e-10)
     with pytest.raises(ValueError, match=r"^corr has shape \(5,\) but x holds 1 problem\(s\) of shape \(\)"):

@@ -51,7 +51,6 @@ from __future__ import annotations
 
 import dataclasses
 import numbers
-import warnings
 from functools import cached_property
 
 import numpy as np
@@ -59,7 +58,7 @@ import numpy as np
 from ._args import check_count, check_flag, check_real
 from .intraclass import folds_from_runs
 from .rank_tests import bayesian_sign_test, bayesian_signed_rank, heaviside
-from .scores import AssumptionWarning
+from .scores import warn_one_run
 from .ttest import correlated_ttest
 
 LEFT, ROPE, RIGHT = 0, 1, 2  # the regions, in the order of the probabilities
@@ -90,10 +89,7 @@ def _folds(runs, n_scores) -> int:
     """The folds per run of ``runs`` (baycomp's default, one run, when None: with more than 10 scores an
     :class:`pp_corr.AssumptionWarning` says so, as it makes rho = 1/n and the test far too sure)."""
     if runs is None:
-        if n_scores > 10:
-            warnings.warn(f"runs not given: baycomp's default, one run of {n_scores}-fold cross-validation (rho = "
-                          f"1/{n_scores}), was assumed; for r runs of k folds give runs=r", AssumptionWarning,
-                          stacklevel=4)
+        warn_one_run(n_scores, "give runs=r (baycomp's default is one run)", stacklevel=4)
         runs = 1
     return folds_from_runs(runs, n_scores)
 

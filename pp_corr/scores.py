@@ -23,6 +23,16 @@ class AssumptionWarning(UserWarning):
     """``load_scores`` assumed something it was not told; the message says what, and how to say otherwise."""
 
 
+def warn_one_run(n, advice, *, stacklevel):
+    """Say, with an :class:`AssumptionWarning`, that the ``n`` scores of a data set were taken as one run of n-fold
+    cross-validation (rho = 1/n), when n > 10 (a repeated cross-validation, read as one run, makes the tests far
+    too sure); ``advice`` says how to give the runs; ``stacklevel`` as the caller would give it to warnings.warn."""
+    if n > 10:
+        warnings.warn(f"runs= not given: assumed the {n} scores of each data set are one run of {n}-fold "
+                      f"cross-validation, so rho = 1/{n}; for r runs of k folds {advice}", AssumptionWarning,
+                      stacklevel=stacklevel + 1)
+
+
 def load_scores(source, *, format="auto", algorithms=None, columns=None, runs=None, datasets=None, rho=None,
                 n_test=None, n_train=None, folds=None, higher_is_better=True, encoding=None, delimiter=None,
                 scoring=None) -> xr.Dataset:
@@ -107,13 +117,10 @@ def load_scores(source, *, format="auto", algorithms=None, columns=None, runs=No
         if given is not None:
             _check_design(what, _per_dataset(given, names, what), n_runs, n_folds, names)
     sized = "n_test" in frame and "n_train" in frame
-    if default_rho and source.one_run_assumed and not sized and n_folds.max() > 10:
-        n = int(n_folds.max())
-        advice = ("add a run column (folds with labels but no run column cannot be split by runs=), or give "
-                  "rho=1/k" if source.runs_unsplittable else "give runs=r (or folds=k, or rho=)")
-        warnings.warn(f"runs= not given: assumed the {n} scores of each data set are one run of {n}-fold "
-                      f"cross-validation, so rho = 1/{n}; for r runs of k folds {advice}", AssumptionWarning,
-                      stacklevel=2)
+    if default_rho and source.one_run_assumed and not sized:
+        warn_one_run(int(n_folds.max()), "add a run column (folds with labels but no run column cannot be split by "
+                     "runs=), or give rho=1/k" if source.runs_unsplittable else "give runs=r (or folds=k, or rho=)",
+                     stacklevel=2)
     if default_rho and sized:
         # stratified folds differ in size by one: the mean sizes give the heuristic's ratio
         n_test, n_train = (_column_means(frame, column, names, where) for column in ("n_test", "n_train"))

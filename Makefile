@@ -45,12 +45,14 @@ bench: setup
 MUTMUT_SPEC ?= mutmut>=3.8,<4
 MUTATION_JOBS ?= 2
 MUTATION_SURVIVORS ?= mutation-survivors.txt
-MUTATION_SCOPE := pp_corr.intraclass.* pp_corr.ttest.* pp_corr.frequentist.* pp_corr.poisson_binomial.* \
-	pp_corr.poisson_test.* pp_corr.rank_tests.* pp_corr.pairs.* pp_corr.output.* \
-	pp_corr.hierarchical.xǁ_Dataǁ* pp_corr.hierarchical.x__unit* pp_corr.hierarchical.x__warn_far_out* \
-	pp_corr.hierarchical.x__prepare* pp_corr.hierarchical.x_hierarchical_model* \
-	pp_corr.hierarchical.x__check_priors* pp_corr.hierarchical.x__check_bounds* \
-	pp_corr.hierarchical.x__limits* pp_corr.hierarchical.x__build* \
+MUTATION_SCOPE := pp_corr.pairwise.intraclass.* pp_corr.pairwise.ttest.* pp_corr.pairwise.frequentist.* \
+	pp_corr.pairwise.poisson_binomial.* pp_corr.pairwise.poisson_test.* pp_corr.pairwise.rank_tests.* \
+	pp_corr.pairwise.pairs.* pp_corr.reporting.output.* \
+	pp_corr.hierarchical.model.xǁ_Dataǁ* pp_corr.hierarchical.model.x__unit* \
+	pp_corr.hierarchical.model.x__warn_far_out* \
+	pp_corr.hierarchical.model.x__prepare* pp_corr.hierarchical.model.x_hierarchical_model* \
+	pp_corr.hierarchical.model.x__check_priors* pp_corr.hierarchical.model.x__check_bounds* \
+	pp_corr.hierarchical.model.x__limits* pp_corr.hierarchical.model.x__build* \
 	pp_corr.cli.x_format_table* pp_corr.cli.x_pair_frame* pp_corr.cli.x_pair_record* pp_corr.cli.x_format_rates* \
 	pp_corr.cli.x__write* pp_corr.cli.x__compare* pp_corr.cli.x__simulate*
 QUOTED_SCOPE := $(foreach m,$(MUTATION_SCOPE),'$(m)')

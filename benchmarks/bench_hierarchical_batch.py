@@ -27,8 +27,8 @@ import numpy as np  # noqa: E402
 import pymc as pm  # noqa: E402
 
 import pp_corr  # noqa: E402
-import pp_corr.hierarchical as hier  # noqa: E402
-from pp_corr.hierarchical_batch import hierarchical_tests  # noqa: E402
+import pp_corr.hierarchical.model as hier  # noqa: E402
+from pp_corr.hierarchical.batch import hierarchical_tests  # noqa: E402
 
 STAN_SAMPLE_SECONDS = 150.0  # baycomp 1.0 with pystan 3 on this machine kind (bench_hierarchical.py)
 UCI54 = Path(__file__).resolve().parents[2] / "shared" / "data" / "uci54" / "uci54_tidy.csv"

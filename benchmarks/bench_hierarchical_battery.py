@@ -2,7 +2,7 @@
 
 For each case and seed, each setting is fitted and the script prints its convergence (R-hat <= 1.01 and bulk
 ESS >= 400 for delta0, sigma0, nu and every delta_i, no divergences), its time, and - when the exact posterior
-(pp_corr.hierarchical_exact, deterministic quadrature) is available - how far P(delta0 > 0) and a new data set's
+(pp_corr.hierarchical.exact, deterministic quadrature) is available - how far P(delta0 > 0) and a new data set's
 posterior-mean probabilities are from it, in Monte Carlo standard errors of the fit. Settings:
 
 - ``default``: ``hierarchical_test`` as a user calls it (first fit, one robust retry when it fails, and the exact
@@ -27,8 +27,8 @@ import xarray as xr  # noqa: E402
 from scipy import stats  # noqa: E402
 
 import pp_corr  # noqa: E402
-from pp_corr.hierarchical import ConvergenceWarning, _limits, _prepare, hierarchical_test  # noqa: E402
-from pp_corr.stress import STRESS_CASES, stress_scores  # noqa: E402
+from pp_corr.hierarchical.model import ConvergenceWarning, _limits, _prepare, hierarchical_test  # noqa: E402
+from pp_corr.hierarchical.stress import STRESS_CASES, stress_scores  # noqa: E402
 
 UCI54 = Path(__file__).resolve().parents[2] / "shared" / "data" / "uci54" / "uci54_tidy.csv"
 SINGLE = {"centered": {"form": "centered", "retry": False}, "noncentered": {"form": "noncentered", "retry": False},
@@ -39,7 +39,7 @@ ROPE = 0.01
 def exact_reference(scores, pair):
     """The exact posterior's P(delta0 > 0) and new-data-set probabilities, or None without the module."""
     try:
-        from pp_corr.hierarchical_exact import exact_posterior
+        from pp_corr.hierarchical.exact import exact_posterior
     except ImportError:
         return None
     data = _prepare(scores, None, None, None, None, pair)

@@ -14,8 +14,8 @@ import numpy as np
 from scipy import special
 
 import pp_corr
-from pp_corr import hierarchical_exact
-from pp_corr.hierarchical_exact import DATASET_FIELDS, SUMMARY_FIELDS, ExactGrid, exact_posterior
+from pp_corr.hierarchical import exact as hierarchical_exact
+from pp_corr.hierarchical.exact import DATASET_FIELDS, SUMMARY_FIELDS, ExactGrid, exact_posterior
 
 UCI54 = Path(__file__).resolve().parents[2] / "shared" / "data" / "uci54" / "uci54_tidy.csv"
 

@@ -21,8 +21,8 @@ import _timing  # noqa: E402,F401  (one BLAS thread)
 import arviz as az  # noqa: E402
 
 import pp_corr  # noqa: E402
-from pp_corr.hierarchical import ConvergenceWarning, hierarchical_test  # noqa: E402
-from pp_corr.joint import joint_test  # noqa: E402
+from pp_corr.hierarchical.model import ConvergenceWarning, hierarchical_test  # noqa: E402
+from pp_corr.hierarchical.joint import joint_test  # noqa: E402
 
 UCI54 = Path(__file__).resolve().parents[2] / "shared" / "data" / "uci54" / "uci54_tidy.csv"
 parser = argparse.ArgumentParser()

@@ -1,4 +1,4 @@
-"""The Nadeau & Bengio simulation study in full (pp_corr.nadeau_bengio_study.CONFIGURATIONS, REPETITIONS: 4000
+"""The Nadeau & Bengio simulation study in full (pp_corr.studies.nadeau_bengio_study.CONFIGURATIONS, REPETITIONS: 4000
 data sets per regression configuration, 500 per classification one, J = 15, M = 10, R = 15) on all local cores,
 with its wall time and the workers' CPU time (what two idle cores would need is about half the CPU time), the sizes
 at 0.05 with standard errors, the political ratios and rho against rho0.
@@ -13,8 +13,8 @@ import _timing  # noqa: F401  (one BLAS thread per process)
 import pandas as pd
 
 from pp_corr.execution import dask_client
-from pp_corr.nadeau_bengio import PROCEDURE_NAMES
-from pp_corr.nadeau_bengio_study import REDUCED, nadeau_bengio_study, study_summary
+from pp_corr.studies.nadeau_bengio import PROCEDURE_NAMES
+from pp_corr.studies.nadeau_bengio_study import REDUCED, nadeau_bengio_study, study_summary
 
 if __name__ == "__main__":  # local Dask worker processes start by spawn and re-import this file
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])

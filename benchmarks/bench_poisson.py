@@ -7,7 +7,7 @@ from _timing import best_of
 import numpy as np
 
 from pp_corr import PoissonBinomial, bayesian_signed_rank, poisson_binomial_monte_carlo
-from pp_corr.rank_tests import heaviside
+from pp_corr.pairwise.rank_tests import heaviside
 
 rng = np.random.default_rng(0)
 

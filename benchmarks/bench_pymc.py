@@ -10,7 +10,7 @@ from _timing import best_of
 import numpy as np
 import pymc as pm
 
-from pp_corr.distributions import IntraclassNormal
+from pp_corr.pairwise.distributions import IntraclassNormal
 
 N, RHO = 100, 0.1
 x = np.random.default_rng(0).normal(0.01, 0.03, size=N)
@@ -40,7 +40,7 @@ FIT = """
 import os, time
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 import numpy as np
-from pp_corr.models import correlated_t_model, sample
+from pp_corr.pairwise.models import correlated_t_model, sample
 x = np.random.default_rng(0).normal(0.01, 0.03, size=100)
 start = time.perf_counter()
 sample(correlated_t_model(x, folds=10), draws=1000, tune=1000, chains=4, random_seed=1)

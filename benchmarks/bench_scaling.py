@@ -17,8 +17,8 @@ import numpy as np
 import pandas as pd
 
 from pp_corr import bayesian_signed_rank, correlated_ttest
-from pp_corr.bayes_net import SIZES, cv_differences
-from pp_corr.simulation import experiment_1
+from pp_corr.studies.bayes_net import SIZES, cv_differences
+from pp_corr.studies.simulation import experiment_1
 
 
 def exponent(sizes, seconds) -> float:

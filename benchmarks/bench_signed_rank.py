@@ -1,6 +1,6 @@
 """The Bayesian signed-rank test's kernel: sum_ij w_i w_j H(z_i + z_j - 2 hi) (and the left region and rope) per
-Dirichlet draw, by cumulative sums and positions found once (pp_corr.rank_tests.PairSumRegions, O(n x q)) against
-the dense quadratic forms it replaced (O(n x q^2), "today's code" below) and a per-draw loop over them; then the
+Dirichlet draw, by cumulative sums and positions found once (pp_corr.pairwise.rank_tests.PairSumRegions,
+O(n x q)) against the dense quadratic forms it replaced (O(n x q^2), "today's code" below) and a per-draw loop over them; then the
 whole test at q = 5,000 (time and peak memory; targets < 10 s and < 1 GB)."""
 import resource
 import time
@@ -11,7 +11,7 @@ from _timing import best_of
 import numpy as np
 
 from pp_corr import bayesian_signed_rank
-from pp_corr.rank_tests import PairSumRegions, _in_unit, _step, dirichlet
+from pp_corr.pairwise.rank_tests import PairSumRegions, _in_unit, _step, dirichlet
 
 
 def _pair_sums(points, lo, hi):

@@ -10,9 +10,9 @@ from pathlib import Path
 import _timing  # noqa: F401  (one BLAS thread)
 
 from pp_corr import load_scores
-from pp_corr.replicability import replicability_decisions, replicability_table
-from pp_corr.signed_rank_study import (CHUNK, DELTAS, _signed_rank_chunk, indeterminate_decisions, loss_areas,
-                                       loss_curves, signed_rank_study)
+from pp_corr.studies.replicability import replicability_decisions, replicability_table
+from pp_corr.studies.signed_rank_study import (CHUNK, DELTAS, _signed_rank_chunk, indeterminate_decisions, loss_areas,
+                                               loss_curves, signed_rank_study)
 
 UCI54 = Path(__file__).resolve().parents[2] / "shared" / "data" / "uci54" / "uci54_tidy.csv"
 

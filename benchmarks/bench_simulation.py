@@ -9,8 +9,8 @@ from _timing import best_of
 
 import numpy as np
 
-from pp_corr.bayes_net import SIZES, cv_differences, cv_differences_instances, fold_sizes, split_counts
-from pp_corr.simulation import experiment_1, rejection_rates
+from pp_corr.studies.bayes_net import SIZES, cv_differences, cv_differences_instances, fold_sizes, split_counts
+from pp_corr.studies.simulation import experiment_1, rejection_rates
 
 
 def split_counts_numpy(counts, sizes, rng):

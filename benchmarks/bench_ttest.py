@@ -8,7 +8,7 @@ from _timing import best_of
 import numpy as np
 
 from pp_corr import correlated_ttest
-from pp_corr.intraclass import SufficientStats
+from pp_corr.pairwise.intraclass import SufficientStats
 
 Q, N = 100_000, 100
 x = np.random.default_rng(0).normal(0.01, 0.05, size=(Q, N))

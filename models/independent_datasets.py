@@ -5,7 +5,7 @@ Poisson-binomial of the per-data-set P(B better) (the Poisson test).
 """
 import pp_corr
 from pp_corr.checks import compare_w_to_poisson_binomial
-from pp_corr.models import correlated_t_model, sample
+from pp_corr.pairwise.models import correlated_t_model, sample
 
 
 def main(draws=1000, random_seed=0):

@@ -5,16 +5,16 @@
 >>> 0 <= float(res.p_right) <= 1
 True
 """
-from .pairs import compare_all_pairs, format_pairs
-from .poisson_binomial import PoissonBinomial, poisson_binomial_monte_carlo
-from .poisson_test import PoissonTestResult, poisson_test
-from .rank_tests import (ImpreciseSignedRankResult, RegionProbabilities, bayesian_sign_test, bayesian_signed_rank,
-                         imprecise_signed_rank, sign_test, wilcoxon_test)
-from .frequentist import TTestResult, corrected_ttest, paired_ttest
-from .intraclass import SufficientStats, intraclass_fold_logp, intraclass_logp, resolve_rho
-from .priors import NormalGamma
-from .scores import AssumptionWarning, differences, example_path, load_scores, mean_differences
-from .ttest import CorrelatedTTestResult, DegenerateWarning, correlated_ttest
+from .data.scores import AssumptionWarning, differences, example_path, load_scores, mean_differences
+from .pairwise.frequentist import TTestResult, corrected_ttest, paired_ttest
+from .pairwise.intraclass import SufficientStats, intraclass_fold_logp, intraclass_logp, resolve_rho
+from .pairwise.pairs import compare_all_pairs, format_pairs
+from .pairwise.poisson_binomial import PoissonBinomial, poisson_binomial_monte_carlo
+from .pairwise.poisson_test import PoissonTestResult, poisson_test
+from .pairwise.priors import NormalGamma
+from .pairwise.rank_tests import (ImpreciseSignedRankResult, RegionProbabilities, bayesian_sign_test,
+                                  bayesian_signed_rank, imprecise_signed_rank, sign_test, wilcoxon_test)
+from .pairwise.ttest import CorrelatedTTestResult, DegenerateWarning, correlated_ttest
 
 __all__ = [
     "AssumptionWarning", "ConvergenceWarning", "CorrelatedTTestResult", "DegenerateWarning", "HierarchicalResult",
@@ -29,12 +29,12 @@ __all__ = [
 ]
 __version__ = "0.1.0"
 # these import PyMC
-_LAZY = {"ConvergenceWarning": "hierarchical", "HierarchicalResult": "hierarchical", "OutlierWarning": "hierarchical",
-         "hierarchical_model": "hierarchical", "hierarchical_test": "hierarchical",
-         "hierarchical_tests": "hierarchical_batch", "JointResult": "joint",
-         "joint_model": "joint", "joint_test": "joint", "PlackettLuceResult": "ranking", "dataset_ranks": "ranking",
-         "plackett_luce": "ranking", "plackett_luce_model": "ranking", "order_by_ranking": "ranking",
-         "write_report": "report"}
+_LAZY = {"ConvergenceWarning": "hierarchical.model", "HierarchicalResult": "hierarchical.model",
+         "OutlierWarning": "hierarchical.model", "hierarchical_model": "hierarchical.model",
+         "hierarchical_test": "hierarchical.model", "hierarchical_tests": "hierarchical.batch",
+         "JointResult": "hierarchical.joint", "joint_model": "hierarchical.joint", "joint_test": "hierarchical.joint",
+         "PlackettLuceResult": "ranking", "dataset_ranks": "ranking", "plackett_luce": "ranking",
+         "plackett_luce_model": "ranking", "order_by_ranking": "ranking", "write_report": "reporting.report"}
 
 
 def __getattr__(name):

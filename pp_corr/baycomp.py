@@ -56,10 +56,10 @@ from functools import cached_property
 import numpy as np
 
 from ._args import check_count, check_flag, check_real
-from .intraclass import folds_from_runs
-from .rank_tests import bayesian_sign_test, bayesian_signed_rank, heaviside
-from .scores import warn_one_run
-from .ttest import correlated_ttest
+from .data.scores import warn_one_run
+from .pairwise.intraclass import folds_from_runs
+from .pairwise.rank_tests import bayesian_sign_test, bayesian_signed_rank, heaviside
+from .pairwise.ttest import correlated_ttest
 
 LEFT, ROPE, RIGHT = 0, 1, 2  # the regions, in the order of the probabilities
 BAYCOMP_SIGMA_FACTOR = 1000  # baycomp's upper_sigma; pp_corr's bounds are 1000 times the data's spread too
@@ -435,7 +435,7 @@ class HierarchicalTest(_SampledTest):
     @classmethod
     def _posterior(cls, x, y, rope, *, runs=None, lower_alpha=1, upper_alpha=2, lower_beta=0.01, upper_beta=0.1,
                    upper_sigma=BAYCOMP_SIGMA_FACTOR, chains=4, nsamples, random_state, names):
-        from .hierarchical import PRIORS, hierarchical_test
+        from .hierarchical.model import PRIORS, hierarchical_test
 
         x, y = _scores(x, y, 2, "data sets x scores")
         folds = _folds(runs, x.shape[1])

@@ -20,18 +20,18 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ._args import SAMPLERS, check_count, check_probability_level, check_real
-from .execution import check_scheduler
-from .figure_files import figure_stem, pair_figures, save_figure
-from .hierarchical_exact import METHODS
-from .output import check_output_dir, check_output_file, write_files, write_result
-from .pairs import compare_all_pairs, format_pairs
-from .poisson_test import poisson_test
-from .priors import NormalGamma
 from . import __version__
-from .score_sources import DELIMITERS, FORMATS, UnknownAlgorithmError
-from .scores import example_path, load_scores
-from .ttest import DegenerateWarning
+from ._args import SAMPLERS, check_count, check_probability_level, check_real
+from .data.scores import example_path, load_scores
+from .data.sources import DELIMITERS, FORMATS, UnknownAlgorithmError
+from .execution import check_scheduler
+from .hierarchical.exact import METHODS
+from .pairwise.pairs import compare_all_pairs, format_pairs
+from .pairwise.poisson_test import poisson_test
+from .pairwise.priors import NormalGamma
+from .pairwise.ttest import DegenerateWarning
+from .reporting.figure_files import figure_stem, pair_figures, save_figure
+from .reporting.output import check_output_dir, check_output_file, write_files, write_result
 
 
 def format_table(result, confidence_level=0.95, *, negated=False) -> str:
@@ -283,7 +283,7 @@ UNCONVERGED = 3  # exit status of ``compare --hierarchical --method mcmc`` when 
 
 
 def _compare_hierarchical(scores, pairs, args, output, plots_dir=None):
-    from .hierarchical_batch import hierarchical_tests  # PyMC: imported only when asked for
+    from .hierarchical.batch import hierarchical_tests  # PyMC: imported only when asked for
 
     # one compiled model serves every pair (each pair's line on stderr as it finishes)
     results = list(hierarchical_tests(scores, pairs, rope=args.rope, random_seed=args.seed, method=args.method,
@@ -313,7 +313,7 @@ def _compare_hierarchical(scores, pairs, args, output, plots_dir=None):
 
 
 def _report(args):
-    from .report import check_report_directory, write_report  # PyMC: imported when asked for
+    from .reporting.report import check_report_directory, write_report  # PyMC: imported when asked for
 
     source = _input_file(args.file)
     directory = check_report_directory(args.output, args.overwrite, name="--output", allow="--overwrite")
@@ -352,7 +352,7 @@ def _demo(args):
 def format_rates(rates) -> str:
     """The rejection rates of a simulation study as 'rate (se)', one column per test and number of runs.
 
-    >>> from pp_corr.simulation import rejection_rates, toy_example
+    >>> from pp_corr.studies.simulation import rejection_rates, toy_example
     >>> print(format_rates(rejection_rates(toy_example(repetitions=100, random_seed=0))).splitlines()[0])
     toy example: how often B is declared better than A at alpha = 0.05, 100 repetitions; rate (standard error)
     """
@@ -411,8 +411,8 @@ def _png(figure):
 
 
 def _simulate_signed_rank(args, out):
-    from .signed_rank_figure import plot_signed_rank_losses
-    from .signed_rank_study import indeterminate_decisions, loss_areas, loss_curves, signed_rank_study
+    from .studies.signed_rank_figure import plot_signed_rank_losses
+    from .studies.signed_rank_study import indeterminate_decisions, loss_areas, loss_curves, signed_rank_study
 
     results = signed_rank_study(runs=args.repetitions or 1000, n_draws=args.draws, random_seed=args.seed,
                                 scheduler=args.scheduler, workers=args.workers, progress=not args.no_progress)
@@ -433,7 +433,7 @@ def format_sizes(summary) -> str:
     """The Nadeau-Bengio study's sizes as 'size (se)', one row per procedure and one column per configuration,
     then rho against rho0 = n2 / n.
 
-    >>> from pp_corr.nadeau_bengio_study import CONFIGURATIONS, nadeau_bengio_study, study_summary
+    >>> from pp_corr.studies.nadeau_bengio_study import CONFIGURATIONS, nadeau_bengio_study, study_summary
     >>> res = nadeau_bengio_study(repetitions=5, configurations=CONFIGURATIONS[:1], splits=3, halvings=2,
     ...                           bootstrap_repetitions=2, random_seed=0, workers=1, progress=False)
     >>> format_sizes(study_summary(res)).splitlines()[0]
@@ -450,8 +450,8 @@ def format_sizes(summary) -> str:
 
 
 def _simulate_nadeau_bengio(args, out):
-    from .nadeau_bengio_plots import plot_power, plot_rho, plot_sizes
-    from .nadeau_bengio_study import nadeau_bengio_study, pseudo_power, study_summary
+    from .studies.nadeau_bengio_plots import plot_power, plot_rho, plot_sizes
+    from .studies.nadeau_bengio_study import nadeau_bengio_study, pseudo_power, study_summary
 
     results = nadeau_bengio_study(repetitions=args.repetitions, random_seed=args.seed, scheduler=args.scheduler,
                                   workers=args.workers, progress=not args.no_progress)
@@ -473,7 +473,8 @@ def _simulate_nadeau_bengio(args, out):
 
 
 def _simulate(args):
-    from . import plots, simulation  # imported when asked for
+    from . import plots
+    from .studies import simulation  # imported when asked for
 
     out = check_output_dir(args.output) if args.output else None
     if args.study == "signed-rank":
@@ -509,7 +510,7 @@ def format_replicability(table) -> str:
     """The replicability table as text: shares of H1 and indeterminate, R over all, IDP-determinate and
     IDP-indeterminate subsets.
 
-    >>> from pp_corr.replicability import replicability_decisions, replicability_table
+    >>> from pp_corr.studies.replicability import replicability_decisions, replicability_table
     >>> table = replicability_table(replicability_decisions(load_scores(example_path()), subset_size=3,
     ...                                                     n_subsets=20, n_draws=200, random_seed=0))
     >>> format_replicability(table).splitlines()[0]
@@ -525,7 +526,7 @@ def format_replicability(table) -> str:
 
 
 def _replicability(args):
-    from .replicability import replicability_decisions, replicability_table
+    from .studies.replicability import replicability_decisions, replicability_table
 
     source = _input_file(args.file)
     output = check_output_file(args.output, suffixes=(".csv",)) if args.output else None

@@ -18,11 +18,11 @@ from matplotlib.patches import Patch, Rectangle
 from scipy import stats
 
 from ._args import as_generator, check_count, check_probability_level
-from .pairs import pairs_order
+from .pairwise.pairs import pairs_order
+from .pairwise.poisson_test import PoissonTestResult
+from .pairwise.ttest import CorrelatedTTestResult
 from .palette import (A_BETTER, B_BETTER, INK, OKABE_ITO, REGION_COLORS, REGION_HATCHES, REGION_MARKERS, ROPE,
                       UNDECIDED, region_labels, series_color, tint)
-from .poisson_test import PoissonTestResult
-from .ttest import CorrelatedTTestResult
 
 
 def _axes(ax, figsize=(6, 4)):
@@ -115,7 +115,7 @@ def plot_analytic_overlay(idata, result: CorrelatedTTestResult, dataset=None, va
     """ArviZ's plot of the MCMC posterior of ``mu`` with the exact Student-t density drawn over it.
 
     >>> import numpy as np, pp_corr
-    >>> from pp_corr.models import correlated_t_model, sample
+    >>> from pp_corr.pairwise.models import correlated_t_model, sample
     >>> x = np.random.default_rng(0).normal(0.01, 0.02, 10)
     >>> idata = sample(correlated_t_model(x, folds=10), draws=300, chains=2, random_seed=1)
     >>> plot_analytic_overlay(idata, pp_corr.correlated_ttest(x, folds=10)).get_xlabel()
@@ -320,7 +320,7 @@ def _rank_summary(result) -> _RankSummary:
     """The one adapter between the ranking results and :func:`plot_rank_diagram`: a Plackett-Luce result's
     expected ranks and P(a before b) = E[w_a / (w_a + w_b)]; the joint model's population ranks (of delta0) and
     P(delta0_a > delta0_b), with its new-data-set P(rope) for the practically equivalent pairs."""
-    from .joint import JointResult
+    from .hierarchical.joint import JointResult
     from .ranking import PlackettLuceResult
 
     if isinstance(result, PlackettLuceResult):
@@ -566,7 +566,7 @@ def plot_rank_diagram(result, *, level=0.95, equivalent=None, ax=None):
 def plot_shrinkage(result, *, ax=None):
     """Each data set's independent posterior mean (open) and hierarchical mean with 95% interval (filled).
 
-    ``result`` is a :class:`pp_corr.hierarchical.HierarchicalResult`; data sets are sorted by their
+    ``result`` is a :class:`pp_corr.hierarchical.model.HierarchicalResult`; data sets are sorted by their
     independent mean, and the posterior mean of delta0 is the dashed line the estimates shrink towards.
 
     >>> import numpy as np
@@ -640,7 +640,7 @@ SIMPLEX_CORNERS = np.array([[0.0, 0.0], [0.5, np.sqrt(3) / 2], [1.0, 0.0]])  # l
 def plot_simplex(result, *, max_points=3000, random_seed=0, ax=None):
     """Draws of (P(A better), P(rope), P(B better)) in the probability simplex, coloured by the largest.
 
-    ``result`` is a :class:`pp_corr.rank_tests.RegionProbabilities` (Bayesian signed-rank or sign test, or
+    ``result`` is a :class:`pp_corr.pairwise.rank_tests.RegionProbabilities` (Bayesian signed-rank or sign test, or
     a hierarchical model's new data set); at most ``max_points`` draws, chosen with ``random_seed``, are shown.
 
     >>> import pp_corr
@@ -683,9 +683,9 @@ def plot_rejection_rates(rates, *, ax=None):
     """Rejection rate (B declared better) against the accuracy gap, per test and number of runs, with 95% error
     bars (1.96 SE) and the level alpha: Type I error at delta = 0, power above.
 
-    ``rates`` comes from :func:`pp_corr.simulation.rejection_rates`, with one value of ``n_datasets`` selected.
+    ``rates`` comes from :func:`pp_corr.studies.simulation.rejection_rates`, with one value of ``n_datasets`` selected.
 
-    >>> from pp_corr.simulation import experiment_1, rejection_rates
+    >>> from pp_corr.studies.simulation import experiment_1, rejection_rates
     >>> res = experiment_1(repetitions=20, runs=1, workers=1, progress=False, random_seed=0)
     >>> plot_rejection_rates(rejection_rates(res)).get_ylabel()
     'rejection rate (BN-hat declared better)'
@@ -695,7 +695,7 @@ def plot_rejection_rates(rates, *, ax=None):
     if extra:
         raise ValueError(f"select one value of {sorted(extra)} first, e.g. rates.sel(n_datasets=50)")
     ax = _axes(ax, figsize=(6.5, 4))
-    from .simulation import TEST_NAMES
+    from .studies.simulation import TEST_NAMES
     for i, test in enumerate(rates.test.values):
         for j, runs in enumerate(rates.runs.values):
             sel = rates.sel(test=test, runs=runs)
@@ -719,7 +719,7 @@ def plot_rejection_rates(rates, *, ax=None):
 def plot_toy_example(results):
     """The toy example: distributions of the Poisson test's P(X > q/2) and of the Wilcoxon p-value, per case.
 
-    >>> from pp_corr.simulation import toy_example
+    >>> from pp_corr.studies.simulation import toy_example
     >>> fig = plot_toy_example(toy_example(repetitions=50, random_seed=0))
     >>> [ax.get_xlabel() for ax in fig.axes]
     ['Poisson test: P(B better on a majority)', 'Wilcoxon signed-rank: one-sided p-value']

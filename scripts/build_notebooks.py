@@ -21,7 +21,7 @@ import numpy as np
 import matplotlib.pyplot as plt
 import pp_corr
 from pp_corr import plots
-from pp_corr.models import correlated_t_model, sample
+from pp_corr.pairwise.models import correlated_t_model, sample
 from pp_corr.checks import compare_to_analytic, compare_w_to_poisson_binomial
 UCI54 = "../../shared/data/uci54/uci54_tidy.csv"
 """
@@ -187,7 +187,7 @@ for var in ("mean", "sd"):
         "so the full experiment 1 takes about a minute on two cores.\n\n"
         "`REPETITIONS` below is 5000 as in the paper unless the environment sets `PP_CORR_REPETITIONS` (the tests "
         "run 200). The command line runs and saves the full studies: `pp-corr simulate experiment1 -o results/`."),
-        code(SETUP + """from pp_corr import simulation
+        code(SETUP + """from pp_corr.studies import simulation
 REPETITIONS = int(os.environ.get("PP_CORR_REPETITIONS", 5000))
 print("repetitions per setting:", REPETITIONS)"""),
         md("## Experiment 1: the same gap on all 50 data sets\nAt delta = 0 the rejection rate is the Type I error; "
@@ -227,10 +227,10 @@ simulation.rejection_rates(toy).rate.to_dataframe().rate.unstack("test")"""),
         "`PP_CORR_REPETITIONS` (the tests run 200 runs of 1000 draws). The command line runs and saves the study: "
         "`pp-corr simulate signed-rank -o results/`, and the replicability: `pp-corr replicability FILE`."),
         code(SETUP + """import pandas as pd
-from pp_corr.signed_rank_study import (decisions, indeterminate_decisions, loss_areas, loss_curves,
-                                       signed_rank_study)
-from pp_corr.signed_rank_figure import plot_signed_rank_losses
-from pp_corr.replicability import replicability_decisions, replicability_table
+from pp_corr.studies.signed_rank_study import (decisions, indeterminate_decisions, loss_areas, loss_curves,
+                                               signed_rank_study)
+from pp_corr.studies.signed_rank_figure import plot_signed_rank_losses
+from pp_corr.studies.replicability import replicability_decisions, replicability_table
 from pp_corr.palette import series_color
 RUNS = int(os.environ.get("PP_CORR_REPETITIONS", 1000))
 DRAWS = 5000 if RUNS >= 1000 else 1000
@@ -364,8 +364,9 @@ coverage[["mean_loo_pit", "mean_pareto_k", "sd_loo_pit", "sd_pareto_k"]].describ
         md("# The learners in the loop: the procedures of Nadeau & Bengio (2003)\n\n"
         "The corrected t-test of the rest of pp_corr is one of seven procedures Nadeau & Bengio compared for "
         "inference about the difference in generalization error of two learners. Several need to run the learners "
-        "again on new splits, so here they run on scikit-learn estimators (`pp_corr.resampling`), side by side "
-        "(`pp_corr.nadeau_bengio`), and in the paper's simulation study (`pp_corr.nadeau_bengio_study`): sizes, "
+        "again on new splits, so here they run on scikit-learn estimators (`pp_corr.studies.resampling`), side by side "
+        "(`pp_corr.studies.nadeau_bengio`), and in the paper's simulation study "
+        "(`pp_corr.studies.nadeau_bengio_study`): sizes, "
         "pseudo-power, political ratios and the correlation rho of two split estimates against the heuristic "
         "rho0 = n2/n. docs/theory.md, section 8, has the formulas.\n\n"
         "Sizes here: 2000 data sets per regression configuration and 200 per classification one (the command line "
@@ -382,10 +383,10 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.tree import DecisionTreeClassifier
 import pp_corr
-from pp_corr import nadeau_bengio_study as study
-from pp_corr.nadeau_bengio import nadeau_bengio
-from pp_corr.nadeau_bengio_plots import plot_power, plot_rho, plot_sizes
-from pp_corr.resampling import resample, to_scores
+from pp_corr.studies import nadeau_bengio_study as study
+from pp_corr.studies.nadeau_bengio import nadeau_bengio
+from pp_corr.studies.nadeau_bengio_plots import plot_power, plot_rho, plot_sizes
+from pp_corr.studies.resampling import resample, to_scores
 REDUCED = "PP_CORR_REPETITIONS" in os.environ
 if REDUCED:  # the tests: a reduced design
     DESIGN = {k: study.REDUCED[k] for k in ("splits", "halvings", "bootstrap_repetitions")}

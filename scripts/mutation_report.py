@@ -2,7 +2,7 @@
 
 Run from the project root after ``mutmut run`` (``make mutation`` does both):
 
-    python scripts/mutation_report.py --survivors mutation-survivors.txt 'pp_corr.ttest.*' ...
+    python scripts/mutation_report.py --survivors mutation-survivors.txt 'pp_corr.pairwise.ttest.*' ...
 
 The positional arguments are the same mutant-name patterns given to ``mutmut run``; mutants outside
 them (mutmut generates mutants for every function of a mutated file) are left out of the table.
@@ -13,7 +13,7 @@ test in the selection reaches, count as not killed and are listed with the survi
 mutmut reruns every mutant that a pattern on its command line matches, whatever it found before; to finish an
 interrupted run, give it the names of the mutants not checked yet, which ``--not-checked`` prints:
 
-    make mutation MUTATION_SCOPE="$(python scripts/mutation_report.py --not-checked 'pp_corr.rank_tests.*')"
+    make mutation MUTATION_SCOPE="$(python scripts/mutation_report.py --not-checked 'pp_corr.pairwise.rank_tests.*')"
 """
 from __future__ import annotations
 
@@ -43,7 +43,7 @@ def load(mutants: Path, patterns):
 
 
 def split(name):
-    """'pp_corr.ttest.xǁResultǁinterval__mutmut_3' -> ('pp_corr.ttest', 'Result.interval')."""
+    """'pp_corr.pairwise.ttest.xǁResultǁinterval__mutmut_3' -> ('pp_corr.pairwise.ttest', 'Result.interval')."""
     mangled = name.partition("__mutmut_")[0]
     module, _, function = mangled.rpartition(".")
     if function.startswith("xǁ"):

@@ -23,8 +23,8 @@ from scipy import stats
 
 import pp_corr
 from pp_corr import baycomp as bc
-from pp_corr.scores import AssumptionWarning
-from pp_corr.ttest import DegenerateWarning
+from pp_corr.data.scores import AssumptionWarning
+from pp_corr.pairwise.ttest import DegenerateWarning
 
 UCI54_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "uci54"
 NBC, J48 = 1, 4  # ClassifierID.dat: 1..5 = nbc aode hnb j48 j48gr
@@ -217,7 +217,7 @@ def test_sign_prior_region():
 # --- the hierarchical test's arguments, without sampling -------------------------------------------------------
 
 def test_hierarchical_arguments_reach_pp_corr(monkeypatch):
-    from pp_corr import hierarchical
+    from pp_corr.hierarchical import model as hierarchical
 
     calls = []
 

@@ -8,7 +8,7 @@ import pytest
 from scipy import stats
 
 from pp_corr.cli import main
-from pp_corr.scores import example_path
+from pp_corr.data.scores import example_path
 from tests.test_uci54 import formula_probs
 
 ROPE = 0.02
@@ -148,9 +148,10 @@ def test_sampler_needs_a_hierarchical_fit(scores_csv, capsys):
 
 
 def test_regression_cli_simulate_output_must_be_a_directory(tmp_path, capsys, monkeypatch):
-    import pp_corr.simulation
+    import pp_corr.studies.simulation
 
-    monkeypatch.setattr(pp_corr.simulation, "toy_example", lambda **k: pytest.fail("simulated before checking -o"))
+    monkeypatch.setattr(pp_corr.studies.simulation, "toy_example",
+                        lambda **k: pytest.fail("simulated before checking -o"))
     existing = tmp_path / "file.txt"
     existing.write_text("keep me")
     _fails(["simulate", "toy", "-o", str(existing)], capsys, "file.txt", "not a directory")
@@ -242,7 +243,7 @@ def short_fits(monkeypatch):
     tests ask for --method mcmc: no exact fallback)."""
     import functools
 
-    import pp_corr.hierarchical as hierarchical
+    import pp_corr.hierarchical.model as hierarchical
 
     monkeypatch.setattr(hierarchical, "hierarchical_test",
                         functools.partial(hierarchical.hierarchical_test, draws=60, tune=60, chains=2))
@@ -329,7 +330,7 @@ def test_plot_file_names_are_safe_and_one_data_set_has_no_poisson_binomial(score
 def test_plots_of_the_hierarchical_test_only_for_the_numbers_shown(scores_csv, tmp_path, capsys, monkeypatch):
     import functools
 
-    import pp_corr.hierarchical as hierarchical
+    import pp_corr.hierarchical.model as hierarchical
 
     monkeypatch.setattr(hierarchical, "hierarchical_test", functools.partial(  # one short fit: not converged
         hierarchical.hierarchical_test, draws=60, tune=60, chains=2, retry=False))
@@ -347,10 +348,10 @@ def test_plots_of_the_hierarchical_test_only_for_the_numbers_shown(scores_csv, t
 def test_regression_unwritable_plots_dir_refused_before_the_analysis(scores_csv, tmp_path, capsys, monkeypatch,
                                                                       extra):
     import pp_corr.cli
-    import pp_corr.hierarchical
+    import pp_corr.hierarchical.model
 
     for module, name in ((pp_corr.cli, "poisson_test"), (pp_corr.cli, "compare_all_pairs"),
-                         (pp_corr.hierarchical, "hierarchical_test")):
+                         (pp_corr.hierarchical.model, "hierarchical_test")):
         monkeypatch.setattr(module, name, lambda *a, **k: pytest.fail("analysed before checking --plots"))
     in_the_way = tmp_path / "file.txt"
     in_the_way.write_text("keep me")

@@ -1,5 +1,5 @@
-"""Covariance matrices sampled as regressions (pp_corr.covariance): the prior the sampler sees is the model's
-(uniform sds, LKJ correlation) by the change of variables, checked with a Jacobian computed here by finite
+"""Covariance matrices sampled as regressions (pp_corr.hierarchical.covariance): the prior the sampler sees is the
+model's (uniform sds, LKJ correlation) by the change of variables, checked with a Jacobian computed here by finite
 differences; the matrix equals a recursion written here; the pivoted order puts near-copies last."""
 import numpy as np
 import pymc as pm
@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pp_corr.covariance import covariance_values, pivot_order, regression_covariance, regression_values
+from pp_corr.hierarchical.covariance import covariance_values, pivot_order, regression_covariance, regression_values
 from tests.test_joint import regression_recursion
 
 ORDER = np.array([2, 0, 3, 1])

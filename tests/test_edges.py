@@ -32,14 +32,13 @@ from hypothesis.extra import numpy as hnp
 from scipy import stats
 
 import pp_corr
-import pp_corr.pairs  # noqa: F401 - imported before any stand-in is patched in (see forbid_computation)
+import pp_corr.pairwise.pairs  # noqa: F401 - imported before any stand-in is patched in (see forbid_computation)
 import pp_corr.plots  # noqa: F401
-import pp_corr.simulation  # noqa: F401
+import pp_corr.studies.simulation  # noqa: F401
 from pp_corr import (NormalGamma, PoissonBinomial, RegionProbabilities, SufficientStats, bayesian_sign_test,
                      bayesian_signed_rank, compare_all_pairs, corrected_ttest, correlated_ttest, differences,
-                     example_path, format_pairs, imprecise_signed_rank, intraclass_logp, load_scores,
-                     mean_differences, paired_ttest, poisson_binomial_monte_carlo, poisson_test, resolve_rho, sign_test,
-                     wilcoxon_test)
+                     example_path, format_pairs, imprecise_signed_rank, intraclass_logp, load_scores, mean_differences,
+                     paired_ttest, poisson_binomial_monte_carlo, poisson_test, resolve_rho, sign_test, wilcoxon_test)
 from pp_corr.cli import main
 
 ERRORS = (ValueError, TypeError)
@@ -1411,10 +1410,9 @@ def forbid_computation():
     def stop(*args, **kwargs):
         raise ComputationStarted("the computation started before the arguments and output path were checked")
 
-    modules = [pp_corr, sys.modules["pp_corr.cli"]] + [sys.modules[m] for m in
-                                                       ("pp_corr.ttest", "pp_corr.poisson_test", "pp_corr.pairs",
-                                                        "pp_corr.rank_tests", "pp_corr.hierarchical",
-                                                        "pp_corr.simulation") if m in sys.modules]
+    names = ("pp_corr.pairwise.ttest", "pp_corr.pairwise.poisson_test", "pp_corr.pairwise.pairs",
+             "pp_corr.pairwise.rank_tests", "pp_corr.hierarchical.model", "pp_corr.studies.simulation")
+    modules = [pp_corr, sys.modules["pp_corr.cli"]] + [sys.modules[m] for m in names if m in sys.modules]
     for module in modules:
         for name in ("correlated_ttest", "poisson_test", "compare_all_pairs", "hierarchical_test",
                      "bayesian_signed_rank", "bayesian_sign_test", "imprecise_signed_rank", "wilcoxon_test",
@@ -1684,7 +1682,7 @@ def test_regression_simulate_workers_capped(monkeypatch):
     """--workers 100 started a process per task: at most as many processes as cores."""
     import multiprocessing.process
 
-    from pp_corr.simulation import bayesian_network_study
+    from pp_corr.studies.simulation import bayesian_network_study
 
     started = []
     original = multiprocessing.process.BaseProcess.start
@@ -1983,7 +1981,7 @@ def test_order_by_ranking_needs_two_algorithms_a_scores_table_and_a_boolean_dire
     ((), {"method": "grid"}, ValueError, "method"),
 ])
 def test_hierarchical_tests_names_a_bad_argument_before_any_fit(monkeypatch, args, kwargs, error, named):
-    import pp_corr.hierarchical as hierarchical
+    import pp_corr.hierarchical.model as hierarchical
     from pp_corr import example_path, hierarchical_tests, load_scores
 
     monkeypatch.setattr(hierarchical, "_fit", lambda *a, **k: pytest.fail("fitted before checking"))
@@ -2017,6 +2015,6 @@ def test_report_examples():
 def test_scores_without_their_dataset_dimension_are_refused_by_name(call):
     """scores.isel(dataset=0, drop=True) drops the dimension every test reads: an error that says so and how to
     keep it, not an AttributeError from inside."""
-    scores = pp_corr.load_scores(pp_corr.scores.example_path()).isel(dataset=0, drop=True)
+    scores = pp_corr.load_scores(pp_corr.data.scores.example_path()).isel(dataset=0, drop=True)
     with pytest.raises(ValueError, match=r"lacks the dimension\(s\) \['dataset'\].*isel\(dataset=\[0\]\)"):
         call(scores)

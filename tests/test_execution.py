@@ -16,7 +16,7 @@ import xarray as xr
 
 from pp_corr import execution
 from pp_corr.cli import main
-from pp_corr.simulation import CHUNK, experiment_1
+from pp_corr.studies.simulation import CHUNK, experiment_1
 
 DASK = Path(sys.executable).with_name("dask")
 ROOT = Path(__file__).resolve().parents[1]

@@ -340,8 +340,8 @@ def test_runs_gives_rho_runs_over_n(runs, n):
 
 
 def test_runs_reaches_the_pymc_models():
-    from pp_corr.hierarchical import hierarchical_model
-    from pp_corr.models import correlated_t_model
+    from pp_corr.hierarchical.model import hierarchical_model
+    from pp_corr.pairwise.models import correlated_t_model
     x = np.random.default_rng(3).normal(0.01, 0.03, (4, 12))
     for build in (hierarchical_model, correlated_t_model):
         by_runs, by_rho = build(x, runs=3), build(x, rho=0.25)

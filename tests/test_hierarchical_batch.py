@@ -11,9 +11,9 @@ import pytest
 import xarray as xr
 from scipy import special, stats
 
-import pp_corr.hierarchical as hier
-from pp_corr.hierarchical import OutlierWarning, _build, _model_values, _prepare, hierarchical_test
-from pp_corr.hierarchical_batch import check_pairs, hierarchical_tests
+import pp_corr.hierarchical.model as hier
+from pp_corr.hierarchical.model import OutlierWarning, _build, _model_values, _prepare, hierarchical_test
+from pp_corr.hierarchical.batch import check_pairs, hierarchical_tests
 
 Q = 6  # data sets in every case: one compiled model serves them all
 RNG_SEED = 20261124
@@ -136,7 +136,8 @@ def same_draws(a, b):
 
 
 @pytest.mark.slow
-@pytest.mark.filterwarnings("ignore::pp_corr.hierarchical.ConvergenceWarning")  # 200 draws: the numbers, no verdict
+# 200 draws: the numbers, no verdict
+@pytest.mark.filterwarnings("ignore::pp_corr.hierarchical.model.ConvergenceWarning")
 def test_one_model_fits_each_pair_its_own_posterior_with_the_draws_of_hierarchical_test(monkeypatch):
     """pymc sampler (three fits, each compiling PyMC's function again: about 10 s each). The batch fits two pairs
     with opposite differences, on data sets of different names, on one model: each posterior is its own (delta0

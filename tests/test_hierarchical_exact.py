@@ -9,10 +9,10 @@ import pytest
 from scipy import integrate, special, stats
 
 import pp_corr
-from pp_corr import hierarchical_exact as he
-from pp_corr.hierarchical_exact import (ExactGrid, exact_draws, exact_posterior, log_sigma_integral, nu_prior_cdf,
-                                       nu_prior_density)
-from pp_corr.stress import stress_scores
+from pp_corr.hierarchical import exact as he
+from pp_corr.hierarchical.exact import (ExactGrid, exact_draws, exact_posterior, log_sigma_integral, nu_prior_cdf,
+                                        nu_prior_density)
+from pp_corr.hierarchical.stress import stress_scores
 
 FAST = ExactGrid(error_estimate=False)
 
@@ -548,7 +548,7 @@ def test_draws_agree_with_the_quadrature():
 
 def stress_inputs(case):
     """A stress case's fold differences in the hierarchical model's unit and prior bounds (as
-    :mod:`pp_corr.hierarchical` sets them: s the median sd, delta0 within max |x| / s, sigma0 below 1000 times
+    :mod:`pp_corr.hierarchical.model` sets them: s the median sd, delta0 within max |x| / s, sigma0 below 1000 times
     the means' sd, sigma_i in (0.01, 1000 max(1, sd_i / s))), and the rope 0.01 in that unit."""
     scores = stress_scores(case, seed=0)
     x = pp_corr.differences(scores, "A", "B").values.reshape(scores.sizes["dataset"], -1)
@@ -647,7 +647,7 @@ def test_grid_is_checked():
 def test_a_cut_on_a_segments_end_makes_no_empty_piece():
     """A cut that rounds onto the segment's end (seen on the stress battery's ragged case) made a zero-width
     Gauss-Legendre piece: divisions by zero and log(0) in the rule."""
-    from pp_corr.hierarchical_exact import _Segment
+    from pp_corr.hierarchical.exact import _Segment
 
     segment = _Segment(center=0.0, scale=1.0, low=-3.0, high=3.0, points=24, cuts=(0.5, 3.0), hard=True)
     assert [(a, b) for a, b, _ in segment.pieces] == [(-3.0, 0.5), (0.5, 3.0)]

@@ -5,7 +5,7 @@ import pytest
 from scipy import stats
 
 from pp_corr import SufficientStats, intraclass_logp, resolve_rho
-from pp_corr.intraclass import intraclass_fold_logp
+from pp_corr.pairwise.intraclass import intraclass_fold_logp
 
 
 def intraclass_matrix(n, rho):

@@ -1,5 +1,5 @@
-"""The joint hierarchical model of k algorithms (pp_corr.joint) against independent computations: at k = 2 the
-pairwise model's log density, for k > 2 the dense Kronecker-structured normal of every fold difference, the
+"""The joint hierarchical model of k algorithms (pp_corr.hierarchical.joint) against independent computations: at
+k = 2 the pairwise model's log density, for k > 2 the dense Kronecker-structured normal of every fold difference, the
 conditional draws of delta_i against Gaussian conditioning written in precision form, and the ranking and pair
 summaries against numerical integration."""
 import arviz as az
@@ -9,14 +9,14 @@ import pytensor.tensor as pt
 import pytest
 from scipy import integrate, stats
 
-from pp_corr.hierarchical import _build as build_pairwise
-from pp_corr.hierarchical import _prepare as prepare_pairwise
-from pp_corr.covariance import pivot_order
-from pp_corr.hierarchical import SIGMA_FLOOR, ConvergenceWarning
-import pp_corr.joint as joint
-from pp_corr.joint import (JointResult, _build, _draw_delta, _estimates, _orders, _prepare_joint, _data_values,
-                           _scalings, _start, joint_model)
-from pp_corr.models import sample
+from pp_corr.hierarchical.model import _build as build_pairwise
+from pp_corr.hierarchical.model import _prepare as prepare_pairwise
+from pp_corr.hierarchical.covariance import pivot_order
+from pp_corr.hierarchical.model import SIGMA_FLOOR, ConvergenceWarning
+import pp_corr.hierarchical.joint as joint
+from pp_corr.hierarchical.joint import (JointResult, _build, _draw_delta, _estimates, _orders, _prepare_joint,
+                                        _data_values, _scalings, _start, joint_model)
+from pp_corr.pairwise.models import sample
 
 RNG_SEED = 20261123
 
@@ -387,7 +387,7 @@ def test_population_slopes_of_near_copies_are_not_scaled():
 def test_standardised_mixing_weights_are_gamma(nu):
     """lambda_i = exp(m(nu) + s(nu) z_i) with the density the model gives z_i: its integral (scipy's quad) is 1,
     and its mass below z is scipy's Gamma(nu/2, rate nu/2) cdf at the lambda that z maps to."""
-    from pp_corr.joint import _mixing
+    from pp_corr.hierarchical.joint import _mixing
 
     with pm.Model(coords={"dataset": ["one"]}) as model:
         lam = _mixing(pt.constant(nu))

@@ -10,10 +10,10 @@ import pymc as pm
 import pytest
 from scipy import stats
 
-from pp_corr.hierarchical import dataset_log_likelihood, hierarchical_test
-from pp_corr.intraclass import intraclass_fold_logp, intraclass_logp
-from pp_corr.models import correlated_t_model, dataset_rows, intraclass_likelihood, prior_predictive, sample
-from pp_corr.priors import NormalGamma
+from pp_corr.hierarchical.model import dataset_log_likelihood, hierarchical_test
+from pp_corr.pairwise.intraclass import intraclass_fold_logp, intraclass_logp
+from pp_corr.pairwise.models import correlated_t_model, dataset_rows, intraclass_likelihood, prior_predictive, sample
+from pp_corr.pairwise.priors import NormalGamma
 
 # float64 rounding of O(n) sums against an O(n^3) dense solve: far below this at n <= 30
 TOL = 1e-10

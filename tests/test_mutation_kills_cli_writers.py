@@ -12,7 +12,7 @@ from scipy import stats
 
 from pp_corr import NormalGamma, correlated_ttest, poisson_test
 from pp_corr.cli import _write_figures, format_table, main, pair_record
-from pp_corr.ttest import DegenerateWarning
+from pp_corr.pairwise.ttest import DegenerateWarning
 from tests.test_oracles_poisson import FOLDS, RHO, count_distribution, make_differences, posterior_tails
 
 Q = 4
@@ -172,7 +172,7 @@ def test_compare_all_pairs_passes_the_prior(x, tmp_path, capsys):
 
 def test_format_rates_prints_every_rate_and_its_standard_error():
     from pp_corr.cli import format_rates
-    from pp_corr.simulation import rejection_rates, toy_example
+    from pp_corr.studies.simulation import rejection_rates, toy_example
 
     rates = rejection_rates(toy_example(repetitions=40, random_seed=1), alpha=0.1)
     lines = format_rates(rates).splitlines()
@@ -230,7 +230,7 @@ EXECUTION = [(["--scheduler", SCHEDULER], dict(scheduler=SCHEDULER, workers=None
 
 @pytest.mark.parametrize("options, execution", EXECUTION)
 def test_simulate_signed_rank_passes_every_option_to_the_study(monkeypatch, capsys, options, execution):
-    from pp_corr import signed_rank_study
+    from pp_corr.studies import signed_rank_study
 
     calls, _ = spy(monkeypatch, signed_rank_study, "signed_rank_study", deltas=[0.0, 0.05], correlations=[0.5],
                    n_datasets=5)
@@ -240,7 +240,7 @@ def test_simulate_signed_rank_passes_every_option_to_the_study(monkeypatch, caps
 
 
 def test_simulate_signed_rank_runs_1000_times_by_default_and_every_table_takes_the_alpha_given(monkeypatch, capsys):
-    from pp_corr import signed_rank_study
+    from pp_corr.studies import signed_rank_study
 
     calls, _ = spy(monkeypatch, signed_rank_study, "signed_rank_study", deltas=[0.0, 0.05], correlations=[0.5],
                    n_datasets=5, runs=3)   # the study is run 3 times whatever it is asked
@@ -268,7 +268,7 @@ def test_simulate_nadeau_bengio_passes_every_option_and_writes_its_results(tmp_p
     import pandas as pd
     import xarray as xr
 
-    from pp_corr import nadeau_bengio_study as nbs
+    from pp_corr.studies import nadeau_bengio_study as nbs
 
     configurations = nbs.CONFIGURATIONS[:2]
     calls, results = spy(monkeypatch, nbs, "nadeau_bengio_study", configurations=configurations, splits=3,
@@ -339,7 +339,7 @@ class FittedPair:
 
 def fake_fits(monkeypatch, converged):
     """``hierarchical_tests`` replaced: records its arguments and returns one FittedPair a pair."""
-    from pp_corr import hierarchical_batch
+    from pp_corr.hierarchical import batch as hierarchical_batch
 
     calls = []
 
@@ -570,7 +570,7 @@ STUDIES = {"toy": ("toy_example", {}),
 
 def spy_study(monkeypatch, study, **small):
     """The study's function spied on (see ``spy``); the other studies' functions fail if called."""
-    from pp_corr import simulation
+    from pp_corr.studies import simulation
 
     name, design = STUDIES[study]
     for other, _ in STUDIES.values():

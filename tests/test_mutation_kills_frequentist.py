@@ -6,8 +6,8 @@ import pytest
 from scipy import stats
 
 from pp_corr import corrected_ttest, paired_ttest
-from pp_corr.frequentist import t_from_stats
-from pp_corr.intraclass import SufficientStats
+from pp_corr.pairwise.frequentist import t_from_stats
+from pp_corr.pairwise.intraclass import SufficientStats
 
 X = np.array([0.021, 0.013, 0.034, -0.004, 0.027, 0.018])
 

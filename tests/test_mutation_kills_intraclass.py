@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from pp_corr.intraclass import (SufficientStats, folds_from_runs, intraclass_fold_logp, intraclass_logp,
-                                real_array, resolve_rho, rho_for)
+from pp_corr.pairwise.intraclass import (SufficientStats, folds_from_runs, intraclass_fold_logp, intraclass_logp,
+                                         real_array, resolve_rho, rho_for)
 from tests.test_edges import _dense_stats as dense_stats
 
 

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from pp_corr.output import check_output_dir, check_output_file, json_text, plain, write_files, write_result
+from pp_corr.reporting.output import check_output_dir, check_output_file, json_text, plain, write_files, write_result
 
 
 def test_plain_keeps_none_and_writes_other_objects_as_text():

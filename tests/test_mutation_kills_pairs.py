@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 from scipy import stats
 
-import pp_corr.pairs
+import pp_corr.pairwise.pairs
 from pp_corr import compare_all_pairs, example_path, format_pairs, load_scores
-from pp_corr.pairs import TESTS
+from pp_corr.pairwise.pairs import TESTS
 from tests.test_oracles_pairs import (dirichlet_second_moments, majority_probability, mean_differences,
                                       signed_rank_terms, step)
 
@@ -54,7 +54,7 @@ def test_the_rope_is_checked_before_any_test_runs(monkeypatch):
     def started(*args, **kwargs):
         raise AssertionError("a test ran before the rope was checked")
 
-    monkeypatch.setattr(pp_corr.pairs, "poisson_test", started)
+    monkeypatch.setattr(pp_corr.pairwise.pairs, "poisson_test", started)
     with pytest.raises(ValueError, match="^rope must be in"):
         compare_all_pairs(load_scores(example_path()), rope=-0.1)
 

@@ -8,7 +8,7 @@ import pytest
 from scipy import stats
 
 from pp_corr import bayesian_sign_test, bayesian_signed_rank, imprecise_signed_rank, sign_test, wilcoxon_test
-from pp_corr.rank_tests import IDP_STRENGTH, PairSumRegions, RegionProbabilities, heaviside
+from pp_corr.pairwise.rank_tests import IDP_STRENGTH, PairSumRegions, RegionProbabilities, heaviside
 from tests.test_oracles_rank import close_in_mc, dirichlet_second_moments, idp_draws
 
 Z = [0.02, 0.01, 0.03, -0.005]     # imprecise: lower ~ .81, upper ~ .99, indeterminate at 0.95

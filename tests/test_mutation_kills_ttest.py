@@ -217,7 +217,8 @@ def test_folds_unlike_the_scores_warn_in_these_words(scores):
         "of one cross-validation run"]
 
 
-@pytest.mark.skipif("mutmut" in sys.modules, reason="mutmut's trampolines add a frame to every call of pp_corr.ttest")
+@pytest.mark.skipif("mutmut" in sys.modules,
+                    reason="mutmut's trampolines add a frame to every call of pp_corr.pairwise.ttest")
 def test_the_warnings_point_at_the_line_that_called_correlated_ttest(scores):
     """stacklevel: the point-mass warning (raised two calls down, in _result) and the folds warning are reported at
     the user's line, here, not inside pp_corr."""

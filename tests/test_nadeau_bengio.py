@@ -10,9 +10,9 @@ from sklearn.dummy import DummyRegressor
 from sklearn.linear_model import LinearRegression
 
 from pp_corr import corrected_ttest, correlated_ttest
-from pp_corr.nadeau_bengio import (PROCEDURES, NadeauBengioResult, nadeau_bengio, procedure_moments,
-                                   procedures_from_splits, run_designs, t_statistics)
-from pp_corr.resampling import to_scores
+from pp_corr.studies.nadeau_bengio import (PROCEDURES, NadeauBengioResult, nadeau_bengio, procedure_moments,
+                                           procedures_from_splits, run_designs, t_statistics)
+from pp_corr.studies.resampling import to_scores
 
 J, M, R, N_TEST = 6, 4, 5, 12
 

@@ -8,11 +8,11 @@ import pytest
 from sklearn.dummy import DummyRegressor
 from sklearn.linear_model import LinearRegression
 
-from pp_corr.nadeau_bengio import PROCEDURES, procedure_dfs, t_statistics
-from pp_corr.nadeau_bengio_study import (CONFIGURATIONS, REDUCED, classification_losses, draw_classification,
-                                         draw_regression, equal_error_slope, nadeau_bengio_study, pseudo_power,
-                                         regression_errors, regression_losses, study_summary)
-from pp_corr.resampling import design_splits
+from pp_corr.studies.nadeau_bengio import PROCEDURES, procedure_dfs, t_statistics
+from pp_corr.studies.nadeau_bengio_study import (CONFIGURATIONS, REDUCED, classification_losses, draw_classification,
+                                                 draw_regression, equal_error_slope, nadeau_bengio_study, pseudo_power,
+                                                 regression_errors, regression_losses, study_summary)
+from pp_corr.studies.resampling import design_splits
 
 
 @pytest.mark.parametrize("n_train", [8, 20, 60])
@@ -155,7 +155,7 @@ def test_cli_simulate_writes_what_the_functions_compute(tmp_path, monkeypatch, c
 
     import pandas as pd
 
-    from pp_corr import nadeau_bengio_study as nbs
+    from pp_corr.studies import nadeau_bengio_study as nbs
     from pp_corr.cli import main
 
     small = dict(configurations=nbs.CONFIGURATIONS[:2], splits=3, halvings=2, bootstrap_repetitions=2,

@@ -10,7 +10,7 @@ import pytest
 from pymc.model.transform.conditioning import remove_value_transforms
 from scipy import integrate, stats
 
-from pp_corr.hierarchical import ConvergenceWarning, hierarchical_model, hierarchical_test
+from pp_corr.hierarchical.model import ConvergenceWarning, hierarchical_model, hierarchical_test
 
 FOLDS, RHO = 10, 0.1
 

@@ -154,7 +154,7 @@ def uci54_pairs(uci54):
 def _uci54_figures(uci54, nbc_hnb, uci54_pairs):
     """Every plot function that needs no MCMC, drawn on uci54 (nbc vs hnb), by name."""
     import arviz as az
-    from pp_corr.simulation import experiment_1, rejection_rates, toy_example
+    from pp_corr.studies.simulation import experiment_1, rejection_rates, toy_example
 
     per_dataset = nbc_hnb.per_dataset
     one = pp_corr.correlated_ttest(uci54.sel(dataset=["audiology"]), algorithms=("nbc", "hnb"), rope=0.01)
@@ -339,7 +339,7 @@ def test_forest_grows_with_datasets_without_overlap(n):
 def test_hierarchical_figures_on_uci54_use_the_palette(uci54, tmp_path):
     """Shrinkage and posterior predictive check of a (short) hierarchical fit of nbc vs hnb on uci54: palette
     colours, every data set labelled once without overlap, and the observed ECDF drawn from the data."""
-    from pp_corr.hierarchical import ConvergenceWarning, hierarchical_test
+    from pp_corr.hierarchical.model import ConvergenceWarning, hierarchical_test
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)  # a short fit: the figures, not the verdict

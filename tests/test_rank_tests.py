@@ -12,7 +12,7 @@ from scipy import stats
 
 from pp_corr import (bayesian_sign_test, bayesian_signed_rank, compare_all_pairs, imprecise_signed_rank,
                      mean_differences, sign_test, wilcoxon_test)
-from pp_corr.rank_tests import RegionProbabilities
+from pp_corr.pairwise.rank_tests import RegionProbabilities
 from tests.conftest import UCI54
 
 N = 50_000

@@ -11,8 +11,9 @@ from scipy import stats
 
 from pp_corr import load_scores, poisson_test
 from pp_corr.cli import main
-from pp_corr.replicability import one_sided_wilcoxon, replicability, replicability_decisions, replicability_table
-from pp_corr.scores import mean_differences
+from pp_corr.studies.replicability import (one_sided_wilcoxon, replicability, replicability_decisions,
+                                           replicability_table)
+from pp_corr.data.scores import mean_differences
 
 
 @pytest.fixture(scope="module")

@@ -1,5 +1,5 @@
-"""The report (pp_corr.report, ``pp-corr report``): the files it writes and only those, a self-contained HTML page
-that parses and renders in a real browser, LaTeX that compiles, numbers against independent computations, and a
+"""The report (pp_corr.reporting.report, ``pp-corr report``): the files it writes and only those, a self-contained HTML
+page that parses and renders in a real browser, LaTeX that compiles, numbers against independent computations, and a
 verdict made of the numbers the tables show."""
 import base64
 import dataclasses
@@ -14,8 +14,8 @@ import numpy as np
 import pytest
 
 import pp_corr
-from pp_corr.report import FILES, write_report
-from pp_corr.report_formats import NOT_CONVERGED, Document, Section, Table, tex_escape, to_latex
+from pp_corr.reporting.report import FILES, write_report
+from pp_corr.reporting.formats import NOT_CONVERGED, Document, Section, Table, tex_escape, to_latex
 from tests.test_uci54 import formula_probs
 
 NUMBER = re.compile(r"\d+\.\d+")
@@ -224,7 +224,7 @@ def test_example_report_files_html_and_verdict(example_report, example_scores):
 def test_signed_rank_table_matches_the_test_and_the_matrix_its_draws(example_report, example_scores):
     """Each pair's row against the Bayesian signed-rank test run on its own (same rope and seed), orientation
     B - A with A ranked first; the matrix figure's table carries the same decisions."""
-    from pp_corr.report import _Decision, _with_signed_rank
+    from pp_corr.reporting.report import _Decision, _with_signed_rank
 
     directory, _ = example_report
     signed = table_by_start(markdown_tables((directory / FILES["md"]).read_text(encoding="utf-8")),
@@ -350,8 +350,8 @@ def test_unconverged_fits_are_marked_without_a_verdict(example_scores, tmp_path,
     """Hierarchical fits (short, real) with one pair turned unconverged, and a joint result that did not
     converge: their rows and section say NOT CONVERGED and show no numbers; the verdict says so; converged pairs
     keep their numbers and shrinkage figures."""
-    import pp_corr.hierarchical as hierarchical
-    import pp_corr.joint as joint
+    import pp_corr.hierarchical.model as hierarchical
+    import pp_corr.hierarchical.joint as joint
     from tests.test_joint import result_from_levels
 
     scores = example_scores.sel(algorithm=["logistic", "knn", "tree"])
@@ -419,8 +419,8 @@ def test_cli_writes_the_report_and_names_its_errors(example_scores, tmp_path, ca
 @pytest.mark.parametrize("sampler", ["pymc", "nutpie"])
 def test_the_sampler_reaches_the_hierarchical_and_joint_fits(example_scores, tmp_path, monkeypatch, sampler):
     """``sampler`` (``--sampler``) is the one both model fits are given; stopped at the joint fit, nothing written."""
-    import pp_corr.hierarchical_batch as batch
-    import pp_corr.joint as joint
+    import pp_corr.hierarchical.batch as batch
+    import pp_corr.hierarchical.joint as joint
 
     seen = {}
 
@@ -448,7 +448,7 @@ def test_a_converged_joint_fit_shows_its_numbers_and_how_it_was_sampled(example_
     population parameters' largest R-hat and smallest bulk ESS (computed here with ArviZ) and the divergences."""
     import arviz as az
 
-    import pp_corr.joint as joint
+    import pp_corr.hierarchical.joint as joint
     from tests.test_joint import result_from_levels
 
     scores = example_scores.sel(algorithm=["logistic", "knn", "tree"])

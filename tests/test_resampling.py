@@ -9,7 +9,7 @@ from sklearn.model_selection import KFold, RepeatedKFold, StratifiedKFold, cross
 from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
 
 from pp_corr import corrected_ttest, correlated_ttest
-from pp_corr.resampling import design_splits, evaluate, given_splits, instance_losses, resample, to_scores
+from pp_corr.studies.resampling import design_splits, evaluate, given_splits, instance_losses, resample, to_scores
 
 
 @pytest.fixture(scope="module")

@@ -7,7 +7,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pp_corr import bayesian_signed_rank, imprecise_signed_rank
-from pp_corr.rank_tests import IDP_STRENGTH, PairSumRegions, dirichlet
+from pp_corr.pairwise.rank_tests import IDP_STRENGTH, PairSumRegions, dirichlet
 
 EPS = np.finfo(float).eps
 

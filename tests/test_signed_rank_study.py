@@ -11,9 +11,9 @@ from scipy import stats
 
 from pp_corr import bayesian_signed_rank, imprecise_signed_rank
 from pp_corr.cli import main
-from pp_corr.rank_tests import IDP_STRENGTH, PairSumRegions, heaviside
-from pp_corr.signed_rank_study import (CHUNK, DELTAS, LOSS_PAIRS, decisions, idp_probabilities, idp_weights,
-                                       indeterminate_decisions, loss_areas, loss_curves, signed_rank_study)
+from pp_corr.pairwise.rank_tests import IDP_STRENGTH, PairSumRegions, heaviside
+from pp_corr.studies.signed_rank_study import (CHUNK, DELTAS, LOSS_PAIRS, decisions, idp_probabilities, idp_weights,
+                                               indeterminate_decisions, loss_areas, loss_curves, signed_rank_study)
 
 
 @pytest.fixture(scope="module")

@@ -9,9 +9,9 @@ from hypothesis import strategies as st
 from scipy import stats
 
 from pp_corr import poisson_test
-from pp_corr.bayes_net import cv_differences, cv_differences_instances, fold_sizes, split_counts
-from pp_corr.simulation import (CHUNK, bayesian_network_study, experiment_1, rejection_rates, study_statistics,
-                                toy_example)
+from pp_corr.studies.bayes_net import cv_differences, cv_differences_instances, fold_sizes, split_counts
+from pp_corr.studies.simulation import (CHUNK, bayesian_network_study, experiment_1, rejection_rates, study_statistics,
+                                        toy_example)
 
 
 def chi2_homogeneity(a, b):
@@ -61,7 +61,7 @@ def test_hypergeometric_draw_maps_uniforms_to_the_exact_pmf(good, bad, share):
     misses by at most one point per interval end)."""
     from scipy import special
 
-    from pp_corr.bayes_net import _hypergeometric
+    from pp_corr.studies.bayes_net import _hypergeometric
     sample = int(round(share * (good + bad)))
     log_factorial = special.gammaln(np.arange(good + bad + 2))
     grid = (np.arange(20_000) + 0.5) / 20_000

@@ -4,7 +4,8 @@ import warnings
 import numpy as np
 import pytest
 
-from pp_corr import execution, simulation
+from pp_corr import execution
+from pp_corr.studies import simulation
 
 
 def test_regression_workers_capped_at_the_cores(monkeypatch):

@@ -10,8 +10,8 @@ import xarray as xr
 from scipy import special, stats
 
 import pp_corr
-from pp_corr.hierarchical import hierarchical_model
-from pp_corr.stress import STRESS_CASES, stress_cases, stress_scores
+from pp_corr.hierarchical.model import hierarchical_model
+from pp_corr.hierarchical.stress import STRESS_CASES, stress_cases, stress_scores
 
 SEED = 20
 NEAR_IDENTICAL = [name for name, params in STRESS_CASES.items() if params["zero_share"] is not None]

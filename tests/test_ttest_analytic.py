@@ -9,7 +9,7 @@ from scipy import integrate, special, stats
 
 import pp_corr
 from pp_corr import DegenerateWarning, NormalGamma, corrected_ttest, correlated_ttest, paired_ttest
-from pp_corr.ttest import student_t_tails
+from pp_corr.pairwise.ttest import student_t_tails
 
 
 def dense_log_joint(x, rho, prior):

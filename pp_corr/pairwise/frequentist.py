@@ -6,7 +6,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
-from ._args import b_minus_a, check_alternative, check_finite_array, check_probability_level
+from .._args import b_minus_a, check_alternative, check_finite_array, check_probability_level
 from .intraclass import SufficientStats, rho_for
 
 

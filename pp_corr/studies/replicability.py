@@ -17,11 +17,11 @@ import pandas as pd
 import xarray as xr
 from scipy import stats
 
-from ._args import as_generator, check_count, check_probability_level, check_real
-from .poisson_binomial import PoissonBinomial
-from .scores import mean_differences
+from .._args import as_generator, check_count, check_probability_level, check_real
+from ..data.scores import mean_differences
+from ..pairwise.poisson_binomial import PoissonBinomial
+from ..pairwise.ttest import DegenerateWarning, correlated_ttest
 from .signed_rank_study import idp_probabilities, idp_weights
-from .ttest import DegenerateWarning, correlated_ttest
 
 TESTS = ("wilcoxon", "dp", "poisson")
 

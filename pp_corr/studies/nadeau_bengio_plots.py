@@ -9,8 +9,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 import xarray as xr
 
+from ..palette import INK, ROPE, series_color
 from .nadeau_bengio import PROCEDURE_NAMES, PROCEDURES
-from .palette import INK, ROPE, series_color
 
 MARKERS = ("o", "s", "^", "v", "D", "P", "X", "<", ">")
 LINES = ("-", "--", ":", "-.")
@@ -29,9 +29,9 @@ def procedure_style(index) -> dict:
 def plot_sizes(summary: xr.Dataset, *, ax=None):
     """Size (rejection rate of the true mu at level alpha) of every procedure in every configuration, with 95%
     error bars (1.96 standard errors) and the nominal level; ``summary`` from
-    :func:`pp_corr.nadeau_bengio_study.study_summary`.
+    :func:`pp_corr.studies.nadeau_bengio_study.study_summary`.
 
-    >>> from pp_corr.nadeau_bengio_study import CONFIGURATIONS, nadeau_bengio_study, study_summary
+    >>> from pp_corr.studies.nadeau_bengio_study import CONFIGURATIONS, nadeau_bengio_study, study_summary
     >>> res = nadeau_bengio_study(repetitions=5, configurations=CONFIGURATIONS[:1], splits=3, halvings=2,
     ...                           bootstrap_repetitions=2, random_seed=0, workers=1, progress=False)
     >>> plot_sizes(study_summary(res)).get_ylabel()
@@ -64,9 +64,9 @@ def _two_lines(config):
 def plot_power(power: xr.Dataset, *, axes=None):
     """Pseudo-power curves (rejection rate of H0: mu = mu0 against the distance of mu0 from the true mu, in
     standard deviations of the J-split mean), one panel per configuration, every procedure, with 95% bands;
-    ``power`` from :func:`pp_corr.nadeau_bengio_study.pseudo_power`. Returns the axes.
+    ``power`` from :func:`pp_corr.studies.nadeau_bengio_study.pseudo_power`. Returns the axes.
 
-    >>> from pp_corr.nadeau_bengio_study import CONFIGURATIONS, nadeau_bengio_study, pseudo_power
+    >>> from pp_corr.studies.nadeau_bengio_study import CONFIGURATIONS, nadeau_bengio_study, pseudo_power
     >>> res = nadeau_bengio_study(repetitions=5, configurations=CONFIGURATIONS[:2], splits=3, halvings=2,
     ...                           bootstrap_repetitions=2, random_seed=0, workers=1, progress=False)
     >>> len(plot_power(pseudo_power(res, steps=[-1, 0, 1])))
@@ -103,7 +103,7 @@ def plot_rho(summary: xr.Dataset, *, ax=None):
     """The measured correlation rho of two split estimates (95% error bars) against rho0 = n2 / n, one point per
     configuration, with the line rho = rho0 (below it the correction overestimates the variance).
 
-    >>> from pp_corr.nadeau_bengio_study import CONFIGURATIONS, nadeau_bengio_study, study_summary
+    >>> from pp_corr.studies.nadeau_bengio_study import CONFIGURATIONS, nadeau_bengio_study, study_summary
     >>> res = nadeau_bengio_study(repetitions=5, configurations=CONFIGURATIONS[:1], splits=3, halvings=2,
     ...                           bootstrap_repetitions=2, random_seed=0, workers=1, progress=False)
     >>> plot_rho(study_summary(res)).get_xlabel()

@@ -14,11 +14,11 @@ import numpy as np
 import xarray as xr
 from scipy import stats
 
-from ._args import check_count
+from .._args import check_count
+from ..execution import as_seed_sequence, check_execution, map_tasks
+from ..pairwise.poisson_binomial import PoissonBinomial
+from ..pairwise.ttest import DegenerateWarning, correlated_ttest
 from .bayes_net import SIZES, cv_differences
-from .execution import as_seed_sequence, check_execution, map_tasks
-from .poisson_binomial import PoissonBinomial
-from .ttest import DegenerateWarning, correlated_ttest
 
 CHUNK = 250  # repetitions per task
 DISTRIBUTIONS = ("fixed", "cauchy")

@@ -9,11 +9,11 @@ import pandas as pd
 import xarray as xr
 from scipy import special, stats
 
-from ._args import as_rope, check_probability_level
+from .._args import as_rope, check_probability_level
+from ..data.scores import differences, pick_algorithms
 from .frequentist import TTestResult, shaped_differences, t_from_stats
 from .intraclass import SufficientStats, check_no_runs, rho_for
 from .priors import NormalGamma
-from .scores import differences, pick_algorithms
 
 
 class DegenerateWarning(UserWarning):

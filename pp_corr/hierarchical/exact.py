@@ -85,9 +85,9 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 from scipy import special
 
-from ._args import as_generator, as_rope, check_choice, check_count, check_real
-from .intraclass import real_array
-from .poisson_binomial import PoissonBinomial
+from .._args import as_generator, as_rope, check_choice, check_count, check_real
+from ..pairwise.intraclass import real_array
+from ..pairwise.poisson_binomial import PoissonBinomial
 
 _SIGMA0_FLOOR = 1e-6  # the sigma0 grid reaches this many units (times U when U < 1)
 _NU_LUMP = 1e-3  # prior mass of nu - 1 below this sits on one node

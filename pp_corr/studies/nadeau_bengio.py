@@ -4,7 +4,7 @@ two learners, and the two exact variants of Dietterich's 5x2cv t, side by side.
 mu = E[L_A - L_B] for a training size n1: positive when B has the lower loss (B better). Each procedure gives an
 estimate mu_hat, a variance sigma_hat^2, and a reference distribution (normal or Student t with df degrees of
 freedom): statistic (mu_hat - mu0) / sigma_hat, p-values, interval mu_hat +- c sigma_hat. docs/theory.md explains
-them. The inputs are the split results of :mod:`pp_corr.resampling` (:func:`nadeau_bengio` runs every design
+them. The inputs are the split results of :mod:`pp_corr.studies.resampling` (:func:`nadeau_bengio` runs every design
 needed) or plain arrays (:func:`procedure_moments`, vectorised over repetitions for the simulation study).
 """
 from __future__ import annotations
@@ -16,7 +16,7 @@ import pandas as pd
 import xarray as xr
 from scipy import stats
 
-from ._args import check_alternative, check_count, check_probability_level, check_real
+from .._args import check_alternative, check_count, check_probability_level, check_real
 
 PROCEDURES = ("one_split_t", "resampled_t", "dietterich_5x2cv", "dietterich_5x2cv_4", "dietterich_5x2cv_mean",
               "conservative_z", "pseudo_bootstrap", "corrected_resampled_t", "corrected_pseudo_bootstrap")
@@ -103,7 +103,7 @@ def moments_from_splits(results: xr.Dataset):
 def split_moments(difference, difference_var, design, group, part, n_train, n_test):
     """:func:`procedure_moments` from per-split arrays: mean loss differences mu_hat (L_A - L_B), the variance of
     the per-instance differences, and each split's design, group, part and sizes (as in
-    :class:`pp_corr.resampling.SplitPlan`). Procedure 1 uses the first subsampling split.
+    :class:`pp_corr.studies.resampling.SplitPlan`). Procedure 1 uses the first subsampling split.
 
     >>> design = np.array(["subsampling"] * 2 + ["5x2"] * 10 + ["half-splits"] * 2 + ["pseudo-bootstrap"] * 2)
     >>> group, part = np.r_[0, 0, np.repeat(np.arange(5), 2), 0, 0, 0, 1], np.r_[0, 0, [0, 1] * 5, 0, 1, 0, 0]
@@ -260,7 +260,7 @@ def procedures_from_splits(results: xr.Dataset, mu0=0.0) -> NadeauBengioResult:
 def run_designs(estimator_a, estimator_b, X, y, *, n_test, splits=15, halvings=10, repetitions=15,
                 loss="squared", names=("A", "B"), random_seed=None, n_jobs=None) -> xr.Dataset:
     """The four designs the procedures need, on the same data, as one split table (see
-    :func:`pp_corr.resampling.evaluate`): J = ``splits`` random splits (n - ``n_test``, ``n_test``), 5x2, the
+    :func:`pp_corr.studies.resampling.evaluate`): J = ``splits`` random splits (n - ``n_test``, ``n_test``), 5x2, the
     conservative Z's ``halvings`` half-splits and ``repetitions`` repetitions of the J-split subsampling for the
     pseudo-bootstrap. ``random_seed`` seeds the splits and the estimators.
 

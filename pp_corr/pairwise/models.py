@@ -18,11 +18,11 @@ import pytensor
 import pytensor.tensor as pt
 import xarray as xr
 
+from ..data.scores import differences, pick_algorithms
 from .distributions import IntraclassNormal
 from .frequentist import as_differences
 from .intraclass import check_no_runs, intraclass_fold_logp, intraclass_logp, resolve_rho, rho_for
 from .priors import NormalGamma
-from .scores import differences, pick_algorithms
 
 
 class DatasetRows(NamedTuple):

@@ -21,9 +21,9 @@ import numpy as np
 import xarray as xr
 from scipy import stats
 
-from ._args import check_count, check_probability_level, check_real
-from .execution import as_seed_sequence, check_execution, map_tasks
-from .rank_tests import IDP_STRENGTH, PairSumRegions
+from .._args import check_count, check_probability_level, check_real
+from ..execution import as_seed_sequence, check_execution, map_tasks
+from ..pairwise.rank_tests import IDP_STRENGTH, PairSumRegions
 
 DELTAS = np.round(np.arange(-0.07, 0.0701, 0.01), 2)
 CORRELATIONS = (0.0, 0.95)
@@ -38,7 +38,7 @@ def idp_weights(rng, n_draws, n_datasets, size=()):
     """Dirichlet draws (w0, w_1..w_q) ~ Dir(s, 1, ..., 1), s the IDP's prior strength, shape ``size + (n_draws,
     q + 1)``: w0 from a Gamma(s), the others from exponentials (Gamma(1), several times faster in numpy), normalised.
     Each weight's draws lie side by side (the last two axes are a transposed view), as the signed-rank kernel reads
-    them (:func:`pp_corr.rank_tests.dirichlet`).
+    them (:func:`pp_corr.pairwise.rank_tests.dirichlet`).
 
     >>> w = idp_weights(np.random.default_rng(0), 4, 3, size=(2,))
     >>> w.shape, bool(np.allclose(w.sum(axis=-1), 1))
@@ -99,7 +99,7 @@ def signed_rank_study(deltas=DELTAS, correlations=CORRELATIONS, *, n_datasets=30
     Returns the statistics with dims (correlation, delta, run) and each run's ``noise`` z - Delta (correlation,
     run, dataset), the data of every test (z = noise + Delta); :func:`loss_curves`, :func:`loss_areas` and
     :func:`indeterminate_decisions` turn them into losses. ``scheduler``, ``workers``, ``progress`` and
-    ``random_seed`` as in :func:`pp_corr.simulation.bayesian_network_study`.
+    ``random_seed`` as in :func:`pp_corr.studies.simulation.bayesian_network_study`.
 
     >>> res = signed_rank_study([0.0, 0.05], [0.0], runs=4, n_draws=200, workers=1, random_seed=0, progress=False)
     >>> res.idp_lower.dims, bool((res.idp_lower <= res.dp_probability).all())

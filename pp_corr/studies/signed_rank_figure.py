@@ -1,4 +1,4 @@
-"""The figure of the signed-rank loss study (:mod:`pp_corr.signed_rank_study`): expected loss against Delta for
+"""The figure of the signed-rank loss study (:mod:`pp_corr.studies.signed_rank_study`): expected loss against Delta for
 each test, one panel per loss pair and correlation, with the share of runs where the imprecise DP is indeterminate.
 
 Colours from :mod:`pp_corr.palette` (the series colours, which stay apart under colour-vision deficiencies), with a
@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import matplotlib.pyplot as plt
 
-from .palette import INK, ROPE, series_color
+from ..palette import INK, ROPE, series_color
 from .signed_rank_study import TEST_NAMES
 
 STYLES = {"wilcoxon": ("-", "o"), "dp": ("--", "s"), "idp": (":", "^")}
@@ -17,9 +17,9 @@ def plot_signed_rank_losses(curves, *, loss_pairs=None):
     """Mean loss per Delta (bands: 95% Monte Carlo intervals, 1.96 SE) of the Wilcoxon test and the DP over all
     runs, of the IDP over the runs where it decides, and as grey bars (right axis) the IDP's indeterminate share;
     rows: the loss pairs (``loss_pairs`` labels, default all), columns: the correlations. ``curves`` comes from
-    :func:`pp_corr.signed_rank_study.loss_curves`. Returns the Figure.
+    :func:`pp_corr.studies.signed_rank_study.loss_curves`. Returns the Figure.
 
-    >>> from pp_corr.signed_rank_study import loss_curves, signed_rank_study
+    >>> from pp_corr.studies.signed_rank_study import loss_curves, signed_rank_study
     >>> res = signed_rank_study([0.0, 0.05], [0.0], runs=10, n_draws=100, workers=1, random_seed=0, progress=False)
     >>> fig = plot_signed_rank_losses(loss_curves(res), loss_pairs=["(1, 19)"])
     >>> fig.axes[0].get_title()

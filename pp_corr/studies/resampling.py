@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from ._args import as_generator, check_count
+from .._args import as_generator, check_count
 
 DESIGNS = ("subsampling", "kfold", "5x2", "half-splits", "pseudo-bootstrap")
 LOSSES = ("squared", "zero_one")
@@ -282,7 +282,7 @@ def to_scores(results: xr.Dataset, dataset="D1"):
     >>> scores = to_scores(res); round(float(scores.rho[0]), 3), scores.attrs["higher_is_better"]
     (0.2, False)
     """
-    from .scores import AssumptionWarning, load_scores
+    from ..data.scores import AssumptionWarning, load_scores
 
     group = results.group.values
     fold = np.concatenate([np.arange(np.sum(group == g)) for g in np.unique(group)])

@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 import re
 
-from .rank_tests import bayesian_signed_rank
+from ..pairwise.rank_tests import bayesian_signed_rank
 
 
 def figure_stem(kind, a, b, *more) -> str:
@@ -55,7 +55,7 @@ def pair_figures(result, datasets, scores, *, rope, random_seed, signed_rank=Non
     >>> [stem for stem, _ in pair_figures(pt, ["iris"], scores, rope=0.01, random_seed=0)][::3]
     ['forest_tree_vs_knn', 'posterior_tree_vs_knn_iris']
     """
-    from . import plots
+    from .. import plots
 
     a, b = result.names
 

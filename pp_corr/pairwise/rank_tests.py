@@ -3,7 +3,7 @@ Bayesian (Dirichlet process, imprecise DP, rope variants).
 
 Every test takes a scores Dataset with ``algorithms=(a, b)``, the scores of A (``x``) and of B (``y``), or
 differences B - A: ``(q, n)`` per fold or ``(q,)`` per data set (a 1-D array is one value per data set,
-never the folds of one data set); see :func:`pp_corr.scores.mean_differences`, which keeps exact ties at
+never the folds of one data set); see :func:`pp_corr.data.scores.mean_differences`, which keeps exact ties at
 exactly 0. These tests compare algorithms across data sets: scores of a single data set are refused (use
 :func:`pp_corr.correlated_ttest` for one data set). ``rope`` is a half-width r (the interval [-r, r]) or a
 pair (lo, hi), as for the correlated t-test."""
@@ -16,9 +16,9 @@ import numpy as np
 import xarray as xr
 from scipy import stats
 
-from ._args import (as_generator, as_rope, b_minus_a, check_alternative, check_count, check_probability_level,
-                    check_real)
-from .scores import mean_differences
+from .._args import (as_generator, as_rope, b_minus_a, check_alternative, check_count, check_probability_level,
+                     check_real)
+from ..data.scores import mean_differences
 
 IDP_STRENGTH = (np.sqrt(17) - 3) / 2
 REGIONS = ("left", "rope", "right")

@@ -10,9 +10,9 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from ._args import b_minus_a, check_count, check_flag, check_real
-from .intraclass import resolve_rho
-from .score_sources import read_source
+from .._args import b_minus_a, check_count, check_flag, check_real
+from ..pairwise.intraclass import resolve_rho
+from .sources import read_source
 
 EXAMPLE = "sklearn_cv.csv"
 LABELS = ("dataset", "algorithm", "run", "fold")  # read from a CSV as text, exactly as written
@@ -38,7 +38,7 @@ def load_scores(source, *, format="auto", algorithms=None, columns=None, runs=No
                 scoring=None) -> xr.Dataset:
     """Read per-fold scores and validate them.
 
-    ``source`` is, by ``format`` (detected when ``"auto"``; :mod:`pp_corr.score_sources` says how):
+    ``source`` is, by ``format`` (detected when ``"auto"``; :mod:`pp_corr.data.sources` says how):
 
     - ``"tidy"``: a CSV path or DataFrame with one row per data set, algorithm, run and fold (``columns`` maps
       the roles dataset/algorithm/run/fold/score to other column names);

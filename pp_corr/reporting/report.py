@@ -31,16 +31,15 @@ from pathlib import Path
 import numpy as np
 import xarray as xr
 
-from ._args import as_rope, check_count, check_flag, check_probability_level, check_sampler
+from .._args import as_rope, check_count, check_flag, check_probability_level, check_sampler
+from ..hierarchical.exact import check_method
+from ..pairwise.poisson_test import poisson_test
+from ..pairwise.priors import NormalGamma
+from ..pairwise.rank_tests import bayesian_signed_rank
+from ..pairwise.ttest import DegenerateWarning
 from .figure_files import figure_stem, pair_figures, save_figure
-from .hierarchical_exact import check_method
+from .formats import (NOT_CONVERGED, Details, Document, Figure, Section, Table, to_html, to_latex, to_markdown)
 from .output import check_output_dir, write_files
-from .poisson_test import poisson_test
-from .priors import NormalGamma
-from .rank_tests import bayesian_signed_rank
-from .report_formats import (NOT_CONVERGED, Details, Document, Figure, Section, Table, to_html, to_latex,
-                             to_markdown)
-from .ttest import DegenerateWarning
 
 FORMATS = ("md", "html", "tex")
 FILES = {"md": "report.md", "html": "report.html", "tex": "tables.tex"}
@@ -102,7 +101,7 @@ def write_report(scores, directory, *, rope=0.01, alpha=0.05, prior=None, hierar
     settings = _check_arguments(scores, rope, alpha, prior, hierarchical, joint, method, random_seed, formats)
     settings["sampler"] = check_sampler(sampler)
     directory = check_report_directory(directory, overwrite)
-    from .ranking import order_by_ranking  # PyMC: imported when a report is asked for
+    from ..ranking import order_by_ranking  # PyMC: imported when a report is asked for
 
     say = functools.partial(_say, progress)
     order = order_by_ranking(scores)
@@ -193,9 +192,9 @@ class _Decision:
 # --- several data sets ----------------------------------------------------------------------------------------
 
 def _many_datasets(scores, order, settings, say):
-    from . import plots
-    from .pairs import compare_all_pairs
-    from .ranking import plackett_luce
+    from .. import plots
+    from ..pairwise.pairs import compare_all_pairs
+    from ..ranking import plackett_luce
 
     alpha, rope, seed = settings["alpha"], settings["rope"], settings["random_seed"]
     pairs = [(a, b) for i, a in enumerate(order) for b in order[i + 1:]]
@@ -438,14 +437,14 @@ def _clear_differences(decisions, test, shown=6) -> list[str]:
 # --- hierarchical models --------------------------------------------------------------------------------------
 
 def _hierarchical_fits(scores, pairs, settings, say) -> dict:
-    from .hierarchical_batch import hierarchical_tests
+    from ..hierarchical.batch import hierarchical_tests
 
     return hierarchical_tests(scores, pairs, rope=settings["rope"], random_seed=settings["random_seed"],
                               method=settings["method"], sampler=settings["sampler"], progress=say)
 
 
 def _joint_fit(scores, order, settings, say):
-    from .joint import joint_test
+    from ..hierarchical.joint import joint_test
 
     say(f"joint hierarchical model of {len(order)} algorithms (minutes)")
     return joint_test(scores, rope=settings["rope"], algorithms=order, random_seed=settings["random_seed"],
@@ -459,7 +458,7 @@ def _problems(result) -> str:
 
 
 def _hierarchical_section(fits, settings) -> Section:
-    from . import plots
+    from .. import plots
 
     level, alpha = settings["level"], settings["alpha"]
     percent = f"{100 * level:g}%"
@@ -498,7 +497,7 @@ def _fit_words(result, sampler) -> str:
     diagnostics are, in one sentence."""
     import arviz as az
 
-    from .hierarchical import _describe
+    from ..hierarchical.model import _describe
 
     names = ["delta0", "sigma0", "nu"]
     rhat, ess = (fn(result.idata, var_names=names) for fn in (az.rhat, az.ess))
@@ -510,7 +509,7 @@ def _fit_words(result, sampler) -> str:
 
 
 def _joint_section(result, order, settings) -> Section:
-    from . import plots
+    from .. import plots
 
     level, alpha = settings["level"], settings["alpha"]
     intro = ("One hierarchical model of all algorithms together (every pair and the ranking from one posterior), "

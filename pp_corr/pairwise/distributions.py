@@ -1,4 +1,4 @@
-"""The intraclass-correlated likelihood as a PyMC distribution, O(n) (the likelihood of pp_corr.intraclass).
+"""The intraclass-correlated likelihood as a PyMC distribution, O(n) (the likelihood of pp_corr.pairwise.intraclass).
 
 Observations of q data sets are one flat vector with an integer ``group`` (data set of each value), so
 data sets may have different n. The logp never builds an n x n matrix.

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from ._args import as_generator, as_rope, check_count, check_probability_level
+from .._args import as_generator, as_rope, check_count, check_probability_level
 from .poisson_test import poisson_test
 from .rank_tests import bayesian_sign_test, bayesian_signed_rank, wilcoxon_test
 from .ttest import DegenerateWarning
@@ -26,7 +26,7 @@ def compare_all_pairs(scores: xr.Dataset, *, rope=0.01, alpha=0.05, prior=None, 
     the algorithm each test declares better at ``alpha`` (``"none"`` if undecided, ``"rope"`` if equivalent).
     The Bayesian signed-rank and sign tests use the data sets' mean differences.
 
-    >>> from pp_corr.scores import example_path
+    >>> from pp_corr.data.scores import example_path
     >>> from pp_corr import load_scores
     >>> table = compare_all_pairs(load_scores(example_path()), n_samples=2000, random_seed=0)
     >>> table.p_b_majority.dims, table.sizes["a"]

@@ -18,8 +18,8 @@ The generative process, for each of q data sets i (the parameters are those of a
    B loses (A right, B wrong) with l = (|delta_i| - delta_i + e_i)/2, both wrong (shared error) with p_A - g,
    both right otherwise (p_A is moved into [g, 1 - l] where needed), so E[(G - L)/N_i] = g - l = delta_i;
 4. each run reshuffles the N_i instances into ``folds`` test folds (``numpy.array_split`` sizes); the instance
-   types of a fold are then a multivariate hypergeometric draw (:func:`pp_corr.bayes_net.split_counts`), which is
-   the same in distribution as shuffling the instances themselves. A score is the share of the fold's test
+   types of a fold are then a multivariate hypergeometric draw (:func:`pp_corr.studies.bayes_net.split_counts`),
+   which is the same in distribution as shuffling the instances themselves. A score is the share of the fold's test
    instances classified correctly, so a fold where B gains as often as it loses is an exact tie.
 """
 from __future__ import annotations
@@ -31,9 +31,9 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from ._args import check_count, check_flag, check_real
-from .bayes_net import fold_sizes, split_counts
-from .scores import load_scores
+from .._args import check_count, check_flag, check_real
+from ..data.scores import load_scores
+from ..studies.bayes_net import fold_sizes, split_counts
 
 _NEAR = {"n_datasets": 50, "folds": 10, "runs": 10, "ragged": False, "n_test": (10, 500), "accuracy_a": (0.6, 0.95),
          "churn": (0.008, 0.09), "population": "normal", "delta0": 0.002, "sigma0": 0.005, "nu": 30.0,

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._args import as_generator, check_count
+from .._args import as_generator, check_count
 
 
 class PoissonBinomial:

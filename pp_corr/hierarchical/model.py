@@ -38,15 +38,15 @@ from pymc.distributions.transforms import Interval
 from pymc.logprob.transforms import ChainedTransform, ScaleTransform
 from scipy import stats
 
-from ._args import (as_generator, as_rope, b_minus_a, check_count, check_flag, check_probability_level, check_real,
-                    check_sampler)
+from .._args import (as_generator, as_rope, b_minus_a, check_count, check_flag, check_probability_level, check_real,
+                     check_sampler)
+from ..data.scores import pick_algorithms
+from ..pairwise.models import RefittableModel, compilation_settings, dataset_rows
+from ..pairwise.poisson_binomial import PoissonBinomial
+from ..pairwise.rank_tests import RegionProbabilities
+from ..pairwise.ttest import DegenerateWarning, correlated_ttest
 from .dataset_likelihood import integrated_log_likelihood
-from .hierarchical_exact import check_method, exact_draws
-from .models import RefittableModel, compilation_settings, dataset_rows
-from .poisson_binomial import PoissonBinomial
-from .rank_tests import RegionProbabilities
-from .scores import pick_algorithms
-from .ttest import DegenerateWarning, correlated_ttest
+from .exact import check_method, exact_draws
 
 PRIORS = {"current": {"alpha": (0.5, 5.0), "beta": (0.05, 0.15)}, "older": {"alpha": (1.0, 2.0), "beta": (0.01, 0.1)}}
 # the priors of nu by name: PRIORS' hyperpriors (nu - 1 ~ Gamma(alpha, beta), alpha and beta uniform), Kruschke's
@@ -401,7 +401,7 @@ def dataset_log_likelihood(xbar, ss, n, rho, delta, sigma):
     their constants: the full likelihood of the data set, so that leave-one-data-set-out LOO sees all of it.
     Arrays broadcast (draws first, data sets last).
 
-    >>> from pp_corr.intraclass import intraclass_logp
+    >>> from pp_corr.pairwise.intraclass import intraclass_logp
     >>> x = np.array([0.1, -0.2, 0.4, 0.3])
     >>> float(dataset_log_likelihood(x.mean(), 3 * x.var(ddof=1), 4, 0.25, 0.05, 0.3) - intraclass_logp(x, 0.05, 0.3,
     ...                                                                                             0.25)) < 1e-12
@@ -416,7 +416,7 @@ def add_dataset_log_likelihood(idata, data: _Data, bounds=None, population="stud
     """``idata`` with two per-data-set log-likelihoods in its ``log_likelihood`` group, in the units of the scores:
 
     - ``by_dataset``: log p(x_i | delta0, sigma0, nu), delta_i and sigma_i integrated out
-      (:func:`~pp_corr.dataset_likelihood.integrated_log_likelihood`, with sigma_i's prior limits ``bounds`` as in
+      (:func:`~.dataset_likelihood.integrated_log_likelihood`, with sigma_i's prior limits ``bounds`` as in
       :func:`hierarchical_model`). ``az.loo(idata, var_name="by_dataset")`` is leave-one-data-set-out: how well the
       model predicts the folds of a new data set drawn from the population, the question of a variant comparison.
     - ``by_dataset_conditional``: log p(x_i | delta_i, sigma_i) (:func:`dataset_log_likelihood`), data set i's
@@ -826,13 +826,13 @@ def hierarchical_test(x, y=None, *, rope=0.01, rho=None, n_test=None, n_train=No
     ``random_seed`` gives the same draws whether or not PyTensor's compilation cache is warm; the progress
     bar (``progressbar=True``) goes to stderr. Fits with as many data sets (and the same form, priors, population
     and sampler) share one compiled model, whatever their data: with nutpie only the first waits for the compilation
-    (:func:`pp_corr.hierarchical_batch.hierarchical_tests` fits many pairs).
+    (:func:`pp_corr.hierarchical.batch.hierarchical_tests` fits many pairs).
 
     Convergence policy: R-hat <= 1.01 and bulk ESS >= 400 for delta0, sigma0, nu and every delta_i, and no
     divergences. When the fit fails them and ``retry`` is true, the model is fitted once more with the
     robust settings (:data:`ROBUST`, for what the caller did not set). If that fails too, ``method``
     decides: ``"auto"`` (default) computes the posterior exactly instead, by deterministic quadrature
-    (:mod:`pp_corr.hierarchical_exact`: sigma_i integrated in closed form, delta_i in one dimension, a grid
+    (:mod:`pp_corr.hierarchical.exact`: sigma_i integrated in closed form, delta_i in one dimension, a grid
     over delta0, sigma0 and nu; about three decimals; tens of seconds at q = 50), and the result holds
     ``chains x draws`` independent draws from it; ``"mcmc"`` gives a result with ``converged = False`` and
     ``convergence_problems``, a ``ConvergenceWarning`` says so, and its summary shows the diagnostics instead
@@ -900,7 +900,7 @@ def hierarchical_test(x, y=None, *, rope=0.01, rho=None, n_test=None, n_train=No
 
 
 def _exact_fit(data: _Data, priors, bounds, rope, *, chains, draws, random_seed):
-    """Independent draws from the exact posterior (:mod:`pp_corr.hierarchical_exact`, deterministic quadrature)
+    """Independent draws from the exact posterior (:mod:`pp_corr.hierarchical.exact`, deterministic quadrature)
     as a DataTree shaped like a fit's, and the note recorded in ``attempts``."""
     s = np.float64(data.scale)
     limits = _limits(data, bounds)

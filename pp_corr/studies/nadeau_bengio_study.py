@@ -1,5 +1,5 @@
 """The simulation study of Nadeau & Bengio (2003): sizes, pseudo-power, political ratios of the procedures of
-:mod:`pp_corr.nadeau_bengio`, and the correlation rho of two split estimates against rho0 = n2 / n.
+:mod:`pp_corr.studies.nadeau_bengio`, and the correlation rho of two split estimates against rho0 = n2 / n.
 
 Problem 1 (regression): X ~ N(0, 1), Y = b X + N(0, 1); A predicts the training mean of Y, B is least squares of Y
 on X; squared loss. Its generalization errors are exact (:func:`regression_errors`), so are the sizes. Problem 2
@@ -17,8 +17,8 @@ from __future__ import annotations
 import numpy as np
 import xarray as xr
 
-from ._args import as_generator, check_count, check_probability_level, check_real
-from .execution import as_seed_sequence, check_execution, map_tasks
+from .._args import as_generator, check_count, check_probability_level, check_real
+from ..execution import as_seed_sequence, check_execution, map_tasks
 from .nadeau_bengio import PROCEDURES, TRAINED_ON_HALF, procedure_dfs, split_moments, t_statistics
 from .resampling import design_splits
 

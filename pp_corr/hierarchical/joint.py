@@ -19,10 +19,10 @@ model does that instead of the jitter, and is exactly the pairwise model.
 
 Population: delta_i ~ multivariate Student-t(nu, delta0, Sigma0), Sigma0 = diag(sigma0) R0 diag(sigma0), R0
 uniform (LKJ), delta0_a ~ U(-M_a, M_a), sigma0_a ~ U(0, 1000 sd(xbar_a)), nu with the pairwise model's prior
-(:func:`pp_corr.hierarchical.nu_log_prior`).
+(:func:`pp_corr.hierarchical.model.nu_log_prior`).
 
 For k > 2 the sampler sees Sigma0 and the V_i as regressions of each coordinate on those before it, in an order
-that puts near-copies last (:mod:`pp_corr.covariance`: the same prior, through the Jacobian): two near-identical
+that puts near-copies last (:mod:`.covariance`: the same prior, through the Jacobian): two near-identical
 algorithms then give a slope near 1 and a small sd, not two sds that must agree to a fraction of their
 uncertainty. Where the data leave Sigma0 vague (its sds could be near 0), a population slope on a coordinate
 with a small sd is free over a range that grows as that sd shrinks: a funnel. So each population slope is sampled
@@ -63,15 +63,14 @@ import pytensor.tensor as pt
 import xarray as xr
 from scipy import stats
 
-from ._args import as_generator, as_rope, check_probability_level, check_real
-from .hierarchical import (CHECKED, PRIORS, SIGMA_CEILING, SIGMA_FLOOR, _check_bounds, _check_priors,
-                           _nu_minus_one, _plain, _unconverged_lines, _unit, _warn_far_out, centred_uniform,
-                           check_fit_settings, fit_with_policy)
-from .hierarchical import DEFAULT as PAIRWISE_DEFAULT, ROBUST as PAIRWISE_ROBUST
+from .._args import as_generator, as_rope, check_probability_level, check_real
+from ..data.scores import check_layout
+from ..pairwise.intraclass import resolve_rho
+from ..pairwise.models import RefittableModel
 from .covariance import covariance_values, pivot_order, regression_covariance, regression_values
-from .intraclass import resolve_rho
-from .models import RefittableModel
-from .scores import check_layout
+from .model import (CHECKED, PRIORS, SIGMA_CEILING, SIGMA_FLOOR, _check_bounds, _check_priors, _nu_minus_one, _plain,
+                    _unconverged_lines, _unit, _warn_far_out, centred_uniform, check_fit_settings, fit_with_policy)
+from .model import DEFAULT as PAIRWISE_DEFAULT, ROBUST as PAIRWISE_ROBUST
 
 FORMS = ("centered", "marginal")
 # marginal first: on uci54's five classifiers, target_accept 0.8 took 31 leapfrog steps a draw, 0.9 took 60 for the
@@ -214,7 +213,7 @@ def joint_model(x, *, algorithms=None, reference=None, rho=None, n_test=None, n_
     Variables: ``delta0_scaled``, ``sigma0_scaled`` (dim ``algorithm``: the non-reference algorithms),
     ``nu``, ``sigma_scaled`` (``dataset`` x ``algorithm``: the sds of Sigma_i), ``delta_scaled`` (centred) or
     ``lambda`` (marginal), ``delta0``, ``sigma0`` (and ``delta``) in the scores' units; for k > 2 also ``corr0``
-    (R0) and the values the sampler sees (:mod:`pp_corr.covariance`): ``population_log_sd``,
+    (R0) and the values the sampler sees (:mod:`.covariance`): ``population_log_sd``,
     ``population_slopes``, ``dataset_log_sd``, ``dataset_slopes`` and ``delta0_standardised``. The observed
     statistics are ``pm.Data`` (``dbar_obs``, ``scatter_obs``, in units of s), and so are the sampler's fixed maps
     made from the data (``delta0_centre``, ``delta0_basis``, ``population_scaling``, ``dataset_scaling``): a
@@ -303,7 +302,7 @@ def _mixing(nu):
 
 def _estimates(data: _JointData) -> tuple[np.ndarray, np.ndarray]:
     """Rough estimates of Sigma0 (m x m) and of the V_i (q, m, m), units of s, each at least the floor f^2 I:
-    the sampler's order of the coordinates (:func:`pp_corr.covariance.pivot_order`) and its initial values."""
+    the sampler's order of the coordinates (:func:`.covariance.pivot_order`) and its initial values."""
     floor = SIGMA_FLOOR**2 * np.eye(data.mean.shape[1])
     cov0 = np.cov(data.mean / data.scale, rowvar=False) + floor
     cov = data.scatter / np.outer(data.scale, data.scale) / ((data.n - 1) * (1 - data.rho))[:, None, None] + floor
@@ -312,13 +311,13 @@ def _estimates(data: _JointData) -> tuple[np.ndarray, np.ndarray]:
 
 def _orders(data: _JointData) -> tuple[np.ndarray, np.ndarray]:
     """The sampler's orders of the coordinates (k > 2): for Sigma0 (m,) and for each V_i (q, m), pivoted
-    (:func:`pp_corr.covariance.pivot_order`) on :func:`_estimates`."""
+    (:func:`.covariance.pivot_order`) on :func:`_estimates`."""
     estimate0, estimates = _estimates(data)
     return pivot_order(estimate0), pivot_order(estimates)
 
 
 def _slope_scaling(estimate, noise, order) -> np.ndarray:
-    """The exponent w of each slope's scaling (:func:`pp_corr.covariance.regression_covariance`) for covariances
+    """The exponent w of each slope's scaling (:func:`.covariance.regression_covariance`) for covariances
     estimated as ``estimate`` (..., m, m), of which ``noise`` (..., m) is the part the data cannot tell from 0, in
     ``order`` (..., m): w = (1 - r^2) u for the slope of coordinate j on k, r their partial correlation in the
     estimate and u the larger noise share of the two variances. w is near 0 (the slope itself) where the data pin
@@ -377,7 +376,7 @@ def _covariance_blocks(data: _JointData, limits, eta, values, orders):
 
 def _start(data: _JointData, limits, form, orders=None) -> dict:
     """Initial values near the data, coordinate by coordinate as the pairwise model's (see
-    ``pp_corr.hierarchical._start``); for k > 2 the covariances start at :func:`_estimates`, in ``orders`` (those
+    ``pp_corr.hierarchical.model._start``); for k > 2 the covariances start at :func:`_estimates`, in ``orders`` (those
     of the model being fitted; default :func:`_orders` of ``data``: a model refitted to new data keeps its first
     data's orders)."""
     xbar = data.mean / data.scale
@@ -428,7 +427,7 @@ def _dataset_covariances(post, data: _JointData) -> np.ndarray:
 def _data_values(data: _JointData, orders) -> dict:
     """The values of the model's data containers for ``data``: the statistics (units of s) and, for k > 2, the
     sampler's fixed maps in ``orders`` (:func:`_orders`; a compiled model refitted to new data keeps its first
-    data's orders, :class:`pp_corr.models.RefittableModel`)."""
+    data's orders, :class:`pp_corr.pairwise.models.RefittableModel`)."""
     s = data.scale
     values = {"dbar_obs": data.mean / s, "scatter_obs": data.scatter / np.outer(s, s)}
     if orders is not None:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._args import check_count
+from .._args import check_count
 
 #: the rms spread, relative to max |x|, below which values count as all equal (rounding of a mean of ties)
 TIE_TOLERANCE = 8 * np.finfo(float).eps

@@ -20,7 +20,7 @@ import numba
 import numpy as np
 from scipy import special
 
-from ._args import as_generator
+from .._args import as_generator
 
 SIZES = (25, 50, 100, 250, 500, 1000)  # data-set sizes of the paper, drawn uniformly
 

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 import numpy as np
 import xarray as xr
 
-from ._args import check_probability_level
+from .._args import check_probability_level
 from .frequentist import as_differences
 from .poisson_binomial import PoissonBinomial
 from .ttest import CorrelatedTTestResult, correlated_ttest

@@ -95,6 +95,7 @@ _NU_TAIL = 1e-12  # prior mass of nu left out at either end
 _DELTA0_NATS = 30.0  # a delta0 segment ends where the conditional density is this far below its top
 _SIGMA0_NATS = 15.0  # the pilot's sigma0 region ends where the density of log sigma0 is this far below
 _PEAK_NATS = 2.0  # the half-width of a peak is where it falls this far (sets the scale of a delta0 segment)
+_REBUILDS = 6  # a sigma0 node's delta0 segments are evaluated at most this many times
 _CELLS_PER_SCALE = 2.0  # cells at most this many per bump scale (per distance in the tails)
 _TOLERANCE = 1e-5  # a (sub-)cell keeps the Gauss-Legendre rule while its error bound is below this (relative)
 METHODS = ("auto", "mcmc", "exact")  # hierarchical_test: MCMC with this module's posterior as fallback, or one alone
@@ -989,10 +990,11 @@ class _Problem:
     # --- one sigma0 node, exactly
     def node(self, t, segments) -> _Node:
         """Evaluate the node at t = log sigma0, re-building its delta0 segments from the exact values until they
-        cover the conditional posterior (ends low enough, peaks resolved)."""
+        cover the conditional posterior (ends low enough, peaks resolved), at most ``_REBUILDS`` evaluations; the
+        node is summarised on the last segments evaluated."""
         sigma0 = math.exp(t)
         samples_x, samples_p = np.empty(0), np.empty(0)
-        for _ in range(6):
+        for attempt in range(_REBUILDS):
             x = np.concatenate([s.nodes for s in segments])
             conv = _convolve(self.lik, sigma0, x, self.nus.nu, self.grid)
             self.evaluations += 1
@@ -1000,7 +1002,7 @@ class _Problem:
                 log_g = np.log(conv[..., 0]) + self.lik.log_top  # (points, nu, q)
             log_p = log_g.sum(axis=2) + np.log(self.nus.weight)  # (points, nu)
             profile = special.logsumexp(log_p, axis=1)
-            if self._covers(segments, profile):
+            if self._covers(segments, profile) or attempt == _REBUILDS - 1:  # the last segments are the evaluated ones
                 break
             samples_x = np.concatenate([samples_x, x])
             samples_p = np.concatenate([samples_p, profile])

@@ -2018,3 +2018,17 @@ def test_scores_without_their_dataset_dimension_are_refused_by_name(call):
     scores = pp_corr.load_scores(pp_corr.data.scores.example_path()).isel(dataset=0, drop=True)
     with pytest.raises(ValueError, match=r"lacks the dimension\(s\) \['dataset'\].*isel\(dataset=\[0\]\)"):
         call(scores)
+
+
+@pytest.mark.parametrize("test", ["correlated_ttest", "poisson_test", "bayesian_signed_rank", "bayesian_sign_test",
+                                  "imprecise_signed_rank", "wilcoxon_test", "sign_test", "hierarchical_test"])
+def test_a_dataset_with_y_is_refused_and_the_pair_is_named(test):
+    """x a scores Dataset and y given: y was ignored (a pair passed positionally, or B's scores, gave the answer for
+    the Dataset's default pair or the "choose two" error); now the message says how the pair is chosen."""
+    scores = pp_corr.load_scores(pp_corr.example_path())
+    function = getattr(pp_corr, test)
+    with pytest.raises(ValueError, match=r"y is for arrays .* chosen by name: algorithms=\('tree', 'knn'\)$"):
+        function(scores, ("tree", "knn"))
+    two = scores.sel(algorithm=["tree", "knn"])
+    with pytest.raises(ValueError, match=r"y is for arrays .* chosen by name: algorithms=\(a, b\)$"):
+        function(two, two.score.sel(algorithm="knn").values)

@@ -161,13 +161,23 @@ def differences(scores: xr.Dataset, a: str, b: str) -> xr.DataArray:
     return diff.assign_attrs(a=a, b=b)
 
 
-def pick_algorithms(scores: xr.Dataset, algorithms=None) -> tuple[str, str]:
-    """The pair (a, b) to compare: ``algorithms`` or, by default, the Dataset's only two algorithms.
+def pick_algorithms(scores: xr.Dataset, algorithms=None, y=None) -> tuple[str, str]:
+    """The pair (a, b) to compare: ``algorithms`` or, by default, the Dataset's only two algorithms. ``y`` (the
+    scores of B, for arrays) must be None: a Dataset's pair is chosen by name.
 
     >>> pick_algorithms(load_scores(example_path()), ("tree", "knn"))
     ('tree', 'knn')
+    >>> pick_algorithms(load_scores(example_path()), y=("tree", "knn"))
+    Traceback (most recent call last):
+    ValueError: y is for arrays (the scores of B); x is a scores Dataset, whose pair is chosen by name: \
+algorithms=('tree', 'knn')
     """
     check_layout(scores)
+    if y is not None:
+        names = np.ravel(np.asarray(y, dtype=object))
+        named = len(names) == 2 and all(isinstance(v, str) for v in names)
+        raise ValueError("y is for arrays (the scores of B); x is a scores Dataset, whose pair is chosen by name: "
+                         f"algorithms={tuple(names) if named else '(a, b)'}")
     present = [str(v) for v in scores.algorithm.values]
     if algorithms is None:
         if len(present) > 2:
@@ -258,7 +268,7 @@ def mean_differences(x, y=None, *, algorithms=None):
                                    or len(algorithms) != 2):
         raise ValueError(f"algorithms must be a pair of names (a, b), got {algorithms!r}")
     if isinstance(x, xr.Dataset):
-        a, b = pick_algorithms(x, algorithms)
+        a, b = pick_algorithms(x, algorithms, y)
         present = [str(v) for v in x.algorithm.values]
         for name, role in ((a, "a"), (b, "b")):
             if name not in present:

@@ -866,7 +866,9 @@ def hierarchical_test(x, y=None, *, rope=0.01, rho=None, n_test=None, n_train=No
                          f"{', a delta0_prior' if delta0_prior is not None else ''}")
     bounds = _check_bounds(bounds)
     rope = as_rope(rope) or (0.0, 0.0)
-    if y is not None:
+    if isinstance(x, xr.Dataset):
+        pick_algorithms(x, algorithms, y)
+    elif y is not None:
         x = b_minus_a(x, y)
     data = _prepare(x, rho, n_test, n_train, folds, algorithms, scale, runs)
     if isinstance(x, xr.Dataset):

@@ -168,7 +168,7 @@ def correlated_ttest(x, y=None, *, rho=None, n_test=None, n_train=None, folds=No
         raise ValueError("give either corr or rho (n_test/n_train, folds, runs), not both")
     if isinstance(x, xr.Dataset):
         check_no_runs(runs)
-        a, b = pick_algorithms(x, algorithms)
+        a, b = pick_algorithms(x, algorithms, y)
         names = names or (a, b)
         diff = differences(x, a, b)
         datasets = tuple(str(d) for d in diff.dataset.values)

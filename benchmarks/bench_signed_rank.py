@@ -1,7 +1,7 @@
 """The Bayesian signed-rank test's kernel: sum_ij w_i w_j H(z_i + z_j - 2 hi) (and the left region and rope) per
 Dirichlet draw, by cumulative sums and positions found once (pp_corr.pairwise.rank_tests.PairSumRegions,
-O(n x q)) against the dense quadratic forms it replaced (O(n x q^2), "today's code" below) and a per-draw loop over them; then the
-whole test at q = 5,000 (time and peak memory; targets < 10 s and < 1 GB)."""
+O(n x q)) against the dense quadratic forms it replaced (O(n x q^2), "today's code" below) and a per-draw loop
+over them; then the whole test at q = 5,000 (time and peak memory; targets < 10 s and < 1 GB)."""
 import resource
 import time
 import tracemalloc

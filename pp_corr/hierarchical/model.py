@@ -17,8 +17,11 @@ and mean (delta0 lambda_i / sigma0^2 + xbar_i / (sigma_i^2 c_i)) / P_i. All thre
 posterior; only how well NUTS explores it differs.
 
 Convergence policy (:func:`hierarchical_test`): R-hat <= 1.01 and bulk ESS >= 400 for delta0, sigma0, nu
-and every delta_i, no divergences; one retry with longer warm-up and smaller steps; if that fails too, the
-result says ``converged = False`` and gives no verdict.
+and every delta_i, no divergences; one retry with the robust settings (:data:`ROBUST`, for what the caller did not
+set: the marginal form, longer warm-up, smaller steps); if that fails too, the exact posterior by quadrature
+(:mod:`pp_corr.hierarchical.exact`; the Student-t population with the uniform delta0 and nu's hyperpriors has
+one), or with ``method="mcmc"`` (and the other variants) a result that says ``converged = False`` and gives no
+verdict.
 """
 from __future__ import annotations
 

@@ -40,7 +40,8 @@ FIT = """
 import os, time
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 import numpy as np
-from pp_corr.pairwise.models import correlated_t_model, sample
+from pp_corr.pairwise.models import correlated_t_model
+from pp_corr.sampling import sample
 x = np.random.default_rng(0).normal(0.01, 0.03, size=100)
 start = time.perf_counter()
 sample(correlated_t_model(x, folds=10), draws=1000, tune=1000, chains=4, random_seed=1)

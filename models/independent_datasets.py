@@ -5,7 +5,8 @@ Poisson-binomial of the per-data-set P(B better) (the Poisson test).
 """
 import pp_corr
 from pp_corr.checks import compare_w_to_poisson_binomial
-from pp_corr.pairwise.models import correlated_t_model, sample
+from pp_corr.pairwise.models import correlated_t_model
+from pp_corr.sampling import sample
 
 
 def main(draws=1000, random_seed=0):

@@ -5,7 +5,8 @@ corrected t-test (P(mu > 0 | x) = 1 - p), in PyMC as Flat/HalfFlat plus a Potent
 """
 import pp_corr
 from pp_corr.checks import compare_to_analytic
-from pp_corr.pairwise.models import correlated_t_model, sample
+from pp_corr.pairwise.models import correlated_t_model
+from pp_corr.sampling import sample
 
 
 def main(draws=1000, random_seed=0):

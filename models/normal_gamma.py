@@ -7,7 +7,8 @@ Change the prior here and the analytic check tells you how far you moved from th
 """
 import pp_corr
 from pp_corr.checks import compare_to_analytic
-from pp_corr.pairwise.models import correlated_t_model, sample
+from pp_corr.pairwise.models import correlated_t_model
+from pp_corr.sampling import sample
 
 PRIOR = pp_corr.NormalGamma(mu0=0.0, k0=1.0, a=1.0, b=0.001)
 

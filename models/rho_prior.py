@@ -13,7 +13,7 @@ from scipy import stats
 
 import pp_corr
 from pp_corr.pairwise.distributions import IntraclassNormal
-from pp_corr.pairwise.models import sample
+from pp_corr.sampling import sample
 
 RHO_PRIOR = (2.0, 8.0)  # Beta(2, 8): mean 0.2
 

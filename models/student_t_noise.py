@@ -8,7 +8,8 @@ of mu stays close to the Normal model's, with an outlying fold it moves less.
 import numpy as np
 
 import pp_corr
-from pp_corr.pairwise.models import correlated_t_model, sample
+from pp_corr.pairwise.models import correlated_t_model
+from pp_corr.sampling import sample
 
 
 def main(draws=1000, random_seed=0):

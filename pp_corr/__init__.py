@@ -29,7 +29,7 @@ __all__ = [
 ]
 __version__ = "0.1.0"
 # these import PyMC
-_LAZY = {"ConvergenceWarning": "hierarchical.model", "HierarchicalResult": "hierarchical.model",
+_LAZY = {"ConvergenceWarning": "sampling", "HierarchicalResult": "hierarchical.model",
          "OutlierWarning": "hierarchical.model", "hierarchical_model": "hierarchical.model",
          "hierarchical_test": "hierarchical.model", "hierarchical_tests": "hierarchical.batch",
          "JointResult": "hierarchical.joint", "joint_model": "hierarchical.joint", "joint_test": "hierarchical.joint",

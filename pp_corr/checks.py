@@ -47,7 +47,8 @@ def compare_to_analytic(idata, analytic: CorrelatedTTestResult, *, quantiles=QUA
     KS distance of all draws to the exact marginal is reported with its own row.
 
     >>> import numpy as np, pp_corr
-    >>> from pp_corr.pairwise.models import correlated_t_model, sample
+    >>> from pp_corr.pairwise.models import correlated_t_model
+    >>> from pp_corr.sampling import sample
     >>> x = np.random.default_rng(0).normal(0.01, 0.02, 10)
     >>> idata = sample(correlated_t_model(x, folds=10), draws=500, chains=2, random_seed=1)
     >>> table = compare_to_analytic(idata, pp_corr.correlated_ttest(x, folds=10))
@@ -82,7 +83,8 @@ def compare_w_to_poisson_binomial(idata, analytic: CorrelatedTTestResult) -> pd.
     total-variation distance between the two distributions, ``attrs["ess"]`` W's bulk ESS.
 
     >>> import numpy as np, pp_corr
-    >>> from pp_corr.pairwise.models import correlated_t_model, sample
+    >>> from pp_corr.pairwise.models import correlated_t_model
+    >>> from pp_corr.sampling import sample
     >>> x = np.random.default_rng(0).normal(0.01, 0.02, (3, 10))
     >>> idata = sample(correlated_t_model(x, folds=10), draws=300, chains=2, random_seed=1)
     >>> table = compare_w_to_poisson_binomial(idata, pp_corr.correlated_ttest(x, folds=10))

@@ -115,7 +115,8 @@ def plot_analytic_overlay(idata, result: CorrelatedTTestResult, dataset=None, va
     """ArviZ's plot of the MCMC posterior of ``mu`` with the exact Student-t density drawn over it.
 
     >>> import numpy as np, pp_corr
-    >>> from pp_corr.pairwise.models import correlated_t_model, sample
+    >>> from pp_corr.pairwise.models import correlated_t_model
+    >>> from pp_corr.sampling import sample
     >>> x = np.random.default_rng(0).normal(0.01, 0.02, 10)
     >>> idata = sample(correlated_t_model(x, folds=10), draws=300, chains=2, random_seed=1)
     >>> plot_analytic_overlay(idata, pp_corr.correlated_ttest(x, folds=10)).get_xlabel()

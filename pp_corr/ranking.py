@@ -45,7 +45,7 @@ y). In y the log posterior is concave, linear terms less log-sum-exps with non-n
 contributes k tails, its average under ties too), so the chains mix quickly: on uci54 the bulk ESS of w is about
 3500 of 4000 draws.
 Convergence policy: R-hat <= 1.01 and bulk ESS >= 400 for every w_a, and no divergences
-(:func:`pp_corr.hierarchical.model.diagnose`); a failing fit warns and says so in its summary.
+(:func:`pp_corr.sampling.diagnose`); a failing fit warns and says so in its summary.
 """
 from __future__ import annotations
 
@@ -64,8 +64,7 @@ import pytensor.tensor as pt
 import xarray as xr
 
 from ._args import as_generator, check_count, check_flag, check_probability_level, check_real
-from .hierarchical.model import ConvergenceWarning, diagnose
-from .pairwise.models import sample
+from .sampling import ConvergenceWarning, diagnose, sample
 
 TIES = ("average", "random")
 MISSING = ("error", "drop")
@@ -158,7 +157,7 @@ class PlackettLuceResult:
     """Posterior of the Plackett-Luce weights and what follows from them (see the module's docstring).
 
     ``ranks`` holds the observed ranks (:func:`dataset_ranks`), ``convergence_problems`` what
-    :func:`pp_corr.hierarchical.model.diagnose` found (empty: converged), ``settings`` the prior, tie rule and
+    :func:`pp_corr.sampling.diagnose` found (empty: converged), ``settings`` the prior, tie rule and
     sampler settings.
     """
 

@@ -89,7 +89,8 @@ figure"""),
      "covariate (log test-fold size), mu_i ~ t_4(b0 + b1 z_i, tau), through correlated_t_model's mu_prior; the "
      "correlated likelihood is unchanged. Each mu_i with its 90% interval, and the fitted line b0 + b1 z.", """\
 import pandas as pd, pymc as pm
-from pp_corr.pairwise.models import correlated_t_model, dataset_rows, sample
+from pp_corr.pairwise.models import correlated_t_model, dataset_rows
+from pp_corr.sampling import sample
 audit = pd.read_csv("../shared/data/uci54/dataset_label_audit.csv").set_index("DatasetID")
 ids = pd.read_csv("../shared/data/uci54/uci54_tidy.csv").groupby("dataset")["dataset_id"].first()
 names = dataset_rows(scores, ("nbc", "hnb")).names

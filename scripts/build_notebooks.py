@@ -21,7 +21,8 @@ import numpy as np
 import matplotlib.pyplot as plt
 import pp_corr
 from pp_corr import plots
-from pp_corr.pairwise.models import correlated_t_model, sample
+from pp_corr.pairwise.models import correlated_t_model
+from pp_corr.sampling import sample
 from pp_corr.checks import compare_to_analytic, compare_w_to_poisson_binomial
 UCI54 = "../../shared/data/uci54/uci54_tidy.csv"
 """

@@ -8,7 +8,7 @@ and records whether each 90% central interval covers the truth: the three coordi
 pairwise population differences. With R replications the coverage has binomial standard error
 sqrt(0.9 * 0.1 / R) (0.03 at R = 100). It also records P(best) of the true best algorithm.
 
-The model is compiled once (nutpie, ``pp_corr.pairwise.models.RefittableModel``) and refitted to each replication's
+The model is compiled once (nutpie, ``pp_corr.sampling.RefittableModel``) and refitted to each replication's
 statistics (and the sampler's fixed maps made from them), starting near them as joint_test does (in the compiled
 model's orders of the coordinates): the priors are fixed for all replications (``scale`` and ``bounds`` given), so
 every fit is the same model.
@@ -31,7 +31,7 @@ import pandas as pd  # noqa: E402
 from pp_corr.hierarchical.model import CHECKED  # noqa: E402
 from pp_corr.hierarchical.joint import (FORMS, _data_values, _limits, _orders, _prepare_joint, _start,  # noqa: E402
                                         joint_model)
-from pp_corr.pairwise.models import RefittableModel  # noqa: E402
+from pp_corr.sampling import RefittableModel  # noqa: E402
 
 ALGORITHMS = ["A", "B", "C", "D"]
 DELTA0 = np.array([0.010, 0.020, -0.005])  # B, C, D minus A: C is best

@@ -16,7 +16,7 @@ from pp_corr.hierarchical.model import SIGMA_FLOOR, ConvergenceWarning
 import pp_corr.hierarchical.joint as joint
 from pp_corr.hierarchical.joint import (JointResult, _build, _draw_delta, _estimates, _orders, _prepare_joint,
                                         _data_values, _scalings, _start, joint_model)
-from pp_corr.pairwise.models import sample
+from pp_corr.sampling import sample
 
 RNG_SEED = 20261123
 

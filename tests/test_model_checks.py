@@ -12,7 +12,8 @@ from scipy import stats
 
 from pp_corr.hierarchical.model import dataset_log_likelihood, hierarchical_test
 from pp_corr.pairwise.intraclass import intraclass_fold_logp, intraclass_logp
-from pp_corr.pairwise.models import correlated_t_model, dataset_rows, intraclass_likelihood, prior_predictive, sample
+from pp_corr.pairwise.models import correlated_t_model, dataset_rows, intraclass_likelihood, prior_predictive
+from pp_corr.sampling import sample
 from pp_corr.pairwise.priors import NormalGamma
 
 # float64 rounding of O(n) sums against an O(n^3) dense solve: far below this at n <= 30

@@ -7,7 +7,8 @@ from scipy import stats
 from pp_corr import NormalGamma, correlated_ttest
 from pp_corr.checks import compare_to_analytic, compare_w_to_poisson_binomial
 from pp_corr.pairwise.distributions import IntraclassNormal
-from pp_corr.pairwise.models import correlated_t_model, sample
+from pp_corr.pairwise.models import correlated_t_model
+from pp_corr.sampling import sample
 
 
 def intraclass_matrix(n, rho):

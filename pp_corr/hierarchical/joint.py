@@ -66,7 +66,7 @@ from scipy import stats
 from .._args import as_generator, as_rope, check_probability_level, check_real
 from ..data.scores import check_layout
 from ..pairwise.intraclass import resolve_rho
-from ..pairwise.models import RefittableModel
+from ..sampling import RefittableModel
 from .covariance import covariance_values, pivot_order, regression_covariance, regression_values
 from .model import (CHECKED, PRIORS, SIGMA_CEILING, SIGMA_FLOOR, _check_bounds, _check_priors, _nu_minus_one, _plain,
                     _unconverged_lines, _unit, _warn_far_out, centred_uniform, check_fit_settings, fit_with_policy)
@@ -427,7 +427,7 @@ def _dataset_covariances(post, data: _JointData) -> np.ndarray:
 def _data_values(data: _JointData, orders) -> dict:
     """The values of the model's data containers for ``data``: the statistics (units of s) and, for k > 2, the
     sampler's fixed maps in ``orders`` (:func:`_orders`; a compiled model refitted to new data keeps its first
-    data's orders, :class:`pp_corr.pairwise.models.RefittableModel`)."""
+    data's orders, :class:`pp_corr.sampling.RefittableModel`)."""
     s = data.scale
     values = {"dbar_obs": data.mean / s, "scatter_obs": data.scatter / np.outer(s, s)}
     if orders is not None:

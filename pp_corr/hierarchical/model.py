@@ -44,10 +44,11 @@ from scipy import stats
 from .._args import (as_generator, as_rope, b_minus_a, check_count, check_flag, check_probability_level, check_real,
                      check_sampler)
 from ..data.scores import pick_algorithms
-from ..pairwise.models import RefittableModel, compilation_settings, dataset_rows
+from ..pairwise.models import dataset_rows
 from ..pairwise.poisson_binomial import PoissonBinomial
 from ..pairwise.rank_tests import RegionProbabilities
 from ..pairwise.ttest import DegenerateWarning, correlated_ttest
+from ..sampling import ConvergenceWarning, RefittableModel, compilation_settings, diagnose
 from .dataset_likelihood import integrated_log_likelihood
 from .exact import check_method, exact_draws
 
@@ -68,10 +69,6 @@ DEFAULT = {"form": "centered", "draws": 1000, "tune": 1000, "target_accept": 0.9
 ROBUST = {"form": "marginal", "draws": 2000, "tune": 2000, "target_accept": 0.95}
 COMPILED_MODELS = 8  # compiled models kept for later fits of the same shape (_refittable), the least recent dropped
 _COMPILED = {}
-
-
-class ConvergenceWarning(UserWarning):
-    """R-hat, effective sample size or divergences say the MCMC result is not to be trusted."""
 
 
 class OutlierWarning(UserWarning):
@@ -763,34 +760,6 @@ def _plain(value):
     if isinstance(value, float) and math.isnan(value):
         return None
     return value
-
-
-def diagnose(idata, var_names=CHECKED, *, max_rhat=1.01, min_ess=400) -> list[str]:
-    """The convergence problems of ``idata``: each variable (each data set of a vector one) whose R-hat is
-    above ``max_rhat`` or whose bulk ESS is below ``min_ess``, and divergent transitions. Empty: converged.
-
-    >>> import arviz as az
-    >>> rng = np.random.default_rng(0)
-    >>> idata = az.from_dict({"posterior": {"delta0": rng.normal(size=(4, 500)),
-    ...                                     "nu": rng.normal(size=(4, 500)) + np.arange(4)[:, None]},
-    ...                       "sample_stats": {"diverging": np.zeros((4, 500), dtype=bool)}})
-    >>> diagnose(idata, var_names=["delta0", "nu"])[0][:14]
-    'R-hat of nu is'
-    """
-    problems = []
-    rhat = az.rhat(idata, var_names=list(var_names))
-    ess = az.ess(idata, var_names=list(var_names))
-    for name in var_names:
-        for label, values, limit in (("R-hat", rhat[name], f"> {max_rhat}"), ("bulk ESS", ess[name], f"< {min_ess}")):
-            failed = values.where(values > max_rhat if label == "R-hat" else values < min_ess)
-            cells = failed.to_series().items() if failed.ndim else [("", float(failed))]
-            for where, value in cells:  # vector variables: name each failing data set
-                if not np.isnan(value):
-                    problems.append(f"{label} of {name}{f'[{where}]' if where != '' else ''} is {value:.4g} {limit}")
-    divergences = int(idata.sample_stats["diverging"].sum())
-    if divergences:
-        problems.append(f"{divergences} divergent transitions")
-    return problems
 
 
 def check_convergence(idata, var_names=CHECKED, *, max_rhat=1.01, min_ess=400) -> list[str]:

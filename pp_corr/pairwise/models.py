@@ -1,15 +1,10 @@
 """PyMC model builders: the correlated t-test models, exactly the analytic ones (the Bayesian correlated t-test).
 
 Each builder returns a ``pm.Model`` with coords; nothing samples at construction, so users can add
-variables inside ``with model:`` first. :func:`sample` returns an ArviZ DataTree.
+variables inside ``with model:`` first; :func:`pp_corr.sampling.sample` samples them.
 """
 from __future__ import annotations
 
-import contextlib
-import os
-import sys
-import time
-from pathlib import Path
 from typing import NamedTuple
 
 import numpy as np
@@ -73,6 +68,7 @@ def intraclass_likelihood(name, mu, sigma, data, *, rho, dims=None):
     ...     mu = pm.StudentT("mu", nu=3, mu=0, sigma=0.05, dims="dataset")
     ...     sigma = pm.HalfNormal("sigma", 0.05, dims="dataset")
     ...     x = intraclass_likelihood("x", mu, sigma, folds, rho=[0.1, 0.2])
+    >>> from pp_corr.sampling import sample
     >>> idata = sample(model, draws=200, tune=200, chains=2, random_seed=1)
     >>> idata.log_likelihood["by_dataset"].shape, idata.log_likelihood["by_fold"].shape
     ((2, 200, 2), (2, 200, 15))
@@ -103,8 +99,9 @@ def add_log_likelihood(idata, model, name="x"):
       are correlated, where the factorised "one fold, one observation" log-likelihood would be wrong).
       ``var_name="by_fold"`` asks how well the model predicts a held-out fold of a known data set.
 
-    :func:`sample` calls it for every intraclass variable of the model.
+    :func:`pp_corr.sampling.sample` calls it for every intraclass variable of the model.
 
+    >>> from pp_corr.sampling import sample
     >>> idata = sample(correlated_t_model(np.random.default_rng(0).normal(0.01, 0.02, (3, 10)), folds=10),
     ...                draws=200, tune=200, chains=2, random_seed=1)
     >>> sorted(idata.log_likelihood.data_vars)
@@ -186,8 +183,8 @@ def correlated_t_model(x, *, rho=None, n_test=None, n_train=None, folds=None, ru
     ``mu_prior("mu", dims=dims)`` (``dims`` is ``"dataset"`` with several data sets, else None), that return
     a PyMC variable of that name. The one not given comes from ``prior``: under the matching prior a flat
     mu, or p(sigma) ~ 1/sigma; under a NormalGamma its sigma = 1/sqrt(nu), or mu ~ N(mu0, k0 sigma^2).
-    The likelihood (:func:`intraclass_likelihood`) is the variable ``x``; :func:`sample` adds its
-    pointwise log-likelihood (:func:`add_log_likelihood`).
+    The likelihood (:func:`intraclass_likelihood`) is the variable ``x``; :func:`~pp_corr.sampling.sample` adds
+    its pointwise log-likelihood (:func:`add_log_likelihood`).
 
     >>> x = np.random.default_rng(0).normal(0.01, 0.02, 10)
     >>> sorted(v.name for v in correlated_t_model(x, folds=10).free_RVs)
@@ -248,139 +245,7 @@ def prior_predictive(model, *, draws=500, random_seed=None):
         return pm.sample_prior_predictive(draws=draws, random_seed=random_seed)
 
 
-def sample(model, *, draws=1000, tune=1000, chains=4, random_seed=None, sampler="pymc", progressbar=False,
-           **kwargs):
-    """Sample ``model`` with NUTS and return an ArviZ DataTree; quiet and seeded by default.
-
-    ``sampler="nutpie"`` uses nutpie (optional extra) when installed. A fixed ``random_seed`` gives the same
-    draws whether or not PyTensor's compilation cache is warm (see :func:`compilation_settings`), and the
-    progress bar (``progressbar=True``) is drawn on stderr, so stdout carries only results. A model with one
-    intraclass likelihood gets its pointwise log-likelihood (:func:`add_log_likelihood`).
-
-    >>> import numpy as np
-    >>> model = correlated_t_model(np.random.default_rng(0).normal(0.01, 0.02, 10), folds=10)
-    >>> idata = sample(model, draws=200, tune=200, chains=2, random_seed=1)
-    >>> idata.posterior["mu"].shape
-    (2, 200)
-    """
-    if sampler not in ("pymc", "nutpie"):
-        raise ValueError(f"sampler must be 'pymc' or 'nutpie', got {sampler!r}")
-    # PyMC's and nutpie's progress bars write to stdout (a rich Console); send them, and any other chatter of
-    # the sampler, to stderr
-    to_stderr = contextlib.redirect_stdout(sys.stderr) if progressbar else contextlib.nullcontext()
-    with model, compilation_settings(), to_stderr:
-        idata = pm.sample(draws=draws, tune=tune, chains=chains, random_seed=random_seed, nuts_sampler=sampler,
-                          progressbar=progressbar, quiet=not progressbar, **kwargs)
-    return _with_log_likelihood(idata, model)
-
-
 def _with_log_likelihood(idata, model):
     """``idata`` with the pointwise log-likelihood of ``model``'s intraclass likelihood, when it has one."""
     intraclass = [rv.name for rv in model.observed_RVs if _is_intraclass(rv)]
     return add_log_likelihood(idata, model, intraclass[0]) if len(intraclass) == 1 else idata
-
-
-class RefittableModel:
-    """A PyMC model compiled once and fitted again to new values of its data containers (``pm.Data``) of the same
-    shapes: each fit sets the values and samples without compiling the log density again. With
-    ``sampler="nutpie"`` the model is compiled once (``nutpie.compile_pymc_model``) and each fit takes its data
-    through ``with_data``; with ``"pymc"`` the model itself is reused (``pm.set_data``; PyMC compiles its
-    function again, from PyTensor's cache; ``compile_kwargs`` go to ``pm.sample``). ``start`` names the free
-    variables whose initial values each fit sets (``initvals`` of :meth:`fit`), with their shapes; the rest start as
-    PyMC's default.
-
-    A fit gives the draws :func:`sample` gives for the same model built with those values and the same seed.
-
-    >>> rng = np.random.default_rng(0)
-    >>> with pm.Model(coords={"obs": range(20)}) as model:
-    ...     y = pm.Data("y", rng.normal(0, 1, 20), dims="obs")
-    ...     mu = pm.Normal("mu", 0, 10)
-    ...     x = pm.Normal("x", mu, 1, observed=y, dims="obs")
-    >>> refit = RefittableModel(model, {"mu": ()})
-    >>> idata = refit.fit({"y": rng.normal(5, 1, 20)}, initvals={"mu": 5.0}, draws=200, tune=200, chains=2,
-    ...                   random_seed=1)
-    >>> bool(abs(float(idata.posterior["mu"].mean()) - 5) < 1)
-    True
-    """
-
-    def __init__(self, model, start=None, *, sampler="pymc", compile_kwargs=None):
-        if sampler not in ("pymc", "nutpie"):
-            raise ValueError(f"sampler must be 'pymc' or 'nutpie', got {sampler!r}")
-        self.model, self.sampler = model, sampler
-        self._compile_kwargs = {"compile_kwargs": compile_kwargs} if compile_kwargs else {}
-        # the initial values, shared: nutpie bakes its initial-point function in at compilation
-        self._start = {name: pytensor.shared(np.zeros(shape), name=f"{name}_start") for name, shape in
-                       (start or {}).items()}
-        self._compiled = None
-        if sampler == "nutpie":
-            import nutpie
-
-            with compilation_settings():
-                self._compiled = nutpie.compile_pymc_model(model, initial_points=self._start)
-            self._shared = {var.name for var in self._compiled.shared_var_keys}
-
-    def fit(self, values, *, coords=None, initvals=None, draws=1000, tune=1000, chains=4, random_seed=None,
-            progressbar=False, target_accept=0.8):
-        """Set the data containers to ``values`` (by name; ``coords`` relabels dimensions of unchanged length),
-        start at ``initvals`` and sample as :func:`sample` does; returns the DataTree."""
-        with compilation_settings():  # it compiles a function to read the dimensions' lengths
-            pm.set_data(values, model=self.model, coords=coords)
-        for name, value in (initvals or {}).items():
-            self._start[name].set_value(np.asarray(value, dtype=float))
-        if self._compiled is None:
-            return sample(self.model, draws=draws, tune=tune, chains=chains, random_seed=random_seed,
-                          progressbar=progressbar, target_accept=target_accept,
-                          initvals={name: start.get_value() for name, start in self._start.items()},
-                          **self._compile_kwargs)
-        return self._fit_nutpie(values, draws, tune, chains, random_seed, progressbar, target_accept)
-
-    def _fit_nutpie(self, values, draws, tune, chains, random_seed, progressbar, target_accept):
-        """nutpie on the compiled model with ``values``, seeded and finished as ``pm.sample`` does it."""
-        import nutpie
-        from pymc.backends.arviz import patch_nutpie_idata
-        from pymc.progress_bar.progress import NutpieProgressBarManager
-        from pymc.util import get_random_generator
-
-        compiled = self._compiled.with_data(**{k: v for k, v in values.items() if k in self._shared})
-        seed = int(get_random_generator(random_seed).spawn(chains)[0].integers(2**30))  # pm.sample's first
-        to_stderr = contextlib.redirect_stdout(sys.stderr) if progressbar else contextlib.nullcontext()
-        bar = NutpieProgressBarManager(chains=chains, draws=draws, progressbar=progressbar)  # pm.sample's bar
-        start = time.time()
-        with to_stderr, bar:
-            idata = nutpie.sample(compiled, draws=draws, tune=tune, chains=chains, cores=min(4, os.cpu_count() or 1),
-                                  seed=seed, save_warmup=False, progress_bar=False, progress_callback=bar.update,
-                                  target_accept=target_accept)
-        patch_nutpie_idata(idata, self.model, sampling_time=time.time() - start)
-        return _with_log_likelihood(_relabel(idata, self.model.coords), self.model)
-
-
-def _relabel(idata, coords):
-    """``idata`` with each group's coordinates of ``coords``' dimensions set to ``coords``' values."""
-    for group in idata.children:
-        dataset = idata[group].to_dataset()
-        shared = {dim: list(labels) for dim, labels in coords.items() if dim in dataset.dims}
-        if shared:
-            idata[group] = dataset.assign_coords(shared)
-    return idata
-
-
-def compilation_settings():
-    """PyTensor settings under which :func:`sample` compiles a model (a context manager).
-
-    - ``numba__fastmath=False``: with fast-math, Numba's machine code for a model differs between a fresh
-      compilation and one loaded from PyTensor's cache (``<base_compiledir>/numba``) in the last bits of the
-      log density, so the first fit after the cache is emptied drew different (equally valid) chains from a
-      seeded fit than every later one. Without fast-math both are bit-identical (and no slower here).
-    - ``generated_src_dir``: PyTensor writes the Python source it generates for Numba to files it keeps; by
-      default each is a new ``tmp*`` file in the system temporary directory that nothing removes (about 30 per
-      fitted model). Here they go, named by their content and so reused, to ``<compiledir>/generated_src``,
-      where PyTensor prunes the ones long unused - unless the user chose a directory.
-
-    >>> with compilation_settings():
-    ...     bool(pytensor.config.numba__fastmath)
-    False
-    """
-    flags = {"numba__fastmath": False}
-    if not pytensor.config.generated_src_dir:
-        flags["generated_src_dir"] = str(Path(pytensor.config.compiledir) / "generated_src")
-    return pytensor.config.change_flags(**flags)

@@ -41,7 +41,7 @@ bench: setup
 
 # Mutation testing of the statistical core (docs/mutation_testing.md); not part of `make test`.
 # mutmut itself is installed here, not by setup. The scope is a list of mutant-name patterns (module.x_function,
-# module.xǁClassǁmethod): whole modules, the model-building part of hierarchical.py and the CLI's writers.
+# module.xǁClassǁmethod): whole modules, the model-building part of hierarchical/model.py and the CLI's writers.
 MUTMUT_SPEC ?= mutmut>=3.8,<4
 MUTATION_JOBS ?= 2
 MUTATION_SURVIVORS ?= mutation-survivors.txt

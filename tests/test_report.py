@@ -15,7 +15,7 @@ import pytest
 
 import pp_corr
 from pp_corr.reporting.report import FILES, write_report
-from pp_corr.reporting.formats import NOT_CONVERGED, Document, Section, Table, tex_escape, to_latex
+from pp_corr.reporting.document import NOT_CONVERGED, Document, Section, Table, tex_escape, to_latex
 from tests.test_uci54 import formula_probs
 
 NUMBER = re.compile(r"\d+\.\d+")

@@ -1,2 +1,2 @@
-"""What a comparison writes: the report (:mod:`.report`, rendered by :mod:`.formats`), result files other tools
-read (:mod:`.output`) and figure files (:mod:`.figure_files`)."""
+"""What a comparison writes: the report (:mod:`.report`; its document and the Markdown, HTML and LaTeX renderings
+in :mod:`.document`), result files other tools read (:mod:`.output`) and figure files (:mod:`.figure_files`)."""

@@ -37,8 +37,8 @@ from ..pairwise.poisson_test import poisson_test
 from ..pairwise.priors import NormalGamma
 from ..pairwise.rank_tests import bayesian_signed_rank
 from ..pairwise.ttest import DegenerateWarning
+from .document import (NOT_CONVERGED, Details, Document, Figure, Section, Table, to_html, to_latex, to_markdown)
 from .figure_files import figure_stem, pair_figures, save_figure
-from .formats import (NOT_CONVERGED, Details, Document, Figure, Section, Table, to_html, to_latex, to_markdown)
 from .output import check_output_dir, write_files
 
 FORMATS = ("md", "html", "tex")

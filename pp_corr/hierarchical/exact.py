@@ -504,7 +504,9 @@ def _convolve(lik: _Likelihoods, sigma0, delta0, nu, grid: ExactGrid):
     """G[k, m, i, :] = int t_nu_m(d; delta0_k, sigma0) L_i(d) [1, y, y^2, 1(d < r_lo), 1(d > r_hi), 1(d > 0)] dd.
 
     Five-point Gauss-Legendre on every cell where the kernel is smooth; on the others (where they matter) the
-    sub-cells of :func:`_narrow_cells` instead. Identical data sets are computed once.
+    sub-cells of :func:`_narrow_cells` instead. Identical data sets are computed once. The sub-cells replace the
+    cell's rule by adding their difference, which can leave a G[..., 0] that is 0 to rounding a few 1e-16 of the
+    largest below 0 (seen on coarse grids): it is set to 0, as its logarithm is taken.
     """
     distinct, inverse = lik.distinct
     if distinct is not lik:
@@ -524,6 +526,7 @@ def _convolve(lik: _Likelihoods, sigma0, delta0, nu, grid: ExactGrid):
             np.exp(kernel, out=kernel)
             out[:, m, rows] = np.matmul(kernel.transpose(1, 0, 2), weights).transpose(1, 0, 2)
     _narrow_cells(out, lik, sigma0, delta0, nu, constants, grid)
+    np.maximum(out[..., 0], 0.0, out=out[..., 0])
     return out
 
 

@@ -14,7 +14,7 @@ FIT = f"""
 import os, time, warnings
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 import arviz as az, pp_corr
-from pp_corr.hierarchical.model import hierarchical_test
+from pp_corr.hierarchical.fit import hierarchical_test
 scores = pp_corr.load_scores({str(UCI54)!r}, columns={{"score": "accuracy"}})
 start = time.perf_counter()
 res = hierarchical_test(scores, algorithms=("nbc", "hnb"), rope=0.01, random_seed=1, sampler=os.environ["SAMPLER"])

@@ -27,6 +27,7 @@ import numpy as np  # noqa: E402
 import pymc as pm  # noqa: E402
 
 import pp_corr  # noqa: E402
+import pp_corr.hierarchical.fit as fit  # noqa: E402
 import pp_corr.hierarchical.model as hier  # noqa: E402
 from pp_corr.hierarchical.batch import hierarchical_tests  # noqa: E402
 
@@ -47,16 +48,16 @@ def timed(fn):
 
 def swap_design(scores):
     """Cold and warm time of one pair, today's per-pair fit, and the 10 pairs in one call."""
-    hier._COMPILED.clear()
-    cold, _ = timed(lambda: hier.hierarchical_test(scores, algorithms=("nbc", "hnb"), **SETTINGS))
+    fit._COMPILED.clear()
+    cold, _ = timed(lambda: fit.hierarchical_test(scores, algorithms=("nbc", "hnb"), **SETTINGS))
     print(f"cold (first pair of the process, compiles): nbc - hnb {cold:.1f} s ({load()})", flush=True)
-    warm = [timed(lambda p=pair: hier.hierarchical_test(scores, algorithms=p, **SETTINGS))[0]
+    warm = [timed(lambda p=pair: fit.hierarchical_test(scores, algorithms=p, **SETTINGS))[0]
             for pair in [("nbc", "hnb"), ("aode", "nbc"), ("j48", "nbc")]]
     print(f"warm (same compiled model, new data): {', '.join(f'{t:.2f}' for t in warm)} s ({load()})", flush=True)
     today = []
     for pair in [("aode", "nbc"), ("j48", "nbc")]:
-        hier._COMPILED.clear()  # each fit compiles its own model, as before this change
-        today.append(timed(lambda p=pair: hier.hierarchical_test(scores, algorithms=p, **SETTINGS))[0])
+        fit._COMPILED.clear()  # each fit compiles its own model, as before this change
+        today.append(timed(lambda p=pair: fit.hierarchical_test(scores, algorithms=p, **SETTINGS))[0])
     print(f"today's per-pair hierarchical_test (compiles every fit): {', '.join(f'{t:.1f}' for t in today)} s "
           f"({load()})", flush=True)
     best_warm, per_pair_today = min(warm), float(np.mean(today))
@@ -65,7 +66,7 @@ def swap_design(scores):
 
     # warm for the retry too: the marginal form's model compiled by a short fit (the first attempt of an
     # unconverged pair otherwise pays its compilation inside the call)
-    hier.hierarchical_test(scores, algorithms=("nbc", "hnb"), form="marginal", draws=50, tune=50, retry=False,
+    fit.hierarchical_test(scores, algorithms=("nbc", "hnb"), form="marginal", draws=50, tune=50, retry=False,
                            method="mcmc", **SETTINGS)
     lines = []
     total, fits = timed(lambda: hierarchical_tests(scores, progress=lines.append, **SETTINGS))
@@ -78,7 +79,7 @@ def swap_design(scores):
     print(f"=> the 10 uci54 pairs in one call, warm: {total:.1f} s ({load()}); the {len(mcmc)} MCMC pairs "
           f"{sum(mcmc):.1f} s ({retried} after a retry with the marginal form), the exact fallback "
           f"{sum(exact):.1f} s for {len(exact)} pair(s) (target: 10 pairs < 30 s)", flush=True)
-    exact_alone, _ = timed(lambda: hier.hierarchical_test(scores, algorithms=("j48", "j48gr"), method="exact",
+    exact_alone, _ = timed(lambda: fit.hierarchical_test(scores, algorithms=("j48", "j48gr"), method="exact",
                                                           **SETTINGS))
     print(f"   the exact posterior of j48gr - j48 alone (method='exact', no MCMC first): {exact_alone:.1f} s; the rest "
           "of the fallback's time is its two failing MCMC fits", flush=True)
@@ -130,7 +131,7 @@ def vectorised_design(scores):
     for k in range(len(pairs)):  # one pair's draws (the divergences are the whole model's)
         one = idata.copy()
         one["posterior"] = idata.posterior.to_dataset().isel(pair=k)
-        converged.append(not hier.diagnose(one, ["delta0", "sigma0", "nu", "delta"]))
+        converged.append(not fit.diagnose(one, ["delta0", "sigma0", "nu", "delta"]))
     print(f"=> vectorised, {len(pairs)} pairs in one model: compile {compile_time:.1f} s, sample {sample_time:.1f} s "
           f"= {(compile_time + sample_time) / len(pairs):.1f} s a pair ({load()}); converged for {sum(converged)} of "
           f"{len(pairs)} pairs by the policy's criteria (each would need a refit: the policy is per pair)", flush=True)
@@ -141,7 +142,7 @@ def pair_task(pair, seed):
     scores = pp_corr.load_scores(UCI54, columns={"score": "accuracy"})
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return hier.hierarchical_test(scores, algorithms=pair, **SETTINGS).p_delta0_positive
+        return fit.hierarchical_test(scores, algorithms=pair, **SETTINGS).p_delta0_positive
 
 
 def dask_design():

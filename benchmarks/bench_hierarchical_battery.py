@@ -27,7 +27,9 @@ import xarray as xr  # noqa: E402
 from scipy import stats  # noqa: E402
 
 import pp_corr  # noqa: E402
-from pp_corr.hierarchical.model import ConvergenceWarning, _limits, _prepare, hierarchical_test  # noqa: E402
+from pp_corr.hierarchical.model import _limits, _prepare
+from pp_corr.sampling import ConvergenceWarning
+from pp_corr.hierarchical.fit import hierarchical_test  # noqa: E402
 from pp_corr.hierarchical.stress import STRESS_CASES, stress_scores  # noqa: E402
 
 UCI54 = Path(__file__).resolve().parents[2] / "shared" / "data" / "uci54" / "uci54_tidy.csv"

@@ -21,7 +21,8 @@ import _timing  # noqa: E402,F401  (one BLAS thread)
 import arviz as az  # noqa: E402
 
 import pp_corr  # noqa: E402
-from pp_corr.hierarchical.model import ConvergenceWarning, hierarchical_test  # noqa: E402
+from pp_corr.sampling import ConvergenceWarning
+from pp_corr.hierarchical.fit import hierarchical_test  # noqa: E402
 from pp_corr.hierarchical.joint import joint_test  # noqa: E402
 
 UCI54 = Path(__file__).resolve().parents[2] / "shared" / "data" / "uci54" / "uci54_tidy.csv"

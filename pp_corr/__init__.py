@@ -29,9 +29,9 @@ __all__ = [
 ]
 __version__ = "0.1.0"
 # these import PyMC
-_LAZY = {"ConvergenceWarning": "sampling", "HierarchicalResult": "hierarchical.model",
+_LAZY = {"ConvergenceWarning": "sampling", "HierarchicalResult": "hierarchical.fit",
          "OutlierWarning": "hierarchical.model", "hierarchical_model": "hierarchical.model",
-         "hierarchical_test": "hierarchical.model", "hierarchical_tests": "hierarchical.batch",
+         "hierarchical_test": "hierarchical.fit", "hierarchical_tests": "hierarchical.batch",
          "JointResult": "hierarchical.joint", "joint_model": "hierarchical.joint", "joint_test": "hierarchical.joint",
          "PlackettLuceResult": "ranking", "dataset_ranks": "ranking", "plackett_luce": "ranking",
          "plackett_luce_model": "ranking", "order_by_ranking": "ranking", "write_report": "reporting.report"}

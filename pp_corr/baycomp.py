@@ -435,7 +435,8 @@ class HierarchicalTest(_SampledTest):
     @classmethod
     def _posterior(cls, x, y, rope, *, runs=None, lower_alpha=1, upper_alpha=2, lower_beta=0.01, upper_beta=0.1,
                    upper_sigma=BAYCOMP_SIGMA_FACTOR, chains=4, nsamples, random_state, names):
-        from .hierarchical.model import PRIORS, hierarchical_test
+        from .hierarchical.fit import hierarchical_test
+        from .hierarchical.model import PRIORS
 
         x, y = _scores(x, y, 2, "data sets x scores")
         folds = _folds(runs, x.shape[1])

@@ -106,7 +106,7 @@ def compare_w_to_poisson_binomial(idata, analytic: CorrelatedTTestResult) -> pd.
 
 
 def compare_variants(results, *, method="stacking") -> pd.DataFrame:
-    """``az.compare`` of fitted hierarchical results (a dict name -> :class:`~.hierarchical.model.HierarchicalResult`)
+    """``az.compare`` of fitted hierarchical results (a dict name -> :class:`~.hierarchical.fit.HierarchicalResult`)
     by leave-one-data-set-out PSIS-LOO on ``by_dataset``, each data set's likelihood with its own delta_i and sigma_i
     integrated out (how well each variant predicts a new data set; computed here for fits without it). The
     three-line recipe it stands for::
@@ -118,7 +118,7 @@ def compare_variants(results, *, method="stacking") -> pd.DataFrame:
     ``elpd_diff`` and ``dse`` are the differences from the best and their standard errors; a variant is worse only
     when elpd_diff is several dse. Look at the Pareto k too (``az.loo(fit.idata, var_name="by_dataset")``).
 
-    >>> from pp_corr.hierarchical.model import hierarchical_test
+    >>> from pp_corr.hierarchical.fit import hierarchical_test
     >>> x = np.random.default_rng(0).normal(0.02, 0.02, (4, 10))
     >>> fits = {p: hierarchical_test(x, folds=10, priors=p, method="exact", draws=100, chains=2, random_seed=1)
     ...         for p in ("current", "older")}
@@ -140,7 +140,7 @@ def prior_sensitivity(result, var_names=("delta0", "sigma0", "nu"), *, threshold
     density (the uniform priors of delta0 and sigma0) cannot be power-scaled: it has sensitivity 0. nu is usually
     prior-dominated (a few dozen data sets say little about the tails): look at delta0 and sigma0 for the verdict.
 
-    >>> from pp_corr.hierarchical.model import hierarchical_test
+    >>> from pp_corr.hierarchical.fit import hierarchical_test
     >>> x = np.random.default_rng(0).normal(0.02, 0.02, (4, 10))
     >>> res = hierarchical_test(x, folds=10, method="exact", draws=200, chains=2, random_seed=1)
     >>> list(prior_sensitivity(res).columns)
@@ -173,7 +173,7 @@ def predictive_intervals(result, level=0.9, *, random_seed=None) -> pd.DataFrame
     its delta_i). The LOO-PIT is the calibrated check of the observed values, and a new run of the folds, which the
     fit has not seen, falls in the intervals with probability ``level`` under the model (tests/test_model_checks.py).
 
-    >>> from pp_corr.hierarchical.model import hierarchical_test
+    >>> from pp_corr.hierarchical.fit import hierarchical_test
     >>> x = np.random.default_rng(0).normal(0.02, 0.02, (4, 10))
     >>> res = hierarchical_test(x, folds=10, method="exact", draws=200, chains=2, random_seed=1)
     >>> list(predictive_intervals(res, random_seed=2).columns)[:4]

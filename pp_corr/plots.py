@@ -567,7 +567,7 @@ def plot_rank_diagram(result, *, level=0.95, equivalent=None, ax=None):
 def plot_shrinkage(result, *, ax=None):
     """Each data set's independent posterior mean (open) and hierarchical mean with 95% interval (filled).
 
-    ``result`` is a :class:`pp_corr.hierarchical.model.HierarchicalResult`; data sets are sorted by their
+    ``result`` is a :class:`pp_corr.hierarchical.fit.HierarchicalResult`; data sets are sorted by their
     independent mean, and the posterior mean of delta0 is the dashed line the estimates shrink towards.
 
     >>> import numpy as np

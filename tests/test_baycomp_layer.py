@@ -217,7 +217,7 @@ def test_sign_prior_region():
 # --- the hierarchical test's arguments, without sampling -------------------------------------------------------
 
 def test_hierarchical_arguments_reach_pp_corr(monkeypatch):
-    from pp_corr.hierarchical import model as hierarchical
+    from pp_corr.hierarchical import fit as hierarchical
 
     calls = []
 

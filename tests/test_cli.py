@@ -243,7 +243,7 @@ def short_fits(monkeypatch):
     tests ask for --method mcmc: no exact fallback)."""
     import functools
 
-    import pp_corr.hierarchical.model as hierarchical
+    import pp_corr.hierarchical.fit as hierarchical
 
     monkeypatch.setattr(hierarchical, "hierarchical_test",
                         functools.partial(hierarchical.hierarchical_test, draws=60, tune=60, chains=2))
@@ -330,7 +330,7 @@ def test_plot_file_names_are_safe_and_one_data_set_has_no_poisson_binomial(score
 def test_plots_of_the_hierarchical_test_only_for_the_numbers_shown(scores_csv, tmp_path, capsys, monkeypatch):
     import functools
 
-    import pp_corr.hierarchical.model as hierarchical
+    import pp_corr.hierarchical.fit as hierarchical
 
     monkeypatch.setattr(hierarchical, "hierarchical_test", functools.partial(  # one short fit: not converged
         hierarchical.hierarchical_test, draws=60, tune=60, chains=2, retry=False))
@@ -348,10 +348,10 @@ def test_plots_of_the_hierarchical_test_only_for_the_numbers_shown(scores_csv, t
 def test_regression_unwritable_plots_dir_refused_before_the_analysis(scores_csv, tmp_path, capsys, monkeypatch,
                                                                       extra):
     import pp_corr.cli
-    import pp_corr.hierarchical.model
+    import pp_corr.hierarchical.fit
 
     for module, name in ((pp_corr.cli, "poisson_test"), (pp_corr.cli, "compare_all_pairs"),
-                         (pp_corr.hierarchical.model, "hierarchical_test")):
+                         (pp_corr.hierarchical.fit, "hierarchical_test")):
         monkeypatch.setattr(module, name, lambda *a, **k: pytest.fail("analysed before checking --plots"))
     in_the_way = tmp_path / "file.txt"
     in_the_way.write_text("keep me")

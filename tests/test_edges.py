@@ -1981,7 +1981,7 @@ def test_order_by_ranking_needs_two_algorithms_a_scores_table_and_a_boolean_dire
     ((), {"method": "grid"}, ValueError, "method"),
 ])
 def test_hierarchical_tests_names_a_bad_argument_before_any_fit(monkeypatch, args, kwargs, error, named):
-    import pp_corr.hierarchical.model as hierarchical
+    import pp_corr.hierarchical.fit as hierarchical
     from pp_corr import example_path, hierarchical_tests, load_scores
 
     monkeypatch.setattr(hierarchical, "_fit", lambda *a, **k: pytest.fail("fitted before checking"))

@@ -13,8 +13,9 @@ import pytest
 from scipy import integrate, stats
 
 from pp_corr import correlated_ttest, poisson_test
-from pp_corr.hierarchical.model import (ROBUST, ConvergenceWarning, OutlierWarning, check_convergence,
-                                        hierarchical_model, hierarchical_test)
+from pp_corr.hierarchical.model import OutlierWarning, hierarchical_model
+from pp_corr.sampling import ConvergenceWarning
+from pp_corr.hierarchical.fit import ROBUST, check_convergence, hierarchical_test
 
 
 def test_conditional_posterior_of_delta_matches_its_analytic_form():
@@ -140,7 +141,7 @@ def test_to_dict_is_plain_and_recomputed_from_the_draws(zero_variance_fit):
 def test_convergence_problems_are_kept_and_nan_is_written_as_none(zero_variance_fit):
     from dataclasses import replace
 
-    from pp_corr.hierarchical.model import _plain
+    from pp_corr.hierarchical.fit import _plain
 
     failed = replace(zero_variance_fit, convergence_problems=("R-hat of delta0 is 1.2 > 1.01",),
                      attempts=({"form": "centered"}, {"form": "noncentered"}))
@@ -216,13 +217,13 @@ BAD_ARGUMENTS = [
 
 @pytest.mark.parametrize("kwargs, error, message", BAD_ARGUMENTS, ids=[str(a[0]) for a in BAD_ARGUMENTS])
 def test_every_bad_argument_is_named_before_any_work(monkeypatch, kwargs, error, message):
-    import pp_corr.hierarchical.model as hier
+    import pp_corr.hierarchical.fit as fit
 
     def no_work(*args, **kwargs):
         raise AssertionError("the arguments must be checked before the model is built or sampled")
 
-    monkeypatch.setattr(hier, "_refittable", no_work)
-    monkeypatch.setattr(hier, "_build", no_work)
+    monkeypatch.setattr(fit, "_refittable", no_work)
+    monkeypatch.setattr(fit, "_build", no_work)
     with pytest.raises(error, match=message):
         hierarchical_test(X3, folds=10, **kwargs)
     model_kwargs = {k: v for k, v in kwargs.items() if k in ("scale", "bounds", "priors")}
@@ -253,7 +254,7 @@ def test_fixed_bounds_and_scale_make_the_prior_independent_of_the_data():
 
 
 def test_convergence_warning_names_the_failing_data_set():
-    from pp_corr.hierarchical.model import check_convergence
+    from pp_corr.hierarchical.fit import check_convergence
 
     rng = np.random.default_rng(0)
     delta = rng.normal(size=(4, 500, 3))
@@ -357,7 +358,7 @@ def test_a_far_out_mean_is_named_and_real_data_raise_no_outlier_warning(uci54):
 FIT_SCRIPT = textwrap.dedent("""
     import sys, warnings
     import numpy as np
-    from pp_corr.hierarchical.model import hierarchical_test
+    from pp_corr.hierarchical.fit import hierarchical_test
     warnings.simplefilter("ignore")
     x = np.random.default_rng(0).normal(0.02, 0.02, (5, 10))
     res = hierarchical_test(x, folds=10, draws=100, tune=100, chains=2, random_seed=1, sampler=sys.argv[2], retry=False,
@@ -409,7 +410,7 @@ def test_the_progress_bar_goes_to_stderr(fresh_fits):
 
 
 def test_an_unconverged_fit_is_retried_once_with_the_robust_settings_then_says_so():
-    from pp_corr.hierarchical.model import DEFAULT, ROBUST
+    from pp_corr.hierarchical.fit import DEFAULT, ROBUST
 
     x = np.random.default_rng(5).normal(0.02, 0.02, (4, 10))
     short = {"draws": 60, "tune": 60, "chains": 2, "random_seed": 1, "method": "mcmc"}  # bulk ESS < 400
@@ -459,7 +460,7 @@ def test_the_marginal_form_gives_the_centred_posterior():
 def test_an_unconverged_fit_falls_back_to_the_exact_posterior():
     """method="auto" (the default): after the robust retry fails, the draws come from the exact posterior by
     quadrature; the result then gives its verdict, says how it was computed, and warns of nothing."""
-    from pp_corr.hierarchical.model import DEFAULT, ROBUST
+    from pp_corr.hierarchical.fit import DEFAULT, ROBUST
 
     x = np.random.default_rng(5).normal(0.02, 0.02, (4, 10))
     short = {"draws": 60, "tune": 60, "chains": 2, "random_seed": 1}  # bulk ESS < 400 whatever the draws

@@ -11,8 +11,10 @@ import pytest
 import xarray as xr
 from scipy import special, stats
 
+import pp_corr.hierarchical.fit as fit
 import pp_corr.hierarchical.model as hier
-from pp_corr.hierarchical.model import OutlierWarning, _build, _model_values, _prepare, hierarchical_test
+from pp_corr.hierarchical.model import OutlierWarning, _build, _model_values, _prepare
+from pp_corr.hierarchical.fit import hierarchical_test
 from pp_corr.hierarchical.batch import check_pairs, hierarchical_tests
 
 Q = 6  # data sets in every case: one compiled model serves them all
@@ -137,7 +139,7 @@ def same_draws(a, b):
 
 @pytest.mark.slow
 # 200 draws: the numbers, no verdict
-@pytest.mark.filterwarnings("ignore::pp_corr.hierarchical.model.ConvergenceWarning")
+@pytest.mark.filterwarnings("ignore::pp_corr.sampling.ConvergenceWarning")
 def test_one_model_fits_each_pair_its_own_posterior_with_the_draws_of_hierarchical_test(monkeypatch):
     """pymc sampler (three fits, each compiling PyMC's function again: about 10 s each). The batch fits two pairs
     with opposite differences, on data sets of different names, on one model: each posterior is its own (delta0
@@ -147,10 +149,10 @@ def test_one_model_fits_each_pair_its_own_posterior_with_the_draws_of_hierarchic
     scores = xr.concat([algorithms3(rng), algorithms3(rng).assign_coords(dataset=[f"other{i}" for i in range(Q)])],
                        "dataset")
     first, second = (scores.isel(dataset=slice(k * Q, (k + 1) * Q)) for k in range(2))
-    monkeypatch.setattr(hier, "_COMPILED", {})
+    monkeypatch.setattr(fit, "_COMPILED", {})
     results = [hierarchical_tests(first, [("alg0", "alg1")], random_seed=2, progress=False, **FAST)["alg0", "alg1"],
                hierarchical_tests(second, [("alg0", "alg2")], random_seed=2, progress=False, **FAST)["alg0", "alg2"]]
-    assert len(hier._COMPILED) == 1
+    assert len(fit._COMPILED) == 1
     for result, data, pair, sign in zip(results, (first, second), (("alg0", "alg1"), ("alg0", "alg2")), (1, -1)):
         mean_difference = float((data.score.sel(algorithm=pair[1]) - data.score.sel(algorithm=pair[0])).mean())
         # the posterior mean of delta0 within 5 of its sds of the pair's own mean difference, and of its sign
@@ -161,31 +163,31 @@ def test_one_model_fits_each_pair_its_own_posterior_with_the_draws_of_hierarchic
         np.testing.assert_allclose(result.idata.observed_data["xbar"].values, result.data.mean / result.data.scale,
                                    rtol=1e-14)
         assert float(result.idata.constant_data["unit"]) == result.data.scale
-    monkeypatch.setattr(hier, "_COMPILED", {})
+    monkeypatch.setattr(fit, "_COMPILED", {})
     same_draws(results[1], hierarchical_test(second, algorithms=("alg0", "alg2"), random_seed=2, **FAST))
 
 
 def test_compiled_models_are_kept_by_shape_and_the_least_recent_dropped(monkeypatch):
     """One model per (q, priors, form, population, delta0 prior, sampler): the same shape reuses it, another q or
     form builds another; beyond COMPILED_MODELS the least recently used goes."""
-    monkeypatch.setattr(hier, "_COMPILED", {})
-    monkeypatch.setattr(hier, "COMPILED_MODELS", 2)
+    monkeypatch.setattr(fit, "_COMPILED", {})
+    monkeypatch.setattr(fit, "COMPILED_MODELS", 2)
     rng = np.random.default_rng(RNG_SEED)
     six, other_six = (_prepare(rng.normal(0, 1, (Q, 10)), None, None, None, 10, None) for _ in range(2))
     four = _prepare(rng.normal(0, 1, (4, 10)), None, None, None, 10, None)
 
     def get(data, form="centered"):
-        return hier._refittable(data, "current", form, None, "student_t", None, "pymc")
+        return fit._refittable(data, "current", form, None, "student_t", None, "pymc")
 
     model = get(six)
     assert get(other_six) is model and get(four) is not model
     get(six, "marginal")  # a third: the least recently used (q = 6 centred, before q = 4) goes
-    assert len(hier._COMPILED) == 2 and get(four) is get(four) and get(six) is not model
+    assert len(fit._COMPILED) == 2 and get(four) is get(four) and get(six) is not model
 
 
 def test_bad_input_is_named_before_any_fit(monkeypatch):
     scores = algorithms3(np.random.default_rng(RNG_SEED))
-    monkeypatch.setattr(hier, "hierarchical_test", lambda *a, **k: pytest.fail("fitted before checking"))
+    monkeypatch.setattr(fit, "hierarchical_test", lambda *a, **k: pytest.fail("fitted before checking"))
     bad = [((scores.score.values,), {}, TypeError, "scores must be a scores Dataset"),
            ((scores, "alg0 alg1"), {}, TypeError, "pairs must be a list of"),
            ((scores, 3), {}, TypeError, "pairs must be a list of"),
@@ -211,7 +213,7 @@ def test_progress_lines_name_each_pair_and_how_it_was_answered(monkeypatch, caps
     answers = iter([SimpleNamespace(converged=True, method="exact", attempts=({}, {}, {})),
                     SimpleNamespace(converged=True, method="mcmc", attempts=({}, {})),
                     SimpleNamespace(converged=False, method="mcmc", attempts=({}, {}))])
-    monkeypatch.setattr(hier, "hierarchical_test", lambda *args, **kwargs: next(answers))
+    monkeypatch.setattr(fit, "hierarchical_test", lambda *args, **kwargs: next(answers))
     scores = algorithms3(np.random.default_rng(RNG_SEED))
     lines = []
     hierarchical_tests(scores, [("alg2", "alg0"), ("alg0", "alg1")], progress=lines.append)
@@ -225,8 +227,8 @@ def test_progress_lines_name_each_pair_and_how_it_was_answered(monkeypatch, caps
 def test_nutpie_batch_on_uci54_gives_the_draws_of_a_fresh_compilation(uci54, monkeypatch):
     """nutpie: the second uci54 pair, fitted on the model compiled for the first (with_data), has the draws of
     hierarchical_test compiling its own model; two compilations (about 20 s each)."""
-    monkeypatch.setattr(hier, "_COMPILED", {})
+    monkeypatch.setattr(fit, "_COMPILED", {})
     settings = {"sampler": "nutpie", "random_seed": 3, "method": "mcmc", "retry": False}
     fits = hierarchical_tests(uci54, [("nbc", "hnb"), ("aode", "j48")], progress=False, **settings)
-    monkeypatch.setattr(hier, "_COMPILED", {})
+    monkeypatch.setattr(fit, "_COMPILED", {})
     same_draws(fits["aode", "j48"], hierarchical_test(uci54, algorithms=("aode", "j48"), **settings))

@@ -12,7 +12,8 @@ from scipy import integrate, stats
 from pp_corr.hierarchical.model import _build as build_pairwise
 from pp_corr.hierarchical.model import _prepare as prepare_pairwise
 from pp_corr.hierarchical.covariance import pivot_order
-from pp_corr.hierarchical.model import SIGMA_FLOOR, ConvergenceWarning
+from pp_corr.hierarchical.model import SIGMA_FLOOR
+from pp_corr.sampling import ConvergenceWarning
 import pp_corr.hierarchical.joint as joint
 from pp_corr.hierarchical.joint import (JointResult, _build, _draw_delta, _estimates, _orders, _prepare_joint,
                                         _data_values, _scalings, _start, joint_model)

@@ -10,7 +10,8 @@ import pymc as pm
 import pytest
 from scipy import stats
 
-from pp_corr.hierarchical.model import dataset_log_likelihood, hierarchical_test
+from pp_corr.hierarchical.model import dataset_log_likelihood
+from pp_corr.hierarchical.fit import hierarchical_test
 from pp_corr.pairwise.intraclass import intraclass_fold_logp, intraclass_logp
 from pp_corr.pairwise.models import correlated_t_model, dataset_rows, intraclass_likelihood, prior_predictive
 from pp_corr.sampling import sample

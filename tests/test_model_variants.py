@@ -11,7 +11,9 @@ from scipy import integrate, stats
 from pp_corr.check_plots import plot_loo_pit, plot_predictive_intervals
 from pp_corr.checks import compare_variants, predictive_intervals, prior_sensitivity
 from pp_corr.hierarchical.dataset_likelihood import FINE, GRID, integrated_log_likelihood
-from pp_corr.hierarchical.model import ConvergenceWarning, hierarchical_model, hierarchical_test
+from pp_corr.hierarchical.model import hierarchical_model
+from pp_corr.sampling import ConvergenceWarning
+from pp_corr.hierarchical.fit import hierarchical_test
 
 # scipy's adaptive quadrature (epsrel 1e-12 per dimension) against the exact module's cells and refinement: the fine
 # grid measured within 3e-9 of it over these cases (the largest where the kernel is 50 times narrower than the data

@@ -10,7 +10,9 @@ import pytest
 from pymc.model.transform.conditioning import remove_value_transforms
 from scipy import integrate, stats
 
-from pp_corr.hierarchical.model import ConvergenceWarning, hierarchical_model, hierarchical_test
+from pp_corr.hierarchical.model import hierarchical_model
+from pp_corr.sampling import ConvergenceWarning
+from pp_corr.hierarchical.fit import hierarchical_test
 
 FOLDS, RHO = 10, 0.1
 

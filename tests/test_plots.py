@@ -339,7 +339,8 @@ def test_forest_grows_with_datasets_without_overlap(n):
 def test_hierarchical_figures_on_uci54_use_the_palette(uci54, tmp_path):
     """Shrinkage and posterior predictive check of a (short) hierarchical fit of nbc vs hnb on uci54: palette
     colours, every data set labelled once without overlap, and the observed ECDF drawn from the data."""
-    from pp_corr.hierarchical.model import ConvergenceWarning, hierarchical_test
+    from pp_corr.sampling import ConvergenceWarning
+    from pp_corr.hierarchical.fit import hierarchical_test
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)  # a short fit: the figures, not the verdict

@@ -11,7 +11,7 @@ import pytest
 from scipy import integrate, stats
 
 from pp_corr import load_scores
-from pp_corr.hierarchical.model import ConvergenceWarning
+from pp_corr.sampling import ConvergenceWarning
 from pp_corr.ranking import _break_ties, dataset_ranks, plackett_luce, plackett_luce_model
 from tests.conftest import UCI54
 

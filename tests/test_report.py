@@ -350,7 +350,7 @@ def test_unconverged_fits_are_marked_without_a_verdict(example_scores, tmp_path,
     """Hierarchical fits (short, real) with one pair turned unconverged, and a joint result that did not
     converge: their rows and section say NOT CONVERGED and show no numbers; the verdict says so; converged pairs
     keep their numbers and shrinkage figures."""
-    import pp_corr.hierarchical.model as hierarchical
+    import pp_corr.hierarchical.fit as hierarchical
     import pp_corr.hierarchical.joint as joint
     from tests.test_joint import result_from_levels
 

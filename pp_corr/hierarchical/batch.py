@@ -1,7 +1,7 @@
 """The hierarchical test of many pairs of algorithms in one call: the model is compiled once per shape and refitted
-to each pair's data (:func:`pp_corr.hierarchical.model._refittable`), so only the first pair pays for the compilation.
+to each pair's data (:func:`pp_corr.hierarchical.fit._refittable`), so only the first pair pays for the compilation.
 
-Each pair runs :func:`pp_corr.hierarchical.model.hierarchical_test` with its convergence policy unchanged (a retry with
+Each pair runs :func:`pp_corr.hierarchical.fit.hierarchical_test` with its convergence policy unchanged (a retry with
 the robust settings, then the exact posterior), so a pair's result is the one ``hierarchical_test`` gives for the
 same seed, draw for draw. Measured on uci54 with nutpie (benchmarks/bench_hierarchical_batch.py): about 20 s for the
 first pair, 2 s for each later one that converges at once.
@@ -14,14 +14,14 @@ import time
 
 import xarray as xr
 
-from . import model as hierarchical
-from .model import HierarchicalResult
+from . import fit
+from .fit import HierarchicalResult
 
 PER_PAIR = ("y", "algorithms", "names")  # hierarchical_test's arguments that each pair sets itself
 
 
 def hierarchical_tests(scores, pairs=None, *, progress=True, **options) -> dict[tuple[str, str], HierarchicalResult]:
-    """:func:`~pp_corr.hierarchical.model.hierarchical_test` of each pair ``(a, b)`` (B - A) of ``scores``, a scores
+    """:func:`~pp_corr.hierarchical.fit.hierarchical_test` of each pair ``(a, b)`` (B - A) of ``scores``, a scores
     Dataset: ``pairs`` lists them (default: every pair of its algorithms, in their order), ``options`` are
     ``hierarchical_test``'s (``rope``, ``random_seed``, ``sampler``, ``method``, ...; the same for every pair).
     Returns ``{(a, b): result}`` in the order of ``pairs``. Pairs with the same number of data sets share one
@@ -50,8 +50,8 @@ def hierarchical_tests(scores, pairs=None, *, progress=True, **options) -> dict[
     results = {}
     for number, (a, b) in enumerate(pairs, 1):
         start = time.perf_counter()
-        # looked up at each call, so that a stand-in patched into pp_corr.hierarchical.model is the one called
-        results[a, b] = result = hierarchical.hierarchical_test(scores, algorithms=(a, b), **options)
+        # looked up at each call, so that a stand-in patched into pp_corr.hierarchical.fit is the one called
+        results[a, b] = result = fit.hierarchical_test(scores, algorithms=(a, b), **options)
         how = ("not converged" if not result.converged else "exact posterior" if result.method == "exact"
                else f"MCMC, {len(result.attempts)} fit(s)")
         say(f"hierarchical model {number}/{len(pairs)}: {b} - {a}, {time.perf_counter() - start:.1f} s ({how})")

@@ -68,9 +68,10 @@ from ..data.scores import check_layout
 from ..pairwise.intraclass import resolve_rho
 from ..sampling import RefittableModel
 from .covariance import covariance_values, pivot_order, regression_covariance, regression_values
-from .model import (CHECKED, PRIORS, SIGMA_CEILING, SIGMA_FLOOR, _check_bounds, _check_priors, _nu_minus_one, _plain,
-                    _unconverged_lines, _unit, _warn_far_out, centred_uniform, check_fit_settings, fit_with_policy)
-from .model import DEFAULT as PAIRWISE_DEFAULT, ROBUST as PAIRWISE_ROBUST
+from .fit import CHECKED, _plain, _unconverged_lines, check_fit_settings, fit_with_policy
+from .fit import DEFAULT as PAIRWISE_DEFAULT, ROBUST as PAIRWISE_ROBUST
+from .model import (PRIORS, SIGMA_CEILING, SIGMA_FLOOR, _check_bounds, _check_priors, _nu_minus_one, _unit,
+                    _warn_far_out, centred_uniform)
 
 FORMS = ("centered", "marginal")
 # marginal first: on uci54's five classifiers, target_accept 0.8 took 31 leapfrog steps a draw, 0.9 took 60 for the

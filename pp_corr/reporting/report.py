@@ -497,7 +497,7 @@ def _fit_words(result, sampler) -> str:
     diagnostics are, in one sentence."""
     import arviz as az
 
-    from ..hierarchical.model import _describe
+    from ..hierarchical.fit import _describe
 
     names = ["delta0", "sigma0", "nu"]
     rhat, ess = (fn(result.idata, var_names=names) for fn in (az.rhat, az.ess))

@@ -15,6 +15,7 @@ from scipy import special, stats
 
 from pp_corr.hierarchical.joint import joint_model
 from pp_corr.hierarchical.model import OutlierWarning, hierarchical_model
+from tests.test_hierarchical_batch import written_out_logp
 
 RNG = np.random.default_rng(20261125)
 X = RNG.normal(0.01, 0.02, (5, 10))  # 5 data sets x 10 folds (folds=10: rho = 0.1)
@@ -86,55 +87,6 @@ def test_bounds_override_the_limits_and_nothing_else():
 
 
 # --- the log density, written out (_build): every form and population ---------------------------------------------
-
-def log_sigmoid_pair(y):
-    """log s(y) + log(1 - s(y)), s the logistic function: an interval transform's log Jacobian over its width."""
-    return -np.logaddexp(0, -y) - np.logaddexp(0, y)
-
-
-def written_out_logp(values, point, form, population, delta0_density=None):
-    """The model's log density (Jacobians included) at the unconstrained ``point``, nu - 1 ~ Exponential(rate 1/29)
-    (priors="kruschke"), from the containers' ``values``; ``delta0_density`` replaces delta0's uniform prior
-    (delta0 then unconstrained, its value the point's ``delta0_scaled``)."""
-    half, s0_max = values["delta0_max"], values["sigma0_max"]
-    lo, hi = values["sigma_min"], values["sigma_max"]
-    xbar, ss, n, rho = values["xbar_obs"], values["ss_obs"], values["n_folds"], values["rho"]
-    if delta0_density is None:  # U(-half, half) through the log-odds scaled by half / 2
-        u = 2 * point["delta0_scaled_chain__"] / half
-        d0 = -half + 2 * half * special.expit(u)
-        logp = stats.uniform.logpdf(d0, -half, 2 * half) + log_sigmoid_pair(u) + np.log(4.0)
-    else:
-        d0 = point["delta0_scaled"]
-        logp = delta0_density(d0)
-    y0, ys = point["sigma0_scaled_interval__"], point["sigma_scaled_interval__"]
-    s0, sigma = s0_max * special.expit(y0), lo + (hi - lo) * special.expit(ys)
-    logp += stats.uniform.logpdf(s0, 0, s0_max) + np.log(s0_max) + log_sigmoid_pair(y0)
-    logp += np.sum(stats.uniform.logpdf(sigma, lo, hi - lo) + np.log(hi - lo) + log_sigmoid_pair(ys))
-    q = len(xbar)
-    if population == "student_t":
-        y_nu = point["nu_minus_one_log__"]
-        nu = np.exp(y_nu) + 1
-        logp += stats.expon.logpdf(nu - 1, scale=29) + y_nu
-    # SS_i / (sigma_i^2 (1 - rho_i)) ~ chi2(n_i - 1): its density in sigma_i (up to a constant)
-    within = sigma**2 * (1 - rho)
-    # (the model keeps only the part that depends on sigma_i: the terms in ss alone are taken out)
-    logp += np.sum(stats.chi2.logpdf(ss / within, n - 1) - np.log(within) - stats.chi2.logpdf(ss, n - 1) - ss / 2)
-    se = np.sqrt(sigma**2 * ((1 - rho) / n + rho))
-    if form == "centered":
-        delta = point["delta_scaled"]
-        logp += np.sum(stats.t.logpdf(delta, nu, d0, s0) if population == "student_t" else
-                       stats.norm.logpdf(delta, d0, s0))
-        return logp + np.sum(stats.norm.logpdf(xbar, delta, se))
-    lam = np.ones(q)
-    if population == "student_t":
-        lam = np.exp(point["lambda_log__"])
-        logp += np.sum(stats.gamma.logpdf(lam, nu / 2, scale=2 / nu) + point["lambda_log__"])
-    if form == "noncentered":
-        z = point["z"]
-        logp += np.sum(stats.norm.logpdf(z))
-        return logp + np.sum(stats.norm.logpdf(xbar, d0 + s0 * z / np.sqrt(lam), se))
-    return logp + np.sum(stats.norm.logpdf(xbar, d0, np.sqrt(s0**2 / lam + se**2)))
-
 
 FORMS = [(form, population) for form in ("centered", "noncentered", "marginal") for population in ("student_t",
                                                                                                    "normal")]

@@ -29,8 +29,8 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from pp_corr.hierarchical.fit import CHECKED  # noqa: E402
-from pp_corr.hierarchical.joint import (FORMS, _data_values, _limits, _orders, _prepare_joint, _start,
-                                        # noqa: E402 joint_model)
+from pp_corr.hierarchical.joint import (FORMS, _data_values, _limits, _orders, _prepare_joint, _start,  # noqa: E402
+                                        joint_model)
 from pp_corr.sampling import RefittableModel  # noqa: E402
 
 ALGORITHMS = ["A", "B", "C", "D"]

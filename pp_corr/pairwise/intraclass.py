@@ -346,13 +346,21 @@ def _scaled_rows(x, present=None):
     return mean, np.where(zero, 0.0, ss), scale, zero
 
 
+def broadcasts_into(shape, batch) -> bool:
+    """Whether a parameter of ``shape`` broadcasts to the problems' shape ``batch`` without adding problems.
+
+    >>> broadcasts_into((3,), (2, 3)), broadcasts_into((2, 3), (3,))
+    (True, False)
+    """
+    try:
+        return np.broadcast_shapes(shape, batch) == tuple(batch)
+    except ValueError:
+        return False
+
+
 def _fits_batch(name, shape, batch):
     """A per-problem parameter must broadcast to the problems' shape without adding problems."""
-    try:
-        fits = np.broadcast_shapes(shape, batch) == tuple(batch)
-    except ValueError:
-        fits = False
-    if not fits:
+    if not broadcasts_into(shape, batch):
         raise ValueError(f"{name} has shape {shape} but x holds {int(np.prod(batch))} problem(s) of shape "
                          f"{tuple(batch)}: give one value or one per problem")
 

@@ -6,7 +6,7 @@ from dataclasses import dataclass, fields
 import numpy as np
 from scipy import stats
 
-from .intraclass import SufficientStats, power_of_two_scale, real_array
+from .intraclass import SufficientStats, broadcasts_into, power_of_two_scale, real_array
 
 
 @dataclass(frozen=True)
@@ -143,11 +143,7 @@ class NormalGamma:
 
 
 def _fits(name, shape, batch):
-    try:
-        fits = np.broadcast_shapes(shape, batch) == tuple(batch)
-    except ValueError:
-        fits = False
-    if not fits:
+    if not broadcasts_into(shape, batch):
         count = int(np.prod(batch))
         raise ValueError(f"{name} parameters have shape {shape} but there {'is' if count == 1 else 'are'} "
                          f"{count} data set{'s' * (count != 1)}: give one value or one per data set")

@@ -6,10 +6,13 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 from scipy import integrate, special, stats
 
 import pp_corr
 from pp_corr.hierarchical import exact as he
+from pp_corr.hierarchical.convolution import kernel_moments, log_t_constant
 from pp_corr.hierarchical.exact import (ExactGrid, exact_draws, exact_posterior, log_sigma_integral, nu_prior_cdf,
                                         nu_prior_density)
 from pp_corr.hierarchical.stress import stress_scores
@@ -83,19 +86,21 @@ def test_nu_grid_carries_the_prior():
 
 # --- each data set's likelihood against the population's kernel
 
-def dense_kernel_integrals(lik, i, xbar, ss, n, rho, lo, hi, delta0, sigma0, nu):
-    """int t_nu(d; delta0, sigma0) L_i(d) [1, (d - xbar) / scale, 1(d > 0)] dd by the trapezoid rule on the union
-    of dense sinh grids around delta0 and xbar (L_i from quad at every point would be too slow; the sigma_i
-    integral is checked above)."""
+def dense_kernel_integrals(lik, i, xbar, ss, n, rho, lo, hi, delta0, sigma0, nu, r_lo=-0.2, r_hi=0.1):
+    """int t_nu(d; delta0, sigma0) L_i(d) [1, y, y^2, 1(d < r_lo), 1(d > r_hi), 1(d > 0)] dd, y = (d - xbar) /
+    scale, by the trapezoid rule on the union of dense sinh grids around delta0 and xbar and the points r_lo, r_hi,
+    0 (L_i from quad at every point would be too slow; the sigma_i integral is checked above)."""
     c = (1 - rho) / n + rho
     u = np.linspace(-25, 25, 20001)
     a, b = lik.edges[i, 0], lik.edges[i, -1]
-    d = np.unique(np.clip(np.concatenate([delta0 + sigma0 * np.sinh(u), xbar + lik.scale[i] * np.sinh(u), [0.0]]),
+    d = np.unique(np.clip(np.concatenate([delta0 + sigma0 * np.sinh(u), xbar + lik.scale[i] * np.sinh(u), [r_lo, r_hi, 0.0]]),
                           a, b))
     level = np.exp(log_sigma_integral(0.5 * ((d - xbar) ** 2 / c + ss / (1 - rho)), n, lo, hi) - lik.log_top[i])
     kernel = stats.t.pdf(d, nu, delta0, sigma0) * level
-    right = d >= 0
-    return (np.trapezoid(kernel, d), np.trapezoid(kernel * (d - xbar) / lik.scale[i], d),
+    y = (d - xbar) / lik.scale[i]
+    below, above, right = d <= r_lo, d >= r_hi, d >= 0
+    return (np.trapezoid(kernel, d), np.trapezoid(kernel * y, d), np.trapezoid(kernel * y * y, d),
+            np.trapezoid(kernel[below], d[below]), np.trapezoid(kernel[above], d[above]),
             np.trapezoid(kernel[right], d[right]))
 
 
@@ -108,10 +113,10 @@ def test_kernel_integrals_against_dense_trapezoid():
     delta0 = np.array([0.0, 0.001, 0.45, -2.0])
     nus = np.array([1.05, 3.0, 300.0])
     for sigma0 in (1e-6, 3e-3, 0.3, 100.0):  # the kernel far narrower than any cell, as narrow, as wide, far wider
-        got = he._convolve(lik, sigma0, delta0, nus, ExactGrid())
+        got = he._convolve(lik, sigma0, delta0, nus)
         for k, m, i in np.ndindex(len(delta0), len(nus), len(xbar)):
-            total, first, positive = dense_kernel_integrals(lik, i, xbar[i], ss[i], n[i], rho[i], lo[i], hi[i],
-                                                            delta0[k], sigma0, nus[m])
+            total, first, second, below, above, positive = dense_kernel_integrals(
+                lik, i, xbar[i], ss[i], n[i], rho[i], lo[i], hi[i], delta0[k], sigma0, nus[m])
             if total == 0:  # delta0 beyond the likelihood's support and the kernel's reach: both underflow
                 assert got[k, m, i, 0] < 1e-300
                 continue
@@ -122,7 +127,48 @@ def test_kernel_integrals_against_dense_trapezoid():
             tolerance = 2e-3 if deep else 2e-5
             assert abs(got[k, m, i, 0] / total - 1) < tolerance, (sigma0, k, m, i)
             assert abs(got[k, m, i, 1] - first) < 3 * tolerance * total, (sigma0, k, m, i)
-            assert abs(got[k, m, i, 5] - positive) < tolerance * total, (sigma0, k, m, i)
+            assert abs(got[k, m, i, 2] - second) < 3 * tolerance * max(total, second), (sigma0, k, m, i)
+            for component, value in ((3, below), (4, above), (5, positive)):
+                assert abs(got[k, m, i, component] - value) < tolerance * total, (sigma0, k, m, i, component)
+
+
+def test_kernel_integrals_do_not_depend_on_the_thread_count():
+    """Blocks of delta0 nodes run in threads, each block's sums in a fixed order: one thread gives the same bits."""
+    import numba
+
+    xbar, n, ss = np.array([0.0, 0.5, -0.3]), np.array([100.0, 10.0, 5.0]), np.array([0.0, 9.0, 4.0])
+    lik = he._build_likelihoods(xbar, ss, n, np.full(3, 0.1), np.full(3, 0.01), np.full(3, 1000.0),
+                                (-0.2, 0.1, 0.0), ExactGrid())
+    delta0, nus = np.linspace(-1.0, 1.0, 37), np.array([1.05, 3.0, 300.0])
+    many = [he._convolve(lik, sigma0, delta0, nus) for sigma0 in (1e-4, 3e-3, 0.3)]
+    threads = numba.get_num_threads()
+    try:
+        numba.set_num_threads(1)
+        one = [he._convolve(lik, sigma0, delta0, nus) for sigma0 in (1e-4, 3e-3, 0.3)]
+    finally:
+        numba.set_num_threads(threads)
+    for got, want in zip(many, one):
+        np.testing.assert_array_equal(got, want)
+
+
+@given(left=st.floats(-50, 50), width=st.floats(1.5, 60), middle=st.floats(-1, 1), nu=st.floats(1.001, 400))
+@settings(max_examples=150, deadline=None)
+def test_kernel_moments_against_quadrature(left, width, middle, nu):
+    """The compiled partial moments of the t density (CDF differences and A(z) = (nu + z^2) f(z)) against scipy's
+    quad of (z - middle)^p f(z), p = 0, 1, 2, on the sub-cells they serve: wider than 1.5 sigma0 (on narrower ones
+    m2's formula loses digits to cancellation, and a ten-point rule is used instead). nu = 2, where it divides by
+    nu - 2, is not among the grid's nodes: Gauss-Legendre nodes are interior to their panels, cut there."""
+    assume(abs(nu - 2) > 1e-3)
+    right, centre = left + width, left + width * (0.5 + middle / 2)
+    got = kernel_moments(left, right, centre, nu, float(log_t_constant(nu)))
+    breaks = [z for z in (-10.0, -3.0, -1.0, 0.0, 1.0, 3.0, 10.0) if left < z < right] or None  # the bulk
+    for p, value in enumerate(got):
+        want, error = integrate.quad(lambda z: (z - centre) ** p * stats.t.pdf(z, nu), left, right, points=breaks,
+                                     epsabs=0, epsrel=1e-12, limit=400)
+        scale = integrate.quad(lambda z: abs(z - centre) ** p * stats.t.pdf(z, nu), left, right, points=breaks,
+                               epsabs=0, epsrel=1e-10, limit=400)[0]
+        # far out (nu large, 40 sds away) the moments are 1e-38 of the bulk: their digits there do not matter
+        assert abs(value - want) <= 1e-9 * scale + 10 * error + 1e-14 * width**p, (p, value, want, error)
 
 
 def test_identical_data_sets_are_computed_once_and_each_gets_its_own_integrals():
@@ -134,10 +180,10 @@ def test_identical_data_sets_are_computed_once_and_each_gets_its_own_integrals()
     assert distinct.xbar.tolist() == [0.0, 0.5, -0.3] and inverse.tolist() == [0, 1, 0, 2, 1]
     delta0, nus = np.array([0.0, 0.45]), np.array([1.05, 300.0])
     for sigma0 in (3e-3, 0.3):
-        got = he._convolve(lik, sigma0, delta0, nus, ExactGrid())
+        got = he._convolve(lik, sigma0, delta0, nus)
         for k, m, i in np.ndindex(len(delta0), len(nus), len(xbar)):
-            total, first_moment, positive = dense_kernel_integrals(lik, i, xbar[i], ss[i], n[i], rho[i], lo[i],
-                                                                   hi[i], delta0[k], sigma0, nus[m])
+            total, first_moment, _, _, _, positive = dense_kernel_integrals(lik, i, xbar[i], ss[i], n[i], rho[i],
+                                                                            lo[i], hi[i], delta0[k], sigma0, nus[m])
             assert abs(got[k, m, i, 0] / total - 1) < 2e-5, (sigma0, k, m, i)
             assert abs(got[k, m, i, 1] - first_moment) < 6e-5 * total, (sigma0, k, m, i)
             assert abs(got[k, m, i, 5] - positive) < 2e-5 * total, (sigma0, k, m, i)

@@ -71,7 +71,7 @@ def integrated_log_likelihood(xbar, ss, n, rho, delta0, sigma0, nu, sigma_bounds
     if (~normal).any():
         lik = _build_likelihoods(xbar, ss, n, rho, lo, hi, (0.0, 0.0), grid)
         for k in np.flatnonzero(~normal):
-            g = _convolve(lik, float(sigma0[k]), delta0[k : k + 1], nu[k : k + 1], grid)[0, 0, :, 0]
+            g = _convolve(lik, float(sigma0[k]), delta0[k : k + 1], nu[k : k + 1])[0, 0, :, 0]
             with np.errstate(divide="ignore"):
                 out[k] = lik.log_top + np.log(g)
     return out + log_k

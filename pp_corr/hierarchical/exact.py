@@ -26,9 +26,11 @@ sufficient statistics are xbar_i and S_i).
    e^-10 below its top); L_i is cut where it is e^-50 below it. On every cell a five-point Gauss-Legendre rule
    integrates kernel * L_i (exact to degree 9). Where the kernel is not smooth on a cell (sigma0 comparable with
    or below the cell: the funnel), as judged by a bound on the rule's error from the kernel's log-slope, and the
-   cell can matter, it is cut into 2, 4, 8 or 16 sub-cells with three-point rules; on the finest sub-cells that
-   are still not smooth L_i is replaced by its quadratic through the sub-cell's nodes and integrated against the
-   kernel by a ten-point rule (kernel at least as wide as the sub-cell) or exactly, with the partial moments of
+   cell can matter (for each nu apart), it is cut in halves, and those halves that are still not smooth again,
+   down to 16 sub-cells, each with a three-point rule whose bound is its share of the cell's; on the finest
+   sub-cells that are still not smooth L_i is replaced by its quadratic through the sub-cell's nodes and
+   integrated against the kernel by a ten-point rule (kernel at least as wide as the sub-cell) or exactly, with
+   the partial moments of
    the t density: with A(z) = (nu + z^2) f_nu(z), A' = -(nu - 1) z f_nu, so int z f = -[A] / (nu - 1) and
    int z^2 f = (nu int f - [z A]) / (nu - 2), int f being differences of the t CDF. A sigma0 far below every
    cell is thus exact: g_i -> L_i(delta0). The same sums with (d - xbar_i) and (d - xbar_i)^2 and with d cut at
@@ -88,6 +90,7 @@ from scipy import special
 from .._args import as_generator, as_rope, check_choice, check_count, check_real
 from ..pairwise.intraclass import real_array
 from ..pairwise.poisson_binomial import PoissonBinomial
+from .convolution import COARSE, GAUSS, TOLERANCE, five_point_rule, log_t_constant, refine_cells
 
 _SIGMA0_FLOOR = 1e-6  # the sigma0 grid reaches this many units (times U when U < 1)
 _NU_LUMP = 1e-3  # prior mass of nu - 1 below this sits on one node
@@ -97,7 +100,6 @@ _SIGMA0_NATS = 15.0  # the pilot's sigma0 region ends where the density of log s
 _PEAK_NATS = 2.0  # the half-width of a peak is where it falls this far (sets the scale of a delta0 segment)
 _REBUILDS = 6  # a sigma0 node's delta0 segments are evaluated at most this many times
 _CELLS_PER_SCALE = 2.0  # cells at most this many per bump scale (per distance in the tails)
-_TOLERANCE = 1e-5  # a (sub-)cell keeps the Gauss-Legendre rule while its error bound is below this (relative)
 METHODS = ("auto", "mcmc", "exact")  # hierarchical_test: MCMC with this module's posterior as fallback, or one alone
 SUMMARY_FIELDS = ("delta0_mean", "delta0_sd", "delta0_p_positive", "delta0_q025", "delta0_q975",
                   "p_left", "p_rope", "p_right", "win_left", "win_rope", "win_right",
@@ -224,7 +226,8 @@ class ExactGrid:
     ``delta0_points``: nodes per delta0 segment; ``nu_points``: Gauss-Legendre nodes per log(nu - 1) panel of
     at most ``nu_panel``; ``sigma0_points``: nodes per log sigma0 panel of at most ``sigma0_panel``, split until its
     estimated error is below ``sigma0_tolerance`` of the total; ``cell_nats``: how much log L_i may change across
-    one likelihood cell; ``subcells``: sub-cells of a cell where the kernel is narrower than the cell;
+    one likelihood cell; ``subcells``: the most sub-cells of a cell where the kernel is narrower than the cell (a
+    power of two: others are rounded up);
     ``support_nats``: L_i is cut this many nats below its top. ``error_estimate`` repeats the computation on
     ``coarser()`` and reports the differences.
 
@@ -272,11 +275,7 @@ def check_method(method) -> str:
     return check_choice("method", method, METHODS)
 
 
-_COARSE = np.polynomial.legendre.leggauss(5)  # the rule on every cell: exact for degree 9
-_COARSE_POINTS = len(_COARSE[0])
-_GAUSS = np.polynomial.legendre.leggauss(3)  # the rule on every sub-cell: exact for degree 5
-_GAUSS_OFFSET = float(_GAUSS[0][2])  # the outer nodes sit at +-0.7746 of the half-width from the centre
-_GAUSS_10 = np.polynomial.legendre.leggauss(10)
+_COARSE_POINTS = len(COARSE[0])
 
 
 @dataclass(frozen=True)
@@ -286,7 +285,7 @@ class _Likelihoods:
     ``edges`` (q, C + 1) bound the cells (padding cells have width 0). ``points`` (q, 5C) are the five
     Gauss-Legendre nodes of every cell and ``weights`` (q, 5C, 6) the rule's weights times [L, L y, L y^2,
     L 1(d < r_lo), L 1(d > r_hi), L 1(d > 0)], y = (d - xbar_i) / scale_i. ``fine`` maps S = 2, 4, 8, ... up
-    to ``subcells`` to an array (q, C, S, 3, 3) of L [1, y, y^2] at the three Gauss-Legendre nodes of each of
+    to ``subcells`` (rounded up to a power of two) to an array (q, C, S, 3, 3) of L [1, y, y^2] at the three Gauss-Legendre nodes of each of
     S equal sub-cells of every cell, for cells on which the kernel is not smooth. ``top`` (q, C) is the largest
     L_i on a cell and ``sides`` (q, C, 3) says whether a cell lies below r_lo, above r_hi, above 0.
     ``levels`` (q, R) are log L_i / top at the distances ``radii`` (q, R) from xbar_i, equally spaced in
@@ -324,7 +323,7 @@ class _Likelihoods:
             centre = _COARSE_POINTS // 2
             middle = self.points[i, centre : _COARSE_POINTS * cells : _COARSE_POINTS]
             level = self.weights[i, centre : _COARSE_POINTS * cells : _COARSE_POINTS, 0]
-            logs = np.log(np.maximum(level, 1e-300) / (self.width[i, :cells] * _COARSE[1][centre] / 2))
+            logs = np.log(np.maximum(level, 1e-300) / (self.width[i, :cells] * COARSE[1][centre] / 2))
             inside = (d >= self.edges[i, 0]) & (d <= self.edges[i, cells])
             out[i] = np.where(inside, np.interp(d, middle, logs), -np.inf)
         return out
@@ -357,6 +356,21 @@ class _Likelihoods:
         keys = zip(self.edges, self.weights, self.top, self.sides, *self.fine.values())
         inverse = np.array([rows.setdefault(b"".join(a.tobytes() for a in key), len(rows)) for key in keys])
         return (self if len(rows) == self.q else self.rows(np.unique(inverse, return_index=True)[1])), inverse
+
+    @functools.cached_property
+    def fine_table(self):
+        """``fine`` as one array (q, C, sum of levels, 3, 3) with each level's offset and the levels, the form
+        :func:`pp_corr.hierarchical.convolution.refine_cells` reads."""
+        levels = np.array(sorted(self.fine))
+        offsets = np.concatenate([[0], np.cumsum(levels)[:-1]])
+        return np.concatenate([self.fine[s] for s in levels], axis=2), offsets, levels, self.reach
+
+    @property
+    def reach(self):
+        """max(1, y^2) at the farther end of each cell (q, C), y = (d - xbar_i) / scale_i: a bound on L's moments
+        over L there."""
+        y = np.abs(self.edges - self.xbar[:, None]) / self.scale[:, None]
+        return np.maximum(1.0, np.maximum(y[:, :-1], y[:, 1:]) ** 2)
 
     def rows(self, index) -> _Likelihoods:
         """The likelihoods of the data sets ``index`` only."""
@@ -395,9 +409,9 @@ def _build_likelihoods(xbar, ss, n, rho, lo, hi, splits, grid: ExactGrid) -> _Li
     for i, own in enumerate(cell_edges):
         edges[i, : len(own)], edges[i, len(own):] = own, own[-1]
     width = np.diff(edges, axis=1)
-    nodes = (_GAUSS[0] + 1) / 2  # on [0, 1]
-    levels = sorted({2**j for j in range(1, 30) if 2**j < sub} | {sub})
-    fractions = np.concatenate([(_COARSE[0] + 1) / 2] + [((np.arange(s)[:, None] + nodes) / s).ravel()
+    nodes = (GAUSS[0] + 1) / 2  # on [0, 1]
+    levels = [2**j for j in range(1, max(1, math.ceil(math.log2(sub))) + 1)]  # each level halves the one before
+    fractions = np.concatenate([(COARSE[0] + 1) / 2] + [((np.arange(s)[:, None] + nodes) / s).ravel()
                                                          for s in levels])
     at = edges[:, :-1, None] + width[..., None] * fractions  # (q, C, 5 + 3 (2 + 4 + ... + S))
     level = np.zeros(at.shape)
@@ -413,7 +427,7 @@ def _build_likelihoods(xbar, ss, n, rho, lo, hi, splits, grid: ExactGrid) -> _Li
     top = np.where(inside, 1.0, np.maximum(ends[:, :-1], ends[:, 1:]))
     sides = np.stack([upper <= splits[0], lower >= splits[1], lower >= 0.0], axis=-1).astype(float)
     points = _COARSE_POINTS
-    coarse = moments[:, :, :points] * (width[..., None] * _COARSE[1] / 2)[..., None]  # (q, C, 5, 3)
+    coarse = moments[:, :, :points] * (width[..., None] * COARSE[1] / 2)[..., None]  # (q, C, 5, 3)
     weights = np.concatenate([coarse, coarse[..., :1] * sides[:, :, None, :]], axis=-1).reshape(q, points * cells, 6)
     offsets = np.cumsum([points] + [3 * s for s in levels])
     fine = {s: moments[:, :, a:b].reshape(q, cells, s, 3, 3) for s, a, b in zip(levels, offsets[:-1], offsets[1:])}
@@ -451,168 +465,25 @@ def _insert(edges, point):
     return np.insert(edges, j, point)
 
 
-def _log_t_constant(nu):
-    return special.gammaln((nu + 1) / 2) - special.gammaln(nu / 2) - 0.5 * np.log(nu * np.pi)
-
-
-def _t_density(z, nu, constant):
-    """The t density f_nu(z) (its log normalising ``constant`` given), in one buffer."""
-    out = np.log1p(z * z / nu)
-    out *= -0.5 * (nu + 1)
-    out += constant
-    return np.exp(out, out=out)
-
-
-def _gauss_error(gap, width, nu, constant, points=3):
-    """A bound on the Gauss-Legendre error (``points`` = 3 or 5 nodes) for int kernel * L over a cell
-    [gap, gap + width] (units of sigma0, gap >= 0), relative to L. The 3-point rule's error is
-    width^7 (3!)^4 / (7 (6!)^3) ~ 5e-7 width^7 times the integrand's 6th derivative, at most about 20 roughness^6
-    times the kernel (the normal and Cauchy densities' 6th derivatives at 0 are 15 and 720 times their value,
-    where roughness is 1 and 2); the 5-point rule's is ~ 3.9e-13 width^11 times the 10th derivative, at most
-    about 3500 roughness^10 times the kernel (945 and 3628800 times, roughness 1 and 2)."""
-    square = (width * _roughness(gap, width, nu)) ** 2
-    factor = 1e-5 * square * square * square if points == 3 else 1.4e-9 * (square * square) ** 2 * square
-    return _t_density(gap, nu, constant) * width * factor
-
-
-def _roughness(gap, width, nu):
-    """The largest log-slope scale of the kernel on [gap, gap + width] (gap >= 0, in units of sigma0): its log
-    density changes by about roughness * dz over dz there. (nu + 1)(1 + z) / (nu + z^2) peaks at
-    z = sqrt(1 + nu) - 1."""
-    z = np.clip(np.sqrt(1 + nu) - 1, gap, gap + width)
-    return (nu + 1) * (1 + z) / (nu + z * z)
-
-
-def _kernel_moments(left, right, middle, nu, constant):
-    """int f_nu, int (z - middle) f_nu and int (z - middle)^2 f_nu over [left, right] (see the module docstring)."""
-    tail_left, tail_right = special.stdtr(nu, -np.abs(left)), special.stdtr(nu, -np.abs(right))  # from each end
-    m0 = np.where(left >= 0, tail_left - tail_right, np.where(right <= 0, tail_right - tail_left,
-                                                              1 - tail_left - tail_right))
-    half_excess = 0.5 * (nu - 1)  # > 0
-    log_left, log_right = np.log1p(left * left / nu), np.log1p(right * right / nu)
-    scale = np.exp(constant) * nu  # A(z) = scale (1 + z^2 / nu)^-(nu - 1) / 2
-    a_left, a_right = scale * np.exp(-half_excess * log_left), scale * np.exp(-half_excess * log_right)
-    # m1 = -(A(right) - A(left)) / (nu - 1), written to stay exact as nu -> 1
-    gap = np.abs(log_left - log_right)
-    m1 = (-0.5 * scale * np.sign(log_left - log_right) * np.exp(-half_excess * np.minimum(log_left, log_right))
-          * -np.expm1(-half_excess * gap) / half_excess)
-    m2 = (nu * m0 - (right * a_right - left * a_left)) / (nu - 2)
-    return m0, m1 - middle * m0, m2 - 2 * middle * m1 + middle * middle * m0
-
-
-def _convolve(lik: _Likelihoods, sigma0, delta0, nu, grid: ExactGrid):
-    """G[k, m, i, :] = int t_nu_m(d; delta0_k, sigma0) L_i(d) [1, y, y^2, 1(d < r_lo), 1(d > r_hi), 1(d > 0)] dd.
-
-    Five-point Gauss-Legendre on every cell where the kernel is smooth; on the others (where they matter) the
-    sub-cells of :func:`_narrow_cells` instead. Identical data sets are computed once. The sub-cells replace the
-    cell's rule by adding their difference, which can leave a G[..., 0] that is 0 to rounding a few 1e-16 of the
-    largest below 0 (seen on coarse grids): it is set to 0, as its logarithm is taken.
+def _convolve(lik: _Likelihoods, sigma0, delta0, nu):
+    """G[k, m, i, :] = int t_nu_m(d; delta0_k, sigma0) L_i(d) [1, y, y^2, 1(d < r_lo), 1(d > r_hi), 1(d > 0)] dd
+    (see the module docstring, step 2): the five-point rule on every cell, then the sub-cells where the kernel is
+    not smooth (:mod:`pp_corr.hierarchical.convolution`, in parallel threads).
+    Identical data sets are computed once. The
+    sub-cells replace a cell's rule by adding their difference, which can leave a G[..., 0] that is 0 to rounding
+    a few 1e-16 of the largest below 0 (seen on coarse grids): it is set to 0, as its logarithm is taken.
     """
     distinct, inverse = lik.distinct
     if distinct is not lik:
-        return _convolve(distinct, sigma0, delta0, nu, grid)[:, :, inverse]
-    constants = _log_t_constant(nu)
-    size, q = len(delta0), lik.q
-    out = np.empty((size, len(nu), q, 6))
-    chunk = max(1, int(4e5 // (size * lik.points.shape[1])))
-    for start in range(0, q, chunk):
-        rows = slice(start, start + chunk)
-        z2 = ((lik.points[None, rows] - delta0[:, None, None]) / sigma0) ** 2
-        weights = lik.weights[rows]
-        for m, (v, constant) in enumerate(zip(nu, constants)):
-            kernel = np.log1p(z2 / v)  # the t density over sigma0 (size, rows, points), in one buffer
-            kernel *= -0.5 * (v + 1)
-            kernel += constant - math.log(sigma0)
-            np.exp(kernel, out=kernel)
-            out[:, m, rows] = np.matmul(kernel.transpose(1, 0, 2), weights).transpose(1, 0, 2)
-    _narrow_cells(out, lik, sigma0, delta0, nu, constants, grid)
+        return _convolve(distinct, sigma0, delta0, nu)[:, :, inverse]
+    nu, delta0 = np.asarray(nu, dtype=float), np.asarray(delta0, dtype=float)
+    constants = log_t_constant(nu)
+    out = np.empty((len(delta0), len(nu), lik.q, 6))
+    five_point_rule(lik.points, lik.weights, float(sigma0), delta0, nu, constants, out)
+    refine_cells(out, lik.weights, lik.edges, lik.top, lik.sides, *lik.fine_table, float(sigma0), delta0, nu,
+                 constants, TOLERANCE)
     np.maximum(out[..., 0], 0.0, out=out[..., 0])
     return out
-
-
-def _narrow_cells(out, lik: _Likelihoods, sigma0, delta0, nu, constants, grid: ExactGrid):
-    """Replace the cells on which the kernel is not smooth, where they can matter, by sub-cells: as many as make
-    the kernel smooth on each (Gauss-Legendre there), at most ``subcells``; then on the sub-cells where it is still
-    not smooth, L's quadratic through the sub-cell's nodes times the kernel's exact moments (or a finer rule).
-    A cell is refined for every nu when one nu needs it."""
-    lower, upper = lik.edges[:, :-1], lik.edges[:, 1:]
-    gap = np.maximum(np.maximum(lower[None] - delta0[:, None, None], delta0[:, None, None] - upper[None]), 0.0)
-    gap /= sigma0  # (size, q, C): distance of delta0 to each cell, in units of sigma0
-    cell_z = lik.width / sigma0
-    levels = np.array(sorted(lik.fine))
-    level = np.zeros(gap.shape, dtype=int)
-    for m, (v, constant) in enumerate(zip(nu, constants)):
-        bound = _gauss_error(gap, cell_z[None], v, constant, _COARSE_POINTS) * lik.top[None]
-        k, i, c = np.nonzero(bound > _TOLERANCE * out[:, m, :, :1])
-        if len(k) == 0:
-            continue
-        # the fewest sub-cells that bring the bound down (the largest level, with exact moments, if none does)
-        g, z = gap[k, i, c], cell_z[i, c]
-        need = np.full(len(k), levels[-1])
-        for sub in levels[::-1]:
-            good = _gauss_error(g, z / sub, v, constant) * lik.top[i, c] * sub < _TOLERANCE * out[k, m, i, 0]
-            need = np.where(good, sub, need)
-        level[k, i, c] = np.maximum(level[k, i, c], need)
-    for sub in levels:
-        k, i, c = np.nonzero(level == sub)
-        step = max(1, int(2e5 // (sub * len(nu))))
-        for start in range(0, len(k), step):
-            part = slice(start, start + step)
-            change = _narrow_change(lik, sub, sigma0, delta0, nu, constants, k[part], i[part], c[part])
-            np.add.at(out, (k[part], slice(None), i[part]), change)
-
-
-def _rough_subcells(left, width, values, nu, constant):
-    """int kernel * L over sub-cells [left, left + width] (units of sigma0) with L's quadratic through the
-    sub-cell's three Gauss-Legendre nodes (``values`` (n, 3 nodes, 3 moments)): ten-point Gauss-Legendre where
-    the kernel is at least 2/3 of a sub-cell wide (its poles at +-i sqrt(nu) are then far enough for 1e-10), the
-    kernel's exact moments where it is narrower."""
-    out = np.empty((len(left), 3))
-    low, mid, high = values[:, 0], values[:, 1], values[:, 2]
-    slope, curve = 0.5 * (high - low), 0.5 * (high - 2 * mid + low)  # in tau / offset, tau in [-1, 1]
-    wide = width <= 1.5
-    if wide.any():
-        tau, w = _GAUSS_10
-        z = (left[wide] + 0.5 * width[wide])[:, None] + 0.5 * width[wide][:, None] * tau
-        density = _t_density(z, nu[wide][:, None], constant[wide][:, None]) * (0.5 * width[wide])[:, None] * w
-        u = tau / _GAUSS_OFFSET
-        out[wide] = (density.sum(axis=1)[:, None] * mid[wide] + (density @ u)[:, None] * slope[wide]
-                     + (density @ (u * u))[:, None] * curve[wide])
-    narrow = ~wide
-    if narrow.any():
-        middle = left[narrow] + 0.5 * width[narrow]
-        m0, c1, c2 = _kernel_moments(left[narrow], left[narrow] + width[narrow], middle, nu[narrow],
-                                     constant[narrow])
-        half = _GAUSS_OFFSET * 0.5 * width[narrow]
-        out[narrow] = (mid[narrow] * m0[:, None] + slope[narrow] * (c1 / half)[:, None]
-                       + curve[narrow] * (c2 / half**2)[:, None])
-    return out
-
-
-def _narrow_change(lik: _Likelihoods, sub, sigma0, delta0, nu, constants, k, i, c):
-    """For each (delta0_k, data set i, cell c) and every nu: the integral over ``sub`` sub-cells minus the
-    cell's Gauss-Legendre value, as the 6 components of :func:`_convolve` (shape (n, nu, 6))."""
-    start, width = lik.edges[i, c], lik.width[i, c]
-    z_start, cell_z = (start - delta0[k]) / sigma0, width / sigma0
-    sub_z = cell_z / sub
-    nodes = (_GAUSS[0] + 1) / 2
-    left = z_start[:, None] + sub_z[:, None] * np.arange(sub)  # (F, S)
-    z = left[..., None] + sub_z[:, None, None] * nodes  # (F, S, 3)
-    density = _t_density(z[..., None], nu, constants)  # (F, S, 3, nu)
-    values = lik.fine[sub][i, c]  # (F, S, 3 nodes, 3 moments)
-    gauss = np.matmul((density * (0.5 * _GAUSS[1])[:, None]).swapaxes(2, 3), values) * sub_z[:, None, None, None]
-    if sub == max(lik.fine):
-        gap = np.maximum(np.maximum(left, -(left + sub_z[:, None])), 0.0)[..., None]
-        rough = _gauss_error(gap, sub_z[:, None, None], nu, constants) > _TOLERANCE / sub  # (F, S, nu)
-        if rough.any():
-            f, s, m = np.nonzero(rough)
-            gauss[f, s, m] = _rough_subcells(left[f, s], sub_z[f], values[f, s], nu[m], constants[m])
-    n = _COARSE_POINTS
-    coarse_z = z_start[:, None] + cell_z[:, None] * (_COARSE[0] + 1) / 2
-    coarse_density = _t_density(coarse_z[..., None], nu, constants)  # (F, 5, nu)
-    coarse_values = lik.weights[i[:, None], n * c[:, None] + np.arange(n), :3] / sigma0  # weights include width
-    change = gauss.sum(axis=1) - np.matmul(coarse_density.swapaxes(1, 2), coarse_values)  # (F, nu, 3)
-    return np.concatenate([change, change[..., :1] * lik.sides[i, c][:, None, :]], axis=2)
 
 
 @dataclass(frozen=True)
@@ -867,7 +738,7 @@ class _Problem:
         ts[-1] = min(ts[-1], self.ceiling)
         pick = np.unique(np.linspace(0, len(self.nus.nu) - 1, 5).round().astype(int))
         nu, log_w = self.nus.nu[pick], np.log(self.nus.weight[pick])
-        constants = _log_t_constant(nu)
+        constants = log_t_constant(nu)
         low, high = self.bounds
         center = float(np.clip(np.median(lik.xbar), low, high))
         spots = np.clip(np.concatenate([lik.xbar, np.linspace(lik.xbar.min(), lik.xbar.max(), 80)]), low, high)
@@ -999,7 +870,7 @@ class _Problem:
         samples_x, samples_p = np.empty(0), np.empty(0)
         for attempt in range(_REBUILDS):
             x = np.concatenate([s.nodes for s in segments])
-            conv = _convolve(self.lik, sigma0, x, self.nus.nu, self.grid)
+            conv = _convolve(self.lik, sigma0, x, self.nus.nu)
             self.evaluations += 1
             with np.errstate(divide="ignore"):
                 log_g = np.log(conv[..., 0]) + self.lik.log_top  # (points, nu, q)

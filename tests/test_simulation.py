@@ -4,7 +4,7 @@ import itertools
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
@@ -59,10 +59,22 @@ def test_hypergeometric_draw_maps_uniforms_to_the_exact_pmf(good, bad, share):
     """The compiled draw is a deterministic map of u in (0, 1): on a fine grid of u, the share of points mapped
     to each k must be scipy's hypergeometric pmf(k) (each k owns one interval of length pmf(k), so the grid
     misses by at most one point per interval end)."""
+    assert_draws_follow_the_pmf(good, bad, int(round(share * (good + bad))))
+
+
+@settings(max_examples=80, deadline=None)
+@given(good=st.integers(0, 60), bad=st.integers(1, 60), sample=st.integers(0, 16))
+def test_small_hypergeometric_draws_map_uniforms_to_the_exact_pmf(good, bad, sample):
+    """The same for the small samples of the folds of small data sets (up to _SMALL = 12 drawn upwards from 0,
+    unless fewer than ``sample`` are bad; beyond, from the mode)."""
+    assume(sample <= good + bad)
+    assert_draws_follow_the_pmf(good, bad, sample)
+
+
+def assert_draws_follow_the_pmf(good, bad, sample):
     from scipy import special
 
     from pp_corr.studies.bayes_net import _hypergeometric
-    sample = int(round(share * (good + bad)))
     log_factorial = special.gammaln(np.arange(good + bad + 2))
     grid = (np.arange(20_000) + 0.5) / 20_000
     draws = np.array([_hypergeometric(good, bad, sample, log_factorial, u) for u in grid])

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
-from scipy import integrate, special, stats
+from scipy import integrate, optimize, special, stats
 
 import pp_corr
 from pp_corr.hierarchical import exact as he
@@ -130,6 +130,17 @@ def test_kernel_integrals_against_dense_trapezoid():
             assert abs(got[k, m, i, 2] - second) < 3 * tolerance * max(total, second), (sigma0, k, m, i)
             for component, value in ((3, below), (4, above), (5, positive)):
                 assert abs(got[k, m, i, component] - value) < tolerance * total, (sigma0, k, m, i, component)
+
+
+def test_quantiles_are_inverted_to_the_last_digits():
+    """_invert brackets each target by k-section in a few vectorised rounds: against scipy's quantiles of a
+    normal and of a mixture of two far-apart normals (a nearly flat stretch between them)."""
+    p = np.array([0.025, 0.975, 5e-4, 1 - 5e-4, 0.5])
+    got = he._invert(stats.norm.cdf, p, (-40.0, 40.0))
+    np.testing.assert_allclose(got, stats.norm.ppf(p), rtol=0, atol=1e-12)
+    two = lambda x: 0.5 * stats.norm.cdf(x, -3) + 0.5 * stats.norm.cdf(x, 3)  # noqa: E731
+    want = [optimize.brentq(lambda x, q=q: two(x) - q, -40, 40, xtol=1e-14) for q in (0.1, 0.9, 0.4)]
+    np.testing.assert_allclose(he._invert(two, np.array([0.1, 0.9, 0.4]), (-40.0, 40.0)), want, atol=1e-11)
 
 
 def test_kernel_integrals_do_not_depend_on_the_thread_count():

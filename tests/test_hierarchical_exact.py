@@ -93,7 +93,8 @@ def dense_kernel_integrals(lik, i, xbar, ss, n, rho, lo, hi, delta0, sigma0, nu,
     c = (1 - rho) / n + rho
     u = np.linspace(-25, 25, 20001)
     a, b = lik.edges[i, 0], lik.edges[i, -1]
-    d = np.unique(np.clip(np.concatenate([delta0 + sigma0 * np.sinh(u), xbar + lik.scale[i] * np.sinh(u), [r_lo, r_hi, 0.0]]),
+    d = np.unique(np.clip(np.concatenate([delta0 + sigma0 * np.sinh(u), xbar + lik.scale[i] * np.sinh(u),
+                                          [r_lo, r_hi, 0.0]]),
                           a, b))
     level = np.exp(log_sigma_integral(0.5 * ((d - xbar) ** 2 / c + ss / (1 - rho)), n, lo, hi) - lik.log_top[i])
     kernel = stats.t.pdf(d, nu, delta0, sigma0) * level

@@ -3,8 +3,8 @@ to each pair's data (:func:`pp_corr.hierarchical.fit._refittable`), so only the 
 
 Each pair runs :func:`pp_corr.hierarchical.fit.hierarchical_test` with its convergence policy unchanged (a retry with
 the robust settings, then the exact posterior), so a pair's result is the one ``hierarchical_test`` gives for the
-same seed, draw for draw. Measured on uci54 with nutpie (benchmarks/bench_hierarchical_batch.py): about 20 s for the
-first pair, 2 s for each later one that converges at once.
+same seed, draw for draw. Measured on uci54 with nutpie on 2 cores (benchmarks/bench_hierarchical_batch.py): about
+9 s for the first pair, 0.8 s for each later one that converges at once.
 """
 from __future__ import annotations
 

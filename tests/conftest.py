@@ -5,7 +5,6 @@ for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(var, "1")
 os.environ.setdefault("MPLBACKEND", "Agg")
 
-import sys  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 import pytest  # noqa: E402
@@ -23,10 +22,3 @@ def uci54():
         pytest.skip(f"the shared uci54 data are not at {UCI54} (a clone without ../shared)")
     return load_scores(UCI54, columns={"score": "accuracy"})
 
-
-@pytest.fixture(autouse=True)
-def _close_figures():
-    """Each test's figures are closed after it, so a long run never piles up open figures."""
-    yield
-    if "matplotlib.pyplot" in sys.modules:
-        sys.modules["matplotlib.pyplot"].close("all")

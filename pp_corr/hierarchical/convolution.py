@@ -76,10 +76,10 @@ def log_t_constant(nu):
 
 
 @functools.cache
-def _threads() -> ThreadPoolExecutor:
-    """The threads of :func:`five_point_rule`: as many as numba's (``NUMBA_NUM_THREADS``, default the cores); a
+def _threads(count) -> ThreadPoolExecutor:
+    """``count`` threads for :func:`five_point_rule`, as many as numba's (``numba.set_num_threads`` sets both); a
     forked child starts its own (the parent's threads do not exist there)."""
-    return ThreadPoolExecutor(numba.config.NUMBA_NUM_THREADS, thread_name_prefix="pp_corr-kernel")
+    return ThreadPoolExecutor(count, thread_name_prefix="pp_corr-kernel")
 
 
 os.register_at_fork(after_in_child=_threads.cache_clear)
@@ -109,7 +109,8 @@ def five_point_rule(points, weights, sigma0, delta0, nu, constants, out):
             out[rows, m] = np.matmul(kernel.transpose(1, 0, 2), weights).transpose(1, 0, 2)
 
     size = max(1, min(8, int(4e5 // points.size)))  # delta0 nodes per block (a kernel of at most 3 MB)
-    list(_threads().map(block, [slice(start, start + size) for start in range(0, len(delta0), size)]))
+    blocks = [slice(start, start + size) for start in range(0, len(delta0), size)]
+    list(_threads(numba.get_num_threads()).map(block, blocks))
 
 
 @numba.njit(cache=True)

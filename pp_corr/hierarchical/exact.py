@@ -284,9 +284,10 @@ class _Likelihoods:
 
     ``edges`` (q, C + 1) bound the cells (padding cells have width 0). ``points`` (q, 5C) are the five
     Gauss-Legendre nodes of every cell and ``weights`` (q, 5C, 6) the rule's weights times [L, L y, L y^2,
-    L 1(d < r_lo), L 1(d > r_hi), L 1(d > 0)], y = (d - xbar_i) / scale_i. ``fine`` maps S = 2, 4, 8, ... up
-    to ``subcells`` (rounded up to a power of two) to an array (q, C, S, 3, 3) of L [1, y, y^2] at the three
-    Gauss-Legendre nodes of each of S equal sub-cells of every cell, for cells on which the kernel is not smooth.
+    L 1(d < r_lo), L 1(d > r_hi), L 1(d > 0)], y = (d - xbar_i) / scale_i. ``fine`` (q, C, 2 + 4 + ... + S, 3, 3)
+    holds L [1, y, y^2] at the three Gauss-Legendre nodes of each of S equal sub-cells of every cell, for S in
+    ``subcells`` = 2, 4, 8, ... up to the grid's ``subcells`` (rounded up to a power of two), one level after the
+    other, for cells on which the kernel is not smooth.
     ``top`` (q, C) is the largest L_i on a cell and ``sides`` (q, C, 3) says whether a cell lies below r_lo, above
     r_hi, above 0.
     ``levels`` (q, R) are log L_i / top at the distances ``radii`` (q, R) from xbar_i, equally spaced in
@@ -301,11 +302,12 @@ class _Likelihoods:
     edges: np.ndarray
     points: np.ndarray
     weights: np.ndarray
-    fine: dict
+    fine: np.ndarray
     top: np.ndarray
     sides: np.ndarray
     radii: np.ndarray
     levels: np.ndarray
+    subcells: np.ndarray
 
     @property
     def q(self):
@@ -354,17 +356,15 @@ class _Likelihoods:
         """The likelihoods of the distinct data sets (identical cells and values count once: real data often
         repeat a data set of equal scores, e.g. all differences 0), and each data set's row among them."""
         rows = {}
-        keys = zip(self.edges, self.weights, self.top, self.sides, *self.fine.values())
+        keys = zip(self.edges, self.weights, self.top, self.sides, self.fine)
         inverse = np.array([rows.setdefault(b"".join(a.tobytes() for a in key), len(rows)) for key in keys])
         return (self if len(rows) == self.q else self.rows(np.unique(inverse, return_index=True)[1])), inverse
 
     @functools.cached_property
     def fine_table(self):
-        """``fine`` as one array (q, C, sum of levels, 3, 3) with each level's offset and the levels, the form
+        """``fine``, each level's offset in it, the levels and :attr:`reach`: what
         :func:`pp_corr.hierarchical.convolution.refine_cells` reads."""
-        levels = np.array(sorted(self.fine))
-        offsets = np.concatenate([[0], np.cumsum(levels)[:-1]])
-        return np.concatenate([self.fine[s] for s in levels], axis=2), offsets, levels, self.reach
+        return self.fine, np.cumsum(self.subcells) - self.subcells, self.subcells, self.reach
 
     @property
     def reach(self):
@@ -375,8 +375,8 @@ class _Likelihoods:
 
     def rows(self, index) -> _Likelihoods:
         """The likelihoods of the data sets ``index`` only."""
-        arrays = {name: getattr(self, name)[index] for name in self.__dataclass_fields__ if name != "fine"}
-        return _Likelihoods(**arrays, fine={s: values[index] for s, values in self.fine.items()})
+        arrays = {name: getattr(self, name)[index] for name in self.__dataclass_fields__ if name != "subcells"}
+        return _Likelihoods(**arrays, subcells=self.subcells)
 
 
 def _build_likelihoods(xbar, ss, n, rho, lo, hi, splits, grid: ExactGrid) -> _Likelihoods:
@@ -430,11 +430,10 @@ def _build_likelihoods(xbar, ss, n, rho, lo, hi, splits, grid: ExactGrid) -> _Li
     points = _COARSE_POINTS
     coarse = moments[:, :, :points] * (width[..., None] * COARSE[1] / 2)[..., None]  # (q, C, 5, 3)
     weights = np.concatenate([coarse, coarse[..., :1] * sides[:, :, None, :]], axis=-1).reshape(q, points * cells, 6)
-    offsets = np.cumsum([points] + [3 * s for s in levels])
-    fine = {s: moments[:, :, a:b].reshape(q, cells, s, 3, 3) for s, a, b in zip(levels, offsets[:-1], offsets[1:])}
+    fine = np.ascontiguousarray(moments[:, :, points:]).reshape(q, cells, sum(levels), 3, 3)  # level after level
     return _Likelihoods(xbar, scale, log_top, weights[:, :, 0].sum(axis=1), edges,
                         at[:, :, :points].reshape(q, -1), weights, fine, top, sides, profile_r,
-                        profile_level)
+                        profile_level, np.array(levels))
 
 
 def _support_radius(log_l, xbar, log_top, scale, nats):

@@ -30,11 +30,11 @@ sufficient statistics are xbar_i and S_i).
    down to 16 sub-cells, each with a three-point rule whose bound is its share of the cell's; on the finest
    sub-cells that are still not smooth L_i is replaced by its quadratic through the sub-cell's nodes and
    integrated against the kernel by a ten-point rule (kernel at least as wide as the sub-cell) or exactly, with
-   the partial moments of
-   the t density: with A(z) = (nu + z^2) f_nu(z), A' = -(nu - 1) z f_nu, so int z f = -[A] / (nu - 1) and
-   int z^2 f = (nu int f - [z A]) / (nu - 2), int f being differences of the t CDF. A sigma0 far below every
-   cell is thus exact: g_i -> L_i(delta0). The same sums with (d - xbar_i) and (d - xbar_i)^2 and with d cut at
-   the rope and at 0 (cell edges) give each delta_i's conditional moments and tail probabilities.
+   the partial moments of the t density: with A(z) = (nu + z^2) f_nu(z), A' = -(nu - 1) z f_nu, so
+   int z f = -[A] / (nu - 1) and int z^2 f = (nu int f - [z A]) / (nu - 2), int f being differences of
+   the t CDF. A sigma0 far below every cell is thus exact: g_i -> L_i(delta0). The same sums with (d - xbar_i)
+   and (d - xbar_i)^2 and with d cut at the rope and at 0 (cell edges) give each delta_i's conditional moments
+   and tail probabilities.
 
 3. alpha and beta integrate into the prior of nu: beta in closed form,
    int_b1^b2 beta^a e^(-beta x) d beta = x^-(a+1) Gamma(a + 1) [P(a + 1, b2 x) - P(a + 1, b1 x)], so with x = nu - 1
@@ -468,10 +468,9 @@ def _insert(edges, point):
 def _convolve(lik: _Likelihoods, sigma0, delta0, nu):
     """G[k, m, i, :] = int t_nu_m(d; delta0_k, sigma0) L_i(d) [1, y, y^2, 1(d < r_lo), 1(d > r_hi), 1(d > 0)] dd
     (see the module docstring, step 2): the five-point rule on every cell, then the sub-cells where the kernel is
-    not smooth (:mod:`pp_corr.hierarchical.convolution`, in parallel threads).
-    Identical data sets are computed once. The
-    sub-cells replace a cell's rule by adding their difference, which can leave a G[..., 0] that is 0 to rounding
-    a few 1e-16 of the largest below 0 (seen on coarse grids): it is set to 0, as its logarithm is taken.
+    not smooth (:mod:`pp_corr.hierarchical.convolution`, in parallel threads). Identical data sets are computed
+    once. The sub-cells replace a cell's rule by adding their difference, which can leave a G[..., 0] that is 0 to
+    rounding a few 1e-16 of the largest below 0 (seen on coarse grids): it is set to 0, as its logarithm is taken.
     """
     distinct, inverse = lik.distinct
     if distinct is not lik:

@@ -110,7 +110,10 @@ def five_point_rule(points, weights, sigma0, delta0, nu, constants, out):
 
     size = max(1, min(8, int(4e5 // points.size)))  # delta0 nodes per block (a kernel of at most 3 MB)
     blocks = [slice(start, start + size) for start in range(0, len(delta0), size)]
-    list(_threads(numba.get_num_threads()).map(block, blocks))
+    if len(blocks) == 1:  # one block (the data-set likelihoods' one node at a time): no hop to a thread
+        block(blocks[0])
+    else:
+        list(_threads(numba.get_num_threads()).map(block, blocks))
 
 
 @numba.njit(cache=True)
@@ -207,8 +210,7 @@ def _smooth_cell(gap, cell_z, top, nu, constant, peak, threshold):
 
 
 @numba.njit(cache=True)
-def _subcells(z_start, cell_z, values, offsets, levels, nu, constant, top, threshold, tolerance, negligible, stack,
-              out):
+def _subcells(z_start, cell_z, values, offsets, levels, nu, constant, top, threshold, negligible, stack, out):
     """int kernel * L [1, y, y^2] over the cell [z_start, z_start + cell_z] (units of sigma0) into ``out`` (3,),
     by sub-cells halved where the kernel is not smooth on them: a sub-cell of level S (S equal sub-cells of the
     cell) keeps the three-point rule where its error bound is below ``threshold`` / S (so the cell's bound stays
@@ -237,7 +239,7 @@ def _subcells(z_start, cell_z, values, offsets, levels, nu, constant, top, thres
             size += 2
             continue
         cell = values[offsets[level] + index]
-        if level == last and error > tolerance / levels[level]:
+        if level == last and error > TOLERANCE / levels[level]:
             _rough_subcell(left, width, cell, nu, constant, out)
             continue
         for j in range(3):
@@ -247,10 +249,9 @@ def _subcells(z_start, cell_z, values, offsets, levels, nu, constant, top, thres
 
 
 @numba.njit(cache=True, parallel=True)
-def refine_cells(out, weights, edges, top, sides, fine, offsets, levels, reach, sigma0, delta0, nu, constants,
-                 tolerance):
+def refine_cells(out, weights, edges, top, sides, fine, offsets, levels, reach, sigma0, delta0, nu, constants):
     """Add to ``out`` (delta0, nu, q, 6), the five-point rule's G on every cell, the sub-cells' correction for each
-    (cell, nu) where that rule's error bound is above ``tolerance`` of the data set's integral: the sub-cells of
+    (cell, nu) where that rule's error bound is above :data:`TOLERANCE` of the data set's integral: the sub-cells of
     :func:`_subcells` minus the cell's rule. The likelihood cells: ``edges`` (q, C + 1), the rule's weights
     ``weights`` (q, 5C, 6), the cells' largest L ``top`` (q, C) and ``sides`` (q, C, 3), the sub-cells' values
     ``fine`` (q, C, sum of levels, 3 nodes, 3 moments), level ``levels[l]`` from ``offsets[l]``, and the largest
@@ -274,11 +275,11 @@ def refine_cells(out, weights, edges, top, sides, fine, offsets, levels, reach, 
                 gap = max(max(lower - d0, d0 - upper), 0.0) / sigma0
                 z_start = (lower - d0) / sigma0
                 for m in range(len(nu)):
-                    v, constant, threshold = nu[m], constants[m], tolerance * base[m]
+                    v, constant, threshold = nu[m], constants[m], TOLERANCE * base[m]
                     if _smooth_cell(gap, cell_z, top[i, c], v, constant, peaks[m], threshold):
                         continue
                     _subcells(z_start, cell_z, fine[i, c], offsets, levels, v, constant, top[i, c], threshold,
-                              tolerance, 1e-12 * base[m] / (top[i, c] * reach[i, c]), stack, change)
+                              1e-12 * base[m] / (top[i, c] * reach[i, c]), stack, change)
                     for j in range(5):  # minus the cell's five-point rule
                         density = t_density(z_start + cell_z * _COARSE_AT[j], v, constant) / sigma0
                         for r in range(3):

@@ -352,9 +352,10 @@ def hierarchical_test(x, y=None, *, rope=0.01, rho=None, n_test=None, n_train=No
     with warnings.catch_warnings():  # the independent analysis is shown beside the model, point masses and all
         warnings.simplefilter("ignore", DegenerateWarning)
         independent = correlated_ttest(x, rho=data.rho, rope=rope, algorithms=algorithms, names=names)
-    def fit(settings):
+    def fit(settings, stop_at_divergence):
         return _fit(data, priors, bounds, settings, chains=chains, random_seed=random_seed, sampler=sampler,
-                    progressbar=progressbar, population=population, delta0_prior=delta0_prior)
+                    progressbar=progressbar, population=population, delta0_prior=delta0_prior,
+                    stop_at_divergence=stop_at_divergence)
 
     def exact():
         return _exact_fit(data, priors, bounds, rope, chains=chains, draws={**DEFAULT, **given}["draws"],
@@ -431,9 +432,13 @@ def fit_with_policy(fit, settings, given, *, retry=True, progressbar=False, var_
     note recorded in the attempts) if given, otherwise a ``ConvergenceWarning``. Returns the DataTree, its
     problems and the settings of each attempt.
 
+    ``fit`` also takes ``stop_at_divergence``: true for an attempt whose failure the next attempt or the fallback
+    replaces, which may then stop sampling at its first divergence after warm-up (a divergence fails it anyway);
+    the last attempt without a fallback runs in full, so that its draws can be inspected.
+
     >>> import arviz as az
     >>> rng = np.random.default_rng(0)
-    >>> def fit(settings):  # a stand-in for a sampler: chains disagree unless draws are many
+    >>> def fit(settings, stop_at_divergence):  # a stand-in for a sampler: chains disagree unless draws are many
     ...     shift = 0.0 if settings["draws"] > 1000 else np.arange(4)[:, None]
     ...     return az.from_dict({"posterior": {"delta0": rng.normal(size=(4, 500)) + shift},
     ...                          "sample_stats": {"diverging": np.zeros((4, 500), dtype=bool)}})
@@ -447,7 +452,7 @@ def fit_with_policy(fit, settings, given, *, retry=True, progressbar=False, var_
     for number, chosen in enumerate(attempts, start=1):
         if progressbar and number == 2:
             print(f"not converged ({_summary(problems)}): fitting again with {_describe(chosen)}", file=sys.stderr)
-        idata = fit(chosen)
+        idata = fit(chosen, stop_at_divergence=number < len(attempts) or fallback is not None)
         problems = diagnose(idata, var_names)
         if not problems:
             break
@@ -465,15 +470,15 @@ def fit_with_policy(fit, settings, given, *, retry=True, progressbar=False, var_
 
 
 def _fit(data, priors, bounds, settings, *, chains, random_seed, sampler, progressbar, population="student_t",
-         delta0_prior=None):
+         delta0_prior=None, stop_at_divergence=False):
     """Sample the model with ``settings`` (form, draws, tune, target_accept): the compiled model of this shape
-    (:func:`_refittable`) with ``data``'s values."""
+    (:func:`_refittable`) with ``data``'s values; ``stop_at_divergence`` as :meth:`RefittableModel.fit`."""
     form = settings["form"]
     refit = _refittable(data, priors, form, bounds, population, delta0_prior, sampler)
     idata = refit.fit(_model_values(data, bounds), coords={"dataset": data.names},
                       initvals=_start(data, _limits(data, bounds), form), draws=settings["draws"],
                       tune=settings["tune"], chains=chains, random_seed=random_seed, progressbar=progressbar,
-                      target_accept=settings["target_accept"])
+                      target_accept=settings["target_accept"], stop_at_divergence=stop_at_divergence)
     return _draw_delta(idata, data, random_seed) if form == "marginal" else idata
 
 

@@ -628,7 +628,7 @@ def joint_test(x, *, rope=0.01, algorithms=None, reference=None, rho=None, n_tes
     # minutes to compile the batched matrix algebra, Numba seconds
     models = {}
 
-    def fit(settings):
+    def fit(settings, stop_at_divergence):
         form = settings["form"]
         start = _start(data, _limits(data, bounds), form)
         if form not in models:
@@ -637,7 +637,7 @@ def joint_test(x, *, rope=0.01, algorithms=None, reference=None, rho=None, n_tes
                                            compile_kwargs={"mode": "NUMBA"} if sampler == "pymc" else None)
         idata = models[form].fit({}, initvals=start, draws=settings["draws"], tune=settings["tune"], chains=chains,
                                  random_seed=random_seed, progressbar=progressbar,
-                                 target_accept=settings["target_accept"])
+                                 target_accept=settings["target_accept"], stop_at_divergence=stop_at_divergence)
         return _draw_delta(idata, data, random_seed) if form == "marginal" else idata
 
     # k = 2 is the pairwise model: its policy (centred first, where the marginal form's lambda_i slow nu down)

@@ -172,6 +172,31 @@ def test_hierarchical_result_keeps_its_model_and_log_likelihood_and_any_rope():
     assert not [w for w in caught if "Pareto" not in str(w.message)]
 
 
+def test_log_prior_group_equals_pymcs_for_every_fit_sharing_its_compiled_function():
+    """add_log_prior compiles one vectorised function per model shape and copies each model's data into it: every
+    fit's log_prior group must equal PyMC's compute_log_prior on that fit's own model (the oracle), for data of
+    different ranges (delta0's and sigma0's limits come from the data, so a stale copy would show) and for priors
+    whose nu differs."""
+    rng = np.random.default_rng(4)
+    fits = [hierarchical_test(rng.normal(0.01, 0.02, (5, 10)) * scale, folds=10, method="exact", draws=200, chains=2,
+                              random_seed=1) for scale in (1.0, 30.0)]
+    fits += [hierarchical_test(rng.normal(0.01, 0.02, (5, 10)), folds=10, priors=priors, population=population,
+                               method="mcmc", retry=False, draws=100, tune=100, chains=2, random_seed=1)
+             for priors, population in [("kruschke", "student_t"), ("current", "normal")]]
+    first_delta0 = []
+    for res in fits:
+        names = list(res.idata.log_prior.data_vars)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # the short fits' convergence
+            oracle = pm.stats.compute_log_prior(res.idata, var_names=names, model=res.model,
+                                                extend_inferencedata=False, progressbar=False)
+        for name in names:
+            np.testing.assert_allclose(res.idata.log_prior[name].values, oracle[name].values, rtol=1e-12)
+        first_delta0.append(float(res.idata.log_prior["delta0_scaled"].values[0, 0]))
+    assert first_delta0[0] != first_delta0[1]  # the data's limits reached the shared function
+    assert sorted(fits[3].idata.log_prior.data_vars) == ["delta0_scaled", "sigma0_scaled"]  # no nu in a normal one
+
+
 @pytest.mark.slow
 def test_uci54_loo_by_dataset(uci54):
     """nbc vs hnb on 54 data sets: LOO by data set on the correlated and hierarchical models, no warning about the

@@ -371,9 +371,11 @@ def hierarchical_test(x, y=None, *, rope=0.01, rho=None, n_test=None, n_train=No
                                                     fallback=exact if method == "auto" and retry and exact_known
                                                     else None)
     # the model of the draws: the last fit's form, the centred one for the exact posterior (whose draws have no lambda)
-    model = _build(data, priors, attempts[-1].get("form", DEFAULT["form"]), bounds, population, delta0_prior)
-    result = HierarchicalResult(add_log_prior(idata, model), data, rope, names, independent, problems, attempts, model,
-                                priors, population, bounds)
+    form = attempts[-1].get("form", DEFAULT["form"])
+    model = _build(data, priors, form, bounds, population, delta0_prior)
+    shape = (len(data.names), _priors_key(priors), form, population, delta0_prior)  # the compiled log prior's key
+    result = HierarchicalResult(add_log_prior(idata, model, shape), data, rope, names, independent, problems, attempts,
+                                model, priors, population, bounds)
     return result.with_log_likelihood() if log_likelihood else result
 
 

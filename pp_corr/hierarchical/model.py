@@ -26,10 +26,13 @@ from dataclasses import dataclass
 
 import numpy as np
 import pymc as pm
+import pytensor
 import pytensor.tensor as pt
 import xarray as xr
 from pymc.distributions.transforms import Interval
 from pymc.logprob.transforms import ChainedTransform, ScaleTransform
+from pymc.model.transform.conditioning import remove_value_transforms
+from pytensor.graph.replace import vectorize_graph
 
 from .._args import as_generator, check_real
 from ..pairwise.models import dataset_rows
@@ -46,6 +49,8 @@ SIGMA_FLOOR = 0.01  # lower bound of sigma_i, in units of s, the median within-d
 SIGMA_CEILING = 1000.0  # upper bound of sigma_i: this many times the larger of s and the data set's sd
 FAR_OUT = 100.0  # a data set whose sd, or whose mean's distance from the others', is this many times theirs
 FORMS = ("centered", "noncentered", "marginal")
+LOG_PRIORS = 8  # compiled log-prior functions kept (add_log_prior), the least recently used dropped
+_LOG_PRIORS = {}
 
 
 class OutlierWarning(UserWarning):
@@ -419,11 +424,15 @@ def add_dataset_log_likelihood(idata, data: _Data, bounds=None, population="stud
     return idata
 
 
-def add_log_prior(idata, model):
+def add_log_prior(idata, model, key=None):
     """``idata`` with the log prior densities of ``model``'s population-level parameters (its free variables
     without a ``dataset`` dimension: delta0, sigma0 and nu's) in its ``log_prior`` group, per draw, for power-scaling
     prior sensitivity (``az.psense_summary``). The delta_i and sigma_i are left out: power-scaling the population
     itself would change the model, not its prior.
+
+    The densities are PyMC's (``model.logp`` without the transforms, as ``pm.stats.compute_log_prior`` has them),
+    evaluated for all draws at once. ``key`` (hashable) names the model's structure: models of one key share one
+    compiled function, which takes each model's data containers (a fit of a batch then costs 10 ms, not 0.25 s).
 
     >>> x = np.random.default_rng(0).normal(0.02, 0.02, (4, 10))
     >>> from pp_corr.hierarchical.fit import hierarchical_test
@@ -434,11 +443,37 @@ def add_log_prior(idata, model):
     top = [rv.name for rv in model.free_RVs if "dataset" not in (model.named_vars_to_dims.get(rv.name) or ())]
     post = idata.posterior
     if "nu_minus_one" in top and "nu_minus_one" not in post:  # the exact posterior's draws carry nu
-        idata["posterior"] = post.to_dataset().assign(nu_minus_one=post["nu"] - 1)
-    with compilation_settings():  # the function it compiles writes its generated source where sample's do
-        idata["log_prior"] = pm.stats.compute_log_prior(idata, var_names=top, model=model, extend_inferencedata=False,
-                                                        progressbar=False)
+        idata["posterior"] = post = post.to_dataset().assign(nu_minus_one=post["nu"] - 1)
+    log_prior = _log_prior_function(model, top, key)
+    shape = post.sizes["chain"], post.sizes["draw"]
+    values = log_prior(*(np.asarray(post[name].values, dtype=float).ravel() for name in top))
+    idata["log_prior"] = xr.Dataset({name: (("chain", "draw"), np.reshape(value, shape))
+                                     for name, value in zip(top, values)},
+                                    coords={"chain": post.chain.values, "draw": post.draw.values})
     return idata
+
+
+def _log_prior_function(model, top, key):
+    """The log prior densities of the free variables ``top`` (names) of ``model`` as a compiled function of a
+    vector of draws of each: compiled for the first model of ``key`` and kept (the last :data:`LOG_PRIORS` keys),
+    with the data containers of ``model`` copied to it at each call."""
+    if key is None or key not in _LOG_PRIORS:
+        plain = remove_value_transforms(model)
+        variables = [plain[name] for name in top]
+        values = [plain.rvs_to_values[variable] for variable in variables]
+        draws = [pt.vector(f"{name}_draws", dtype=value.dtype) for name, value in zip(top, values)]
+        densities = vectorize_graph(plain.logp(vars=variables, sum=False), replace=dict(zip(values, draws)))
+        with compilation_settings():  # the function it compiles writes its generated source where sample's do
+            compiled = plain, pytensor.function(draws, densities, on_unused_input="ignore")
+        if key is None:
+            return compiled[1]
+        _LOG_PRIORS[key] = compiled
+        while len(_LOG_PRIORS) > LOG_PRIORS:
+            _LOG_PRIORS.pop(next(iter(_LOG_PRIORS)))
+    plain, function = _LOG_PRIORS[key] = _LOG_PRIORS.pop(key)  # the most recently used last
+    for container in model.data_vars:
+        plain[container.name].set_value(container.get_value())
+    return function
 
 
 def nu_log_prior(x, alpha=PRIORS["current"]["alpha"], beta=PRIORS["current"]["beta"], nodes=NU_NODES):

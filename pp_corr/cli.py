@@ -630,7 +630,7 @@ def _build_parser() -> argparse.ArgumentParser:
                      help="signed-rank: Dirichlet draws per test (default 5000)")
     where = sim.add_mutually_exclusive_group()
     where.add_argument("--workers", type=_option(check_count, parse=int),
-                       help="worker processes of the local Dask cluster (default and at most: the number of cores)")
+                       help="workers of the local Dask cluster (default and at most: the number of cores)")
     where.add_argument("--scheduler", type=_option(check_scheduler, parse=str),
                        help="run on the Dask cluster whose scheduler is at this address (tcp://HOST:PORT)")
     sim.add_argument("--alpha", type=level, default=0.05,

@@ -2,8 +2,9 @@
 cluster given by its scheduler address, each task with its own random stream keyed by the task, so results are
 the same whatever the number of workers or machines.
 
-Scripts that start a local cluster need the ``if __name__ == "__main__":`` guard: worker processes start by spawn
-and import the main module.
+Scripts that start a local cluster of processes need the ``if __name__ == "__main__":`` guard: worker processes
+start by spawn and import the main module. Tasks that release the GIL (``threads=True``) run in threads of the
+calling process instead.
 """
 from __future__ import annotations
 
@@ -18,8 +19,8 @@ from ._args import check_count
 
 
 def local_workers(workers=None) -> int:
-    """How many worker processes a local cluster starts: ``workers`` (default: the cores), at most one per core
-    (a warning says when it cuts).
+    """How many workers (processes or threads) a local cluster starts: ``workers`` (default: the cores), at most
+    one per core (a warning says when it cuts).
 
     >>> local_workers(1)
     1
@@ -63,12 +64,17 @@ def check_execution(scheduler=None, workers=None):
 
 
 @contextlib.contextmanager
-def dask_client(scheduler=None, *, workers=None):
+def dask_client(scheduler=None, *, workers=None, threads=False):
     """A ``distributed.Client``: on a local cluster of ``workers`` processes (default: the cores; one thread each,
     the status page on a free local port) started for the ``with`` block - one worker runs in a thread of this
     process, as a process of its own would bring no speed and a second of start-up; on the cluster whose
     scheduler is at the address ``scheduler`` (``"tcp://HOST:PORT"``); or ``scheduler`` itself when it is a
     Client (left open).
+
+    ``threads=True`` is for tasks that release the GIL (compiled or numpy work): the local cluster is then
+    ``workers`` threads of this process, which start at once and share its compiled functions (experiment 1
+    with 1000 repetitions: 9.6 s on 2 threads against 13.4 s on 2 processes, 4 s of which their start-up). A
+    remote cluster is unaffected.
 
     >>> with dask_client(workers=1) as client:
     ...     client.submit(sum, [1, 2]).result()
@@ -84,9 +90,11 @@ def dask_client(scheduler=None, *, workers=None):
             yield client
     else:
         n_workers = local_workers(workers)
-        where = {"processes": True, "host": "127.0.0.1"} if n_workers > 1 else {"processes": False}
-        with (LocalCluster(n_workers=n_workers, threads_per_worker=1, dashboard_address="127.0.0.1:0",
-                           **where) as cluster, Client(cluster) as client):
+        if threads or n_workers == 1:
+            layout = {"n_workers": 1, "threads_per_worker": n_workers, "processes": False}
+        else:
+            layout = {"n_workers": n_workers, "threads_per_worker": 1, "processes": True, "host": "127.0.0.1"}
+        with (LocalCluster(dashboard_address="127.0.0.1:0", **layout) as cluster, Client(cluster) as client):
             yield client
 
 
@@ -115,11 +123,12 @@ def task_seed(random_seed, key) -> np.random.SeedSequence:
     return np.random.SeedSequence(as_seed_sequence(random_seed).entropy, spawn_key=tuple(int(k) for k in key))
 
 
-def map_tasks(fn, tasks, *, random_seed, scheduler=None, workers=None, progress=True, desc=None):
-    """Call ``fn(*args, seed)`` for every ``(key, args)`` of ``tasks`` on a Dask client (see :func:`dask_client`),
-    ``seed`` being :func:`task_seed` of the key; yield ``(key, result)`` as tasks finish, in any order. At most
-    two tasks per worker thread are in flight, so memory stays bounded; a progress bar on stderr advances as
-    tasks finish; an error in a task is raised here, with the task's key in its notes.
+def map_tasks(fn, tasks, *, random_seed, scheduler=None, workers=None, threads=False, progress=True, desc=None):
+    """Call ``fn(*args, seed)`` for every ``(key, args)`` of ``tasks`` on a Dask client (see :func:`dask_client`,
+    and its ``threads`` for tasks that release the GIL), ``seed`` being :func:`task_seed` of the key; yield
+    ``(key, result)`` as tasks finish, in any order. At most two tasks per worker thread are in flight, so memory
+    stays bounded; a progress bar on stderr advances as tasks finish; an error in a task is raised here, with the
+    task's key in its notes.
 
     >>> def draw(n, seed):
     ...     return np.random.default_rng(seed).integers(0, 100, n).tolist()
@@ -135,7 +144,7 @@ def map_tasks(fn, tasks, *, random_seed, scheduler=None, workers=None, progress=
         return
     if scheduler is None:
         workers = min(workers or local_workers(), len(tasks))
-    with dask_client(scheduler, workers=workers) as client, \
+    with dask_client(scheduler, workers=workers, threads=threads) as client, \
             tqdm(total=len(tasks), desc=desc, disable=not progress, unit="task") as bar:
         window = max(2, 2 * sum(client.nthreads().values()))
         queue = iter(tasks)

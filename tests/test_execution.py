@@ -167,3 +167,22 @@ def test_workers_and_scheduler_together_refused(capsys):
     with pytest.raises(SystemExit):
         main(["simulate", "toy", "--scheduler", "localhost"])
     assert "--scheduler" in capsys.readouterr().err
+
+
+def task_thread(value, seed):
+    import threading
+
+    time.sleep(0.3)  # long enough that both threads take tasks
+    return os.getpid(), threading.get_ident(), np.random.default_rng(seed).random()
+
+
+def test_threads_run_the_tasks_in_this_process_with_the_streams_of_worker_processes():
+    """threads=True (tasks that release the GIL): two workers are two threads of this process, and each task's
+    stream is the one it has in a worker process."""
+    tasks = [((k,), (k,)) for k in range(6)]
+    threads = dict(execution.map_tasks(task_thread, tasks, random_seed=2, workers=2, threads=True, progress=False))
+    processes = dict(execution.map_tasks(task_thread, tasks, random_seed=2, workers=2, progress=False))
+    assert {pid for pid, _, _ in threads.values()} == {os.getpid()}
+    assert len({thread for _, thread, _ in threads.values()}) == 2
+    assert os.getpid() not in {pid for pid, _, _ in processes.values()}
+    assert {key: draw for key, (_, _, draw) in threads.items()} == {key: draw for key, (_, _, draw) in processes.items()}

@@ -1,6 +1,7 @@
 """The simulation study: the counts-based simulator against an instance-level one, the statistics against
 scipy and the Poisson test, calibration against exact enumeration, reproducibility."""
 import itertools
+import warnings
 
 import numpy as np
 import pytest
@@ -9,6 +10,7 @@ from hypothesis import strategies as st
 from scipy import stats
 
 from pp_corr import poisson_test
+from pp_corr.pairwise.ttest import DegenerateWarning, correlated_ttest, study_tails
 from pp_corr.studies.bayes_net import cv_differences, cv_differences_instances, fold_sizes, split_counts
 from pp_corr.studies.simulation import (CHUNK, bayesian_network_study, experiment_1, rejection_rates, study_statistics,
                                         toy_example)
@@ -102,13 +104,28 @@ def test_study_statistics_equal_the_poisson_and_wilcoxon_tests():
     rng = np.random.default_rng(4)
     x = rng.normal(0.005, 0.03, size=(3, 12, 10))
     x[1, 4] = 0.0  # a zero-variance, zero-mean data set
-    majority, pvalue, mean = study_statistics(x, rho=0.1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no DegenerateWarning: the studies run in threads, where it can't be silenced
+        majority, pvalue, mean = study_statistics(x, rho=0.1)
     for rep in range(3):
         with pytest.warns(UserWarning) if rep == 1 else np.errstate():
             expected = poisson_test(x[rep], rho=0.1).p_b_majority
         assert majority[rep] == pytest.approx(expected, rel=1e-12)
         assert pvalue[rep] == pytest.approx(stats.wilcoxon(x[rep].mean(axis=1), alternative="greater").pvalue)
         assert mean[rep] == pytest.approx(x[rep].mean())
+
+
+def test_study_tails_are_the_correlated_ttests_bits():
+    """study_tails (no names, no warning) against the public correlated t-test, point masses included."""
+    rng = np.random.default_rng(8)
+    x = np.round(rng.normal(0.0, 0.02, size=(40, 6, 10)), 2)  # rounding makes ties and equal folds
+    x[3, 2], x[7, 0] = 0.0, 0.01
+    right, not_right = study_tails(x, 0.1)
+    with pytest.warns(DegenerateWarning):
+        res = correlated_ttest(x.reshape(-1, 10), rho=0.1)
+    np.testing.assert_array_equal(right, res.p_right.reshape(40, 6))
+    np.testing.assert_array_equal(not_right, res.p_not_right.reshape(40, 6))
+    assert right[7, 0] == 1.0 and right[3, 2] == 0.5
 
 
 def test_wilcoxon_type_one_error_equals_exact_enumeration():

@@ -1,6 +1,7 @@
 """The Bayesian correlated t-test (Corani & Benavoli 2015, Theorem 2), exact and vectorised."""
 from __future__ import annotations
 
+import functools
 import warnings
 from dataclasses import dataclass
 
@@ -189,7 +190,7 @@ def correlated_ttest(x, y=None, *, rho=None, n_test=None, n_train=None, folds=No
     if corr is None:
         rho = rho_for(x.shape, rho=rho, n_test=n_test, n_train=n_train, folds=folds, runs=runs)
     if datasets is None and x.ndim == 2:
-        datasets = tuple(f"D{i + 1}" for i in range(x.shape[0]))
+        datasets = _default_names(x.shape[0])
     stats_ = SufficientStats.from_samples(x, rho, corr=corr, padded=padded)
     if np.any(stats_.n < 2):
         raise ValueError(f"need at least 2 scores per data set; {_name_rows(stats_.n < 2, datasets)} have fewer")
@@ -219,21 +220,44 @@ def student_t_tails(df, z):
     return np.where(negative, tail, 1 - tail), np.where(negative, 1 - tail, tail)
 
 
-def _result(post, unit, stats_, prior, rope, rho, names, datasets) -> CorrelatedTTestResult:
+def study_tails(x, rho):
+    """P(mu > 0) and P(mu <= 0) of the correlated t-test (matching prior, no rope) on the differences ``x``
+    (..., n) with correlation ``rho``: :func:`correlated_ttest`'s ``p_right`` and ``p_not_right`` to the last bit,
+    for simulation studies - no names, and point masses (all differences equal, common in small simulated data
+    sets) answered 1, 0 or 1/2 without a DegenerateWarning: the studies run in threads, where silencing it with
+    ``warnings.catch_warnings`` is not safe (it changes the filters of every thread).
+
+    >>> x = np.array([[0.01, 0.03, 0.02], [0.02, 0.02, 0.02]])
+    >>> right, not_right = study_tails(x, 1 / 3)
+    >>> bool(right[0] == correlated_ttest(x[0], rho=1 / 3).p_right), right[1].item(), not_right[1].item()
+    (True, 1.0, 0.0)
+    """
+    stats_ = SufficientStats.from_samples(x, rho)
+    prior = NormalGamma.matching()
+    post, scale = prior.update_scaled(stats_)
+    res = _result(post, scale, stats_, prior, None, rho, ("A", "B"), None, warn=False)
+    return res.p_right, res.p_not_right
+
+
+def _result(post, unit, stats_, prior, rope, rho, names, datasets, *, warn=True) -> CorrelatedTTestResult:
     """The probabilities from the posterior of mu / unit, with the rope in the same units (exact: unit is a
-    power of two; a rope end out of float range in these units is +-inf or 0, its limit)."""
+    power of two; a rope end out of float range in these units is +-inf or 0, its limit); ``warn``: a
+    DegenerateWarning for point masses."""
     lo, hi = rope if rope is not None else (0.0, 0.0)
     with np.errstate(over="ignore", under="ignore"):
         lo_u, hi_u = lo / unit, hi / unit
     degenerate = np.asarray(_spread(post) == 0)  # b = 0: only with an improper prior
-    if degenerate.any():
+    if warn and degenerate.any():
         warnings.warn(f"{_name_rows(degenerate, datasets)}: all differences are equal and the prior is improper, "
                       "so the posterior of the mean is a point mass", DegenerateWarning, stacklevel=3)
     df = 2 * post.a
     spread = np.where(degenerate, 1.0, _spread(post))
-    z_lo, z_hi = (lo_u - post.mu0) / spread, (hi_u - post.mu0) / spread
+    z_lo = (lo_u - post.mu0) / spread
     p_left, p_not_left = student_t_tails(df, z_lo)
-    p_not_right, p_right = student_t_tails(df, z_hi)
+    if lo == hi:  # one point: P(mu <= hi) = P(mu < lo) for a continuous posterior
+        p_not_right, p_right = p_left, p_not_left
+    else:
+        p_not_right, p_right = student_t_tails(df, (hi_u - post.mu0) / spread)
     if lo == hi:
         p_rope = np.zeros_like(p_left)
     else:  # the rope mass from the side where it does not cancel
@@ -250,6 +274,12 @@ def _result(post, unit, stats_, prior, rope, rho, names, datasets) -> Correlated
         p_not_right = np.where(degenerate, 1.0 - p_right, p_not_right)
     return CorrelatedTTestResult(post, unit, stats_, prior, rope, rho, p_left, p_rope, p_right, p_not_left,
                                  p_not_right, degenerate, names, datasets)
+
+
+@functools.lru_cache(maxsize=4)
+def _default_names(q) -> tuple[str, ...]:
+    """D1 .. Dq, the names of the rows of an array (kept: a study asks for the same 12,500 again and again)."""
+    return tuple(f"D{i + 1}" for i in range(q))
 
 
 def _name_rows(mask, datasets):

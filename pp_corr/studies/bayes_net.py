@@ -171,7 +171,7 @@ def bn_correct(train, test, coin_f0, coin_f1) -> int:
     return correct
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _cv_runs(counts, sizes, runs, rng, log_factorial, out):
     """Per data set (rows of counts (m, 4), sizes (m, folds)), ``runs`` re-splits and both classifiers on every
     fold: out (m, runs * folds) = accuracy of BN-hat minus zeroR, three fair coins per fold for ties."""

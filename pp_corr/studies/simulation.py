@@ -8,7 +8,6 @@ workers or machines.
 from __future__ import annotations
 
 import os
-import warnings
 
 import numpy as np
 import xarray as xr
@@ -17,7 +16,7 @@ from scipy import stats
 from .._args import check_count
 from ..execution import as_seed_sequence, check_execution, map_tasks
 from ..pairwise.poisson_binomial import PoissonBinomial
-from ..pairwise.ttest import DegenerateWarning, correlated_ttest
+from ..pairwise.ttest import study_tails
 from .bayes_net import SIZES, cv_differences
 
 CHUNK = 250  # repetitions per task
@@ -41,11 +40,8 @@ def study_statistics(x, *, rho):
     True
     """
     x = np.asarray(x, dtype=float)
-    with warnings.catch_warnings():  # folds that all agree are point masses: expected in small data sets
-        warnings.simplefilter("ignore", DegenerateWarning)
-        res = correlated_ttest(x.reshape(-1, x.shape[-1]), rho=rho)
-    p = np.reshape(res.p_right, x.shape[:-1])
-    majority = PoissonBinomial(p, complement=np.reshape(res.p_not_right, x.shape[:-1])).sf(x.shape[-2] // 2)
+    p_right, p_not_right = study_tails(x, rho)  # no warning for the point masses of small data sets
+    majority = PoissonBinomial(p_right, complement=p_not_right).sf(x.shape[-2] // 2)
     z = x.mean(axis=-1)
     nonzero = (z != 0).any(axis=-1)
     pvalue = np.full(z.shape[:-1], np.nan)
@@ -68,9 +64,10 @@ def draw_deltas(distribution, value, shape, rng):
 
 
 def _execution(scheduler, workers, progress):
-    """The checked execution arguments of a study, for :func:`pp_corr.execution.map_tasks`."""
+    """The checked execution arguments of a study, for :func:`pp_corr.execution.map_tasks`: its chunks release the
+    GIL (compiled fold splits, numpy statistics), so a local cluster runs them in threads of this process."""
     scheduler, workers = check_execution(scheduler, workers)
-    return {"scheduler": scheduler, "workers": workers, "progress": progress}
+    return {"scheduler": scheduler, "workers": workers, "threads": True, "progress": progress}
 
 
 def _network_chunk(distribution, delta, runs, n_datasets, folds, repetitions, seed):
@@ -113,9 +110,9 @@ def bayesian_network_study(deltas, *, distribution="fixed", runs=(1, 10), n_data
 
     Returns the per-repetition statistics of :func:`study_statistics` with dims (delta, runs, n_datasets,
     repetition); :func:`rejection_rates` turns them into rejection rates. The chunks of repetitions run on a
-    Dask cluster (:func:`pp_corr.execution.dask_client`): a local one of ``workers`` processes (default: all
-    cores; scripts then need the ``if __name__ == "__main__":`` guard) or the one at the address ``scheduler``
-    (``"tcp://HOST:PORT"``); ``random_seed`` an int (None: fresh entropy, stored in ``attrs["random_seed"]``).
+    Dask cluster (:func:`pp_corr.execution.dask_client`): a local one of ``workers`` threads of this process
+    (default: all cores) or the one at the address ``scheduler`` (``"tcp://HOST:PORT"``); ``random_seed`` an int
+    (None: fresh entropy, stored in ``attrs["random_seed"]``).
 
     >>> res = bayesian_network_study([0.0, 0.1], runs=1, n_datasets=10, repetitions=20, random_seed=0,
     ...                              workers=1, progress=False)

@@ -3,6 +3,7 @@ scipy's quad for the sigma_i integral, sampling for nu's prior, a dense trapezoi
 against each data set's likelihood, importance sampling of the full joint (alpha, beta, nu, delta0, sigma0,
 delta_i, sigma_i) from the fold data, and the normal-normal algebra of a normal population with known sigma_i."""
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -161,6 +162,29 @@ def test_kernel_integrals_do_not_depend_on_the_thread_count():
         numba.set_num_threads(threads)
     for got, want in zip(many, one):
         np.testing.assert_array_equal(got, want)
+
+
+_KERNELS_FROM_CACHE = """
+import warnings, numpy as np
+warnings.simplefilter("error")  # numba's 'Cannot cache compiled function' warning fails the run
+from pp_corr.hierarchical import convolution as cv, exact as he
+lik = he._build_likelihoods(np.array([0.0, 0.5]), np.array([0.0, 9.0]), np.array([100.0, 10.0]), np.full(2, 0.1),
+                            np.full(2, 0.01), np.full(2, 1000.0), (-0.2, 0.1, 0.0), he.ExactGrid())
+he._convolve(lik, 1e-4, np.linspace(-1.0, 1.0, 5), np.array([1.05, 3.0]))
+print(bool(cv.refine_cells.stats.cache_hits) and not cv.refine_cells.stats.cache_misses)
+"""
+
+
+def test_the_compiled_kernels_load_from_numbas_cache():
+    """refine_cells compiles for 5 s: a new process (a test worker, the command line) must load it from numba's
+    cache. Anything the kernel asks of the threading layer at run time (numba.get_num_threads() inside it did)
+    keeps it out of the cache; the first run here may compile, the second must hit."""
+    import subprocess
+    import sys
+
+    runs = [subprocess.run([sys.executable, "-c", _KERNELS_FROM_CACHE], capture_output=True, text=True, check=True,
+                           cwd=Path(__file__).resolve().parents[1]) for _ in range(2)]
+    assert runs[1].stdout.strip() == "True", runs[1].stdout + runs[1].stderr
 
 
 @given(left=st.floats(-50, 50), width=st.floats(1.5, 60), middle=st.floats(-1, 1), nu=st.floats(1.001, 400))

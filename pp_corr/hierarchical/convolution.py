@@ -248,18 +248,34 @@ def _subcells(z_start, cell_z, values, offsets, levels, nu, constant, top, thres
                 out[r] += weight * cell[j, r]
 
 
+def dealt_order(n, hands=None) -> np.ndarray:
+    """0 .. n - 1 dealt to ``hands`` (default: numba's threads) in turn and laid out hand after hand: hand h holds
+    h, h + hands, ... (computed here, not in the compiled kernel: asking numba for its thread count there would
+    keep the kernel out of numba's cache).
+
+    >>> dealt_order(7, 3).tolist()
+    [0, 3, 6, 1, 4, 2, 5]
+    """
+    hands = numba.get_num_threads() if hands is None else hands
+    return np.concatenate([np.arange(hand, n, hands) for hand in range(hands)]).astype(np.int64)
+
+
 @numba.njit(cache=True, parallel=True)
-def refine_cells(out, weights, edges, top, sides, fine, offsets, levels, reach, sigma0, delta0, nu, constants):
+def refine_cells(out, weights, edges, top, sides, fine, offsets, levels, reach, sigma0, delta0, nu, constants,
+                 order):
     """Add to ``out`` (delta0, nu, q, 6), the five-point rule's G on every cell, the sub-cells' correction for each
     (cell, nu) where that rule's error bound is above :data:`TOLERANCE` of the data set's integral: the sub-cells of
     :func:`_subcells` minus the cell's rule. The likelihood cells: ``edges`` (q, C + 1), the rule's weights
     ``weights`` (q, 5C, 6), the cells' largest L ``top`` (q, C) and ``sides`` (q, C, 3), the sub-cells' values
     ``fine`` (q, C, sum of levels, 3 nodes, 3 moments), level ``levels[l]`` from ``offsets[l]``, and the largest
     max(1, y^2) on each cell ``reach`` (q, C): sub-cells whose share of a moment stays below 1e-12 of the data
-    set's integral are left out. The delta0 nodes run in parallel threads."""
+    set's integral are left out. The delta0 nodes run in parallel threads in the ``order`` given: :func:`dealt_order`
+    (numba gives each thread one run of consecutive iterations, and the costly nodes, near the data, are
+    neighbours: 8% faster on uci54 j48gr - j48)."""
     q, cells = top.shape
     peaks = np.exp(constants)
-    for k in numba.prange(len(delta0)):
+    for turn in numba.prange(len(delta0)):
+        k = order[turn]
         d0 = delta0[k]
         base = np.empty(len(nu))
         change = np.empty(3)

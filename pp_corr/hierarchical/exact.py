@@ -90,7 +90,7 @@ from scipy import special
 from .._args import as_generator, as_rope, check_choice, check_count, check_real
 from ..pairwise.intraclass import real_array
 from ..pairwise.poisson_binomial import PoissonBinomial
-from .convolution import COARSE, GAUSS, five_point_rule, log_t_constant, refine_cells
+from .convolution import COARSE, GAUSS, dealt_order, five_point_rule, log_t_constant, refine_cells
 
 _SIGMA0_FLOOR = 1e-6  # the sigma0 grid reaches this many units (times U when U < 1)
 _NU_LUMP = 1e-3  # prior mass of nu - 1 below this sits on one node
@@ -480,7 +480,7 @@ def _convolve(lik: _Likelihoods, sigma0, delta0, nu):
     out = np.empty((len(delta0), len(nu), lik.q, 6))
     five_point_rule(lik.points, lik.weights, float(sigma0), delta0, nu, constants, out)
     refine_cells(out, lik.weights, lik.edges, lik.top, lik.sides, *lik.fine_table, float(sigma0), delta0, nu,
-                 constants)
+                 constants, dealt_order(len(delta0)))
     np.maximum(out[..., 0], 0.0, out=out[..., 0])
     return out
 

@@ -190,6 +190,22 @@ def _relabel(idata, coords):
     return idata
 
 
+def kept(cache: dict, key, build, size):
+    """``cache[key]``, made by ``build()`` the first time it is asked for: compiled models and functions kept for
+    the last ``size`` keys, the least recently used dropped.
+
+    >>> cache = {}
+    >>> [kept(cache, key, lambda key=key: key * 10, 2) for key in (1, 2, 1, 3)], list(cache)
+    ([10, 20, 10, 30], [1, 3])
+    """
+    if key not in cache:
+        cache[key] = build()
+        while len(cache) > size:
+            cache.pop(next(iter(cache)))
+    cache[key] = cache.pop(key)  # the most recently used last
+    return cache[key]
+
+
 def compilation_settings():
     """PyTensor settings under which :func:`sample` compiles a model (a context manager).
 

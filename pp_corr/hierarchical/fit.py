@@ -28,7 +28,7 @@ from ..data.scores import pick_algorithms
 from ..pairwise.poisson_binomial import PoissonBinomial
 from ..pairwise.rank_tests import RegionProbabilities
 from ..pairwise.ttest import DegenerateWarning, correlated_ttest
-from ..sampling import ConvergenceWarning, RefittableModel, diagnose
+from ..sampling import ConvergenceWarning, RefittableModel, diagnose, kept
 from .exact import check_method, exact_draws
 from .model import (PRIORS, _build, _check_bounds, _check_form, _check_variant, _Data, _draw_delta, _hyper, _limits,
                     _model_values, _prepare, _start, add_dataset_log_likelihood, add_log_prior)
@@ -373,9 +373,8 @@ def hierarchical_test(x, y=None, *, rope=0.01, rho=None, n_test=None, n_train=No
     # the model of the draws: the last fit's form, the centred one for the exact posterior (whose draws have no lambda)
     form = attempts[-1].get("form", DEFAULT["form"])
     model = _build(data, priors, form, bounds, population, delta0_prior)
-    shape = (len(data.names), _priors_key(priors), form, population, delta0_prior)  # the compiled log prior's key
-    result = HierarchicalResult(add_log_prior(idata, model, shape), data, rope, names, independent, problems, attempts,
-                                model, priors, population, bounds)
+    result = HierarchicalResult(add_log_prior(idata, model, _shape(data, priors, form, population, delta0_prior)),
+                                data, rope, names, independent, problems, attempts, model, priors, population, bounds)
     return result.with_log_likelihood() if log_likelihood else result
 
 
@@ -488,17 +487,20 @@ def _refittable(data, priors, form, bounds, population, delta0_prior, sampler) -
     """The model of ``form``, ``priors``, ``population`` and ``delta0_prior`` (by identity) for ``len(data.names)``
     data sets, compiled for ``sampler`` once (built on ``data`` the first time) and kept for every later fit of that
     shape, whatever its data, unit and limits (:func:`_model_values`): the last :data:`COMPILED_MODELS` of them."""
-    key = (len(data.names), _priors_key(priors), form, population, delta0_prior, sampler)
-    if key not in _COMPILED:
+    def build():
         model = _build(data, priors, form, bounds, population, delta0_prior)
         q = (len(data.names),)
         start = {"delta0_scaled": (), "sigma0_scaled": (), "sigma_scaled": q,
                  **({"delta_scaled": q} if form == "centered" else {"z": q} if form == "noncentered" else {})}
-        _COMPILED[key] = RefittableModel(model, start, sampler=sampler)
-        while len(_COMPILED) > COMPILED_MODELS:
-            _COMPILED.pop(next(iter(_COMPILED)))
-    _COMPILED[key] = _COMPILED.pop(key)  # the most recently used last
-    return _COMPILED[key]
+        return RefittableModel(model, start, sampler=sampler)
+
+    return kept(_COMPILED, (*_shape(data, priors, form, population, delta0_prior), sampler), build, COMPILED_MODELS)
+
+
+def _shape(data, priors, form, population, delta0_prior) -> tuple:
+    """What makes two fits' models the same but for their data: the number of data sets, the priors, the form, the
+    population and delta0's prior (by identity)."""
+    return len(data.names), _priors_key(priors), form, population, delta0_prior
 
 
 def _priors_key(priors):

@@ -36,7 +36,7 @@ from pytensor.graph.replace import vectorize_graph
 
 from .._args import as_generator, check_real
 from ..pairwise.models import dataset_rows
-from ..sampling import compilation_settings
+from ..sampling import compilation_settings, kept
 from .dataset_likelihood import integrated_log_likelihood
 
 PRIORS = {"current": {"alpha": (0.5, 5.0), "beta": (0.05, 0.15)}, "older": {"alpha": (1.0, 2.0), "beta": (0.01, 0.1)}}
@@ -457,20 +457,18 @@ def _log_prior_function(model, top, key):
     """The log prior densities of the free variables ``top`` (names) of ``model`` as a compiled function of a
     vector of draws of each: compiled for the first model of ``key`` and kept (the last :data:`LOG_PRIORS` keys),
     with the data containers of ``model`` copied to it at each call."""
-    if key is None or key not in _LOG_PRIORS:
+    def build():
         plain = remove_value_transforms(model)
         variables = [plain[name] for name in top]
         values = [plain.rvs_to_values[variable] for variable in variables]
         draws = [pt.vector(f"{name}_draws", dtype=value.dtype) for name, value in zip(top, values)]
         densities = vectorize_graph(plain.logp(vars=variables, sum=False), replace=dict(zip(values, draws)))
         with compilation_settings():  # the function it compiles writes its generated source where sample's do
-            compiled = plain, pytensor.function(draws, densities, on_unused_input="ignore")
-        if key is None:
-            return compiled[1]
-        _LOG_PRIORS[key] = compiled
-        while len(_LOG_PRIORS) > LOG_PRIORS:
-            _LOG_PRIORS.pop(next(iter(_LOG_PRIORS)))
-    plain, function = _LOG_PRIORS[key] = _LOG_PRIORS.pop(key)  # the most recently used last
+            return plain, pytensor.function(draws, densities, on_unused_input="ignore")
+
+    if key is None:
+        return build()[1]
+    plain, function = kept(_LOG_PRIORS, key, build, LOG_PRIORS)
     for container in model.data_vars:
         plain[container.name].set_value(container.get_value())
     return function

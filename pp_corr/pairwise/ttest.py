@@ -254,13 +254,12 @@ def _result(post, unit, stats_, prior, rope, rho, names, datasets, *, warn=True)
     spread = np.where(degenerate, 1.0, _spread(post))
     z_lo = (lo_u - post.mu0) / spread
     p_left, p_not_left = student_t_tails(df, z_lo)
-    if lo == hi:  # one point: P(mu <= hi) = P(mu < lo) for a continuous posterior
+    if lo == hi:  # one point: P(mu <= hi) = P(mu < lo) for a continuous posterior, and no rope mass
         p_not_right, p_right = p_left, p_not_left
+        p_rope = np.zeros_like(p_left)
     else:
         p_not_right, p_right = student_t_tails(df, (hi_u - post.mu0) / spread)
-    if lo == hi:
-        p_rope = np.zeros_like(p_left)
-    else:  # the rope mass from the side where it does not cancel
+        # the rope mass from the side where it does not cancel
         p_rope = np.where(post.mu0 > hi_u, p_not_right - p_left,  # two left tails, small: no cancellation
                           np.where(post.mu0 < lo_u, p_not_left - p_right, 1 - p_left - p_right))
         p_rope = np.clip(p_rope, 0.0, 1.0)

@@ -3,6 +3,7 @@ scipy and the Poisson test, calibration against exact enumeration, reproducibili
 import itertools
 import warnings
 
+import numba
 import numpy as np
 import pytest
 from hypothesis import assume, given, settings
@@ -11,7 +12,7 @@ from scipy import stats
 
 from pp_corr import poisson_test
 from pp_corr.pairwise.ttest import DegenerateWarning, correlated_ttest, study_tails
-from pp_corr.studies.bayes_net import cv_differences, cv_differences_instances, fold_sizes, split_counts
+from pp_corr.studies.bayes_net import _below, _next, cv_differences, cv_differences_instances, fold_sizes, split_counts
 from pp_corr.studies.simulation import (CHUNK, bayesian_network_study, experiment_1, rejection_rates, study_statistics,
                                         toy_example)
 
@@ -53,6 +54,84 @@ def test_fold_split_is_multivariate_hypergeometric():
     exact = np.array([stats.multivariate_hypergeom.pmf(c, counts, 3) for c in cells])
     assert exact.sum() == pytest.approx(1)
     assert stats.chisquare(freq, exact * len(test)).pvalue > 0.001
+
+
+@pytest.mark.parametrize("sizes", [fold_sizes(1000, 10), np.array([81, 80, 79, 120, 40, 200, 1, 99])],
+                         ids=["folds by inversion", "both kinds of folds"])
+def test_every_fold_holds_hypergeometric_cell_counts(sizes):
+    """A test fold is a uniform random subset of its size, so each of its cell counts is hypergeometric whatever
+    the order of the folds: folds drawn instance by instance (at most _ITEMWISE = 80) and by inversion alike,
+    each fold and cell against scipy's pmf (chi-square, expected counts below 5 pooled, Bonferroni over all)."""
+    reps, n = 20000, sizes.sum()
+    counts = np.array([3, 2, 2, 3]) * n // 10
+    counts[3] = n - counts[:3].sum()
+    test = split_counts(np.broadcast_to(counts, (reps, 4)), np.broadcast_to(sizes, (reps, len(sizes))),
+                        np.random.default_rng(11))
+    assert (test.sum(axis=1) == counts).all() and (test.sum(axis=2) == sizes).all()
+    pvalues = []
+    for j, size in enumerate(sizes):
+        for cell in range(4):
+            expected = reps * stats.hypergeom(n, counts[cell], size).pmf(np.arange(size + 1))
+            observed = np.bincount(test[:, j, cell], minlength=size + 1)
+            rare = expected < 5
+            if rare.all():
+                continue
+            f_obs, f_exp = observed[~rare], expected[~rare]
+            if rare.any():
+                f_obs, f_exp = np.append(f_obs, observed[rare].sum()), np.append(f_exp, expected[rare].sum())
+            pvalues.append(stats.chisquare(f_obs, f_exp * f_obs.sum() / f_exp.sum()).pvalue)
+    assert min(pvalues) > 0.001 / len(pvalues), min(pvalues)
+
+
+@numba.njit
+def _generator_output(seed, n):
+    state, out = (seed[0], seed[1], seed[2], seed[3]), np.empty(n, dtype=np.uint64)
+    for i in range(n):
+        out[i], state = _next(state)
+    return out
+
+
+@numba.njit
+def _bounded_draws(seed, bound, n):
+    state, out = (seed[0], seed[1], seed[2], seed[3]), np.empty(n, dtype=np.int64)
+    for i in range(n):
+        bits, state = _next(state)
+        out[i], state = _below(bits >> np.uint64(32), np.uint64(bound), state)
+    return out
+
+
+def test_the_kernels_generator_is_xoshiro256_starstar():
+    """The compiled generator's first 1,000 outputs against the published algorithm (Blackman & Vigna 2021) in
+    Python integers."""
+    mask = 2**64 - 1
+
+    def rotl(x, k):
+        return ((x << k) | (x >> (64 - k))) & mask
+
+    seed = np.random.default_rng(12).integers(1, 2**64, size=4, dtype=np.uint64)
+    s, expected = [int(v) for v in seed], []
+    for _ in range(1000):
+        expected.append(rotl(s[1] * 5 & mask, 7) * 9 & mask)
+        t = s[1] << 17 & mask
+        s[2] ^= s[0]
+        s[3] ^= s[1]
+        s[1] ^= s[2]
+        s[0] ^= s[3]
+        s[2] ^= t
+        s[3] = rotl(s[3], 45)
+    assert [int(v) for v in _generator_output(seed, 1000)] == expected
+
+
+@pytest.mark.parametrize("bound", [7, 3 * 2**30])
+def test_bounded_draws_are_uniform(bound):
+    """Uniform integers below ``bound`` from 32 random bits. At 3 * 2**30, multiplying alone, floor(3 x / 4), would
+    give the multiples of 3 two preimages x and the others one, so half the draws would be 0 mod 3; Lemire's
+    rejection (a quarter of the draws there) makes the residues equal. Chi-square on 300,000 draws."""
+    seed = np.random.default_rng(13).integers(1, 2**64, size=4, dtype=np.uint64)
+    draws = _bounded_draws(seed, bound, 300_000)
+    assert draws.min() >= 0 and draws.max() < bound
+    bins = draws if bound < 100 else draws % 3
+    assert stats.chisquare(np.bincount(bins, minlength=min(bound, 3))).pvalue > 0.001
 
 
 @settings(max_examples=60, deadline=None)

@@ -12,7 +12,8 @@ from scipy import stats
 
 from pp_corr import poisson_test
 from pp_corr.pairwise.ttest import DegenerateWarning, correlated_ttest, study_tails
-from pp_corr.studies.bayes_net import _below, _next, cv_differences, cv_differences_instances, fold_sizes, split_counts
+from pp_corr.studies.bayes_net import (_ITEMWISE, _below, _next, cv_differences, cv_differences_instances, fold_sizes,
+                                       split_counts)
 from pp_corr.studies.simulation import (CHUNK, bayesian_network_study, experiment_1, rejection_rates, study_statistics,
                                         toy_example)
 
@@ -56,12 +57,13 @@ def test_fold_split_is_multivariate_hypergeometric():
     assert stats.chisquare(freq, exact * len(test)).pvalue > 0.001
 
 
-@pytest.mark.parametrize("sizes", [fold_sizes(1000, 10), np.array([81, 80, 79, 120, 40, 200, 1, 99])],
+@pytest.mark.parametrize("sizes", [fold_sizes(20 * _ITEMWISE, 10),
+                                   _ITEMWISE + np.array([1, 0, -1, 40, -80, 150, 1 - _ITEMWISE, -21])],
                          ids=["folds by inversion", "both kinds of folds"])
 def test_every_fold_holds_hypergeometric_cell_counts(sizes):
     """A test fold is a uniform random subset of its size, so each of its cell counts is hypergeometric whatever
-    the order of the folds: folds drawn instance by instance (at most _ITEMWISE = 80) and by inversion alike,
-    each fold and cell against scipy's pmf (chi-square, expected counts below 5 pooled, Bonferroni over all)."""
+    the order of the folds: folds drawn instance by instance (at most _ITEMWISE) and by inversion alike, each
+    fold and cell against scipy's pmf (chi-square, expected counts below 5 pooled, Bonferroni over all)."""
     reps, n = 20000, sizes.sum()
     counts = np.array([3, 2, 2, 3]) * n // 10
     counts[3] = n - counts[:3].sum()

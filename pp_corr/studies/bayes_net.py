@@ -29,7 +29,7 @@ from .._args import as_generator
 
 SIZES = (25, 50, 100, 250, 500, 1000)  # data-set sizes of the paper, drawn uniformly
 _SMALL = 12  # hypergeometric draws of at most this many are inverted from 0 (cheaper than from the mode)
-_ITEMWISE = 80  # folds of at most this many instances are drawn one by one (beyond, 3 inversions are cheaper)
+_ITEMWISE = 120  # folds of at most this many instances are drawn one by one (beyond, 3 inversions are cheaper)
 _SHIFT32, _LOW32 = np.uint64(32), np.uint64(0xFFFFFFFF)
 
 
@@ -121,28 +121,37 @@ def _below(bits, bound, state):
         while product & _LOW32 < threshold:
             fresh, state = _next(state)
             product = (fresh >> _SHIFT32) * bound
-    return np.int64(product >> _SHIFT32), state
+    return product >> _SHIFT32, state
+
+
+@numba.njit(inline="always")
+def _remove(position, ends):
+    """The cells' ``ends`` once the instance at ``position`` is removed: every end above it moves down by one
+    (unsigned, so each is a compare and a subtract-with-borrow)."""
+    a, b, c = ends
+    return a - np.uint64(position < a), b - np.uint64(position < b), c - np.uint64(position < c)
 
 
 @numba.njit(inline="always")
 def _draw_instances(ends, pool, size, state):
     """Draw ``size`` of ``pool`` instances one at a time without replacement; cells 0, 1, 2 end at the cumulative
-    counts ``ends`` and cell 3 holds the rest. An instance r uniform in [0, pool) belongs to the first cell whose
-    end exceeds r, and removing it moves every end above r down by one: no branch but Lemire's rare rejections,
-    two draws from each 64 random bits. Returns the ends after the draws and the state."""
-    a, b, c = ends
-    left, bits = np.uint64(pool), np.uint64(0)
-    for i in range(size):
-        if i % 2 == 0:
-            bits, state = _next(state)
-            r, state = _below(bits >> _SHIFT32, left, state)
-        else:
-            r, state = _below(bits & _LOW32, left, state)
-        left -= np.uint64(1)
-        a -= r < a
-        b -= r < b
-        c -= r < c
-    return (a, b, c), state
+    counts ``ends`` and cell 3 holds the rest. An instance uniform in [0, pool) belongs to the first cell whose
+    end exceeds it (:func:`_remove`): no branch but Lemire's rare rejections, two draws from each 64 random bits.
+    Returns the ends after the draws and the state."""
+    ends = (np.uint64(ends[0]), np.uint64(ends[1]), np.uint64(ends[2]))
+    left = np.uint64(pool)
+    for _ in range(size // 2):
+        bits, state = _next(state)
+        position, state = _below(bits >> _SHIFT32, left, state)
+        ends = _remove(position, ends)
+        position, state = _below(bits & _LOW32, left - np.uint64(1), state)
+        ends = _remove(position, ends)
+        left -= np.uint64(2)
+    if size % 2:
+        bits, state = _next(state)
+        position, state = _below(bits >> _SHIFT32, left, state)
+        ends = _remove(position, ends)
+    return (np.int64(ends[0]), np.int64(ends[1]), np.int64(ends[2])), state
 
 
 @numba.njit(cache=True)

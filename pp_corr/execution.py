@@ -81,6 +81,7 @@ def dask_client(scheduler=None, *, workers=None, threads=False):
     3
     """
     scheduler, workers = check_execution(scheduler, workers)
+    import dask
     from distributed import Client, LocalCluster  # imported when asked for (it takes a second)
 
     if scheduler is not None and not isinstance(scheduler, str):
@@ -94,7 +95,9 @@ def dask_client(scheduler=None, *, workers=None, threads=False):
             layout = {"n_workers": 1, "threads_per_worker": n_workers, "processes": False}
         else:
             layout = {"n_workers": n_workers, "threads_per_worker": 1, "processes": True, "host": "127.0.0.1"}
-        with (LocalCluster(dashboard_address="127.0.0.1:0", **layout) as cluster, Client(cluster) as client):
+        # no statistical profiler in the workers: its thread takes the GIL from the tasks every 10 ms
+        with (dask.config.set({"distributed.worker.profile.enabled": False}),
+              LocalCluster(dashboard_address="127.0.0.1:0", **layout) as cluster, Client(cluster) as client):
             yield client
 
 

@@ -185,7 +185,7 @@ for var in ("mean", "sd"):
         "simulated data sets whose accuracy gap is delta. The Poisson test (rho = 1/10) declares BN-hat better "
         "when P(better on a majority) > 0.95, the one-sided Wilcoxon signed-rank test when p < 0.05. The "
         "simulator works on counts (a fold is a multivariate hypergeometric draw of the four instance types), "
-        "so the full experiment 1 takes 15 to 30 s on two cores.\n\n"
+        "so the full experiment 1 takes 10 to 30 s on two cores.\n\n"
         "`REPETITIONS` below is 5000 as in the paper unless the environment sets `PP_CORR_REPETITIONS` (the tests "
         "run 200). The command line runs and saves the full studies: `pp-corr simulate experiment1 -o results/`."),
         code(SETUP + """from pp_corr.studies import simulation

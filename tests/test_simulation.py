@@ -85,6 +85,30 @@ def test_every_fold_holds_hypergeometric_cell_counts(sizes):
     assert min(pvalues) > 0.001 / len(pvalues), min(pvalues)
 
 
+def test_whole_splits_follow_the_exact_joint_law():
+    """Every fold of a run at once: 12 instances (cells 4, 3, 3, 2) into folds of 5, 4 and 3, 40,000 runs; each
+    distinct split's frequency against its exact probability, the product of the folds' multivariate
+    hypergeometric pmfs given what the earlier folds left (chi-square, rare splits pooled)."""
+    counts, sizes, reps = np.array([4, 3, 3, 2]), np.array([5, 4, 3]), 40_000
+    test = split_counts(np.broadcast_to(counts, (reps, 4)), np.broadcast_to(sizes, (reps, 3)),
+                        np.random.default_rng(14))
+    splits, observed = np.unique(test.reshape(reps, -1), axis=0, return_counts=True)
+
+    def probability(split):
+        left, p = counts.copy(), 1.0
+        for fold, size in zip(split.reshape(3, 4)[:-1], sizes[:-1]):
+            p *= stats.multivariate_hypergeom.pmf(fold, left, size)
+            left = left - fold
+        return p
+
+    expected = reps * np.array([probability(split) for split in splits])
+    assert expected.sum() == pytest.approx(reps, rel=0.02)  # the splits never seen are rare
+    rare = expected < 5
+    f_obs = np.append(observed[~rare], observed[rare].sum())
+    f_exp = np.append(expected[~rare], reps - expected[~rare].sum())
+    assert stats.chisquare(f_obs, f_exp).pvalue > 0.001
+
+
 @numba.njit
 def _generator_output(seed, n):
     state, out = (seed[0], seed[1], seed[2], seed[3]), np.empty(n, dtype=np.uint64)

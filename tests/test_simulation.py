@@ -172,8 +172,7 @@ def test_hypergeometric_draw_maps_uniforms_to_the_exact_pmf(good, bad, share):
 @settings(max_examples=80, deadline=None)
 @given(good=st.integers(0, 60), bad=st.integers(1, 60), sample=st.integers(0, 16))
 def test_small_hypergeometric_draws_map_uniforms_to_the_exact_pmf(good, bad, sample):
-    """The same for the small samples of the folds of small data sets (up to _SMALL = 12 drawn upwards from 0,
-    unless fewer than ``sample`` are bad; beyond, from the mode)."""
+    """The same for small samples, where the search from the mode meets the support's ends within a few steps."""
     assume(sample <= good + bad)
     assert_draws_follow_the_pmf(good, bad, sample)
 

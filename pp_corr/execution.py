@@ -72,9 +72,9 @@ def dask_client(scheduler=None, *, workers=None, threads=False):
     Client (left open).
 
     ``threads=True`` is for tasks that release the GIL (compiled or numpy work): the local cluster is then
-    ``workers`` threads of this process, which start at once and share its compiled functions (experiment 1
-    with 1000 repetitions: 9.6 s on 2 threads against 13.4 s on 2 processes, 4 s of which their start-up). A
-    remote cluster is unaffected.
+    ``workers`` threads of this process, which start at once and share its compiled functions (experiment 1 in
+    full: 22.0 s on 2 threads against 33.8 s on 2 processes, benchmarks/bench_simulation.py). A remote cluster is
+    unaffected.
 
     >>> with dask_client(workers=1) as client:
     ...     client.submit(sum, [1, 2]).result()

@@ -1,5 +1,5 @@
 """The simulation study: the compiled fold split against numpy's vectorised hypergeometric sampler (the previous
-code, kept here as the baseline), a chunk's statistics against the public correlated t-test they used before,
+code, kept here as the baseline), the statistics against the public correlated t-test they used before,
 counts-based against instance-level simulation on a slice, time against the number of local Dask workers (1 and all
 cores), and the full experiment 1 (11 gaps x 2 run counts x 5000 repetitions x 50 data sets, both tests) on all
 cores (target: < 15 s on 2 cores) in threads of this process, as now, and on a local cluster of worker processes,
@@ -56,7 +56,7 @@ def experiment_1_on_processes(**kwargs):
 
 
 if __name__ == "__main__":  # the baseline's worker processes start by spawn and re-import this file
-    # 0. the fold split of a chunk of experiment 1 (250 repetitions x 50 data sets x 10 runs, 10 folds)
+    # 0. the fold split of 250 repetitions of experiment 1 (x 50 data sets x 10 runs, 10 folds)
     rng = np.random.default_rng(0)
     n = rng.choice(SIZES, (250, 50, 1))
     counts = np.broadcast_to(rng.multinomial(n[..., 0], [0.3, 0.2, 0.2, 0.3])[:, :, None], (250, 50, 10, 4))
@@ -64,16 +64,16 @@ if __name__ == "__main__":  # the baseline's worker processes start by spawn and
     split_counts(counts[:1], folds[:1], rng)  # compiled (or loaded from numba's cache) before timing
     compiled = best_of(lambda: split_counts(counts, folds, rng), repeat=3)
     baseline = best_of(lambda: split_counts_numpy(counts, folds, rng), repeat=3)
-    print(f"fold split of one chunk (125,000 runs of 10-fold CV on the paper's sizes): compiled {compiled:.2f} s, "
+    print(f"fold split of 250 repetitions (125,000 runs of 10-fold CV, the paper's sizes): {compiled:.2f} s, "
           f"numpy {baseline:.2f} s: {baseline / compiled:.1f}x")
 
-    # 0b. a chunk's statistics (250 repetitions x 50 data sets, one run of 10 folds)
+    # 0b. the statistics of 250 repetitions (x 50 data sets, one run of 10 folds)
     rng = np.random.default_rng(task_seed(1, (0, 0)))
     x = cv_differences(0.02, rng.choice(SIZES, (250, 50)), runs=1, random_seed=rng)
     assert np.array_equal(study_statistics(x, rho=0.1)[0], majority_before(x, 0.1))  # the same bits
     now = best_of(lambda: study_statistics(x, rho=0.1), repeat=5)
     before = best_of(lambda: (majority_before(x, 0.1), study_statistics(x, rho=0.1)[1:]), repeat=5)
-    print(f"statistics of one chunk (12,500 data sets x 10 folds): {now * 1e3:.1f} ms, through the public t-test "
+    print(f"statistics of 250 repetitions (12,500 data sets x 10 folds): {now * 1e3:.1f} ms, through the public t-test "
           f"{before * 1e3:.1f} ms: {before / now:.2f}x")
 
     # 1. a slice: 20 repetitions x 50 data sets, 10 runs of 10-fold CV, delta = 0.05

@@ -29,6 +29,17 @@ def chi2_homogeneity(a, b):
     return stats.chi2_contingency(table).pvalue
 
 
+def chisquare_pooled(observed, expected):
+    """p-value of a chi-square goodness-of-fit test with the categories expected fewer than 5 times pooled into one,
+    whose expectation is what the others leave of ``observed``'s total (so ``expected`` may omit categories never
+    observed)."""
+    rare = expected < 5
+    f_obs, f_exp = observed[~rare], expected[~rare]
+    if rare.any():
+        f_obs, f_exp = np.append(f_obs, observed[rare].sum()), np.append(f_exp, observed.sum() - f_exp.sum())
+    return stats.chisquare(f_obs, f_exp * f_obs.sum() / f_exp.sum()).pvalue
+
+
 @pytest.mark.parametrize("size", [25, 100])
 def test_counts_simulator_agrees_with_instance_level(size):
     reps, runs = 2000, 2
@@ -75,13 +86,8 @@ def test_every_fold_holds_hypergeometric_cell_counts(sizes):
         for cell in range(4):
             expected = reps * stats.hypergeom(n, counts[cell], size).pmf(np.arange(size + 1))
             observed = np.bincount(test[:, j, cell], minlength=size + 1)
-            rare = expected < 5
-            if rare.all():
-                continue
-            f_obs, f_exp = observed[~rare], expected[~rare]
-            if rare.any():
-                f_obs, f_exp = np.append(f_obs, observed[rare].sum()), np.append(f_exp, expected[rare].sum())
-            pvalues.append(stats.chisquare(f_obs, f_exp * f_obs.sum() / f_exp.sum()).pvalue)
+            if (expected >= 5).any():
+                pvalues.append(chisquare_pooled(observed, expected))
     assert min(pvalues) > 0.001 / len(pvalues), min(pvalues)
 
 
@@ -103,23 +109,20 @@ def test_whole_splits_follow_the_exact_joint_law():
 
     expected = reps * np.array([probability(split) for split in splits])
     assert expected.sum() == pytest.approx(reps, rel=0.02)  # the splits never seen are rare
-    rare = expected < 5
-    f_obs = np.append(observed[~rare], observed[rare].sum())
-    f_exp = np.append(expected[~rare], reps - expected[~rare].sum())
-    assert stats.chisquare(f_obs, f_exp).pvalue > 0.001
+    assert chisquare_pooled(observed, expected) > 0.001
 
 
 @numba.njit
-def _generator_output(seed, n):
-    state, out = (seed[0], seed[1], seed[2], seed[3]), np.empty(n, dtype=np.uint64)
+def _generator_output(state, n):
+    out = np.empty(n, dtype=np.uint64)
     for i in range(n):
         out[i], state = _next(state)
     return out
 
 
 @numba.njit
-def _bounded_draws(seed, bound, n):
-    state, out = (seed[0], seed[1], seed[2], seed[3]), np.empty(n, dtype=np.int64)
+def _bounded_draws(state, bound, n):
+    out = np.empty(n, dtype=np.int64)
     for i in range(n):
         bits, state = _next(state)
         out[i], state = _below(bits >> np.uint64(32), np.uint64(bound), state)
@@ -145,7 +148,7 @@ def test_the_kernels_generator_is_xoshiro256_starstar():
         s[0] ^= s[3]
         s[2] ^= t
         s[3] = rotl(s[3], 45)
-    assert [int(v) for v in _generator_output(seed, 1000)] == expected
+    assert [int(v) for v in _generator_output(tuple(seed), 1000)] == expected
 
 
 @pytest.mark.parametrize("bound", [7, 3 * 2**30])
@@ -154,7 +157,7 @@ def test_bounded_draws_are_uniform(bound):
     give the multiples of 3 two preimages x and the others one, so half the draws would be 0 mod 3; Lemire's
     rejection (a quarter of the draws there) makes the residues equal. Chi-square on 300,000 draws."""
     seed = np.random.default_rng(13).integers(1, 2**64, size=4, dtype=np.uint64)
-    draws = _bounded_draws(seed, bound, 300_000)
+    draws = _bounded_draws(tuple(seed), bound, 300_000)
     assert draws.min() >= 0 and draws.max() < bound
     bins = draws if bound < 100 else draws % 3
     assert stats.chisquare(np.bincount(bins, minlength=min(bound, 3))).pvalue > 0.001

@@ -79,9 +79,10 @@ def _log_factorials(n) -> np.ndarray:
     return special.gammaln(np.arange(int(n) + 2))
 
 
-def _generator_state(rng) -> np.ndarray:
-    """The kernels' xoshiro256** state, four words from ``rng``, none of them 0 (an all-zero state stays zero)."""
-    return rng.integers(1, 2**64, size=4, dtype=np.uint64)
+def _generator_state(rng) -> tuple:
+    """The kernels' xoshiro256** state, a tuple of four words from ``rng``, none of them 0 (an all-zero state stays
+    zero)."""
+    return tuple(rng.integers(1, 2**64, size=4, dtype=np.uint64))
 
 
 @numba.njit(inline="always")
@@ -217,9 +218,8 @@ def _split_run(counts, sizes, state, log_factorial, test):
 
 
 @numba.njit(cache=True)
-def _split(counts, sizes, seed, log_factorial, test):
+def _split(counts, sizes, state, log_factorial, test):
     """The loop of :func:`split_counts` on flat arrays: counts (m, 4), sizes (m, folds), test (m, folds, 4)."""
-    state = (seed[0], seed[1], seed[2], seed[3])
     for row in range(counts.shape[0]):
         state = _split_run(counts[row], sizes[row], state, log_factorial, test[row])
 
@@ -253,12 +253,11 @@ def bn_correct(train, test, coin_f0, coin_f1) -> int:
 
 
 @numba.njit(cache=True, nogil=True)
-def _cv_runs(counts, sizes, runs, seed, log_factorial, out):
+def _cv_runs(counts, sizes, runs, state, log_factorial, out):
     """Per data set (rows of counts (m, 4), sizes (m, folds)), ``runs`` re-splits and both classifiers on every
     fold: out (m, runs * folds) = accuracy of BN-hat minus zeroR, three fair coins per fold for ties."""
     folds = sizes.shape[1]
     test, train = np.empty((folds, 4), dtype=np.int64), np.empty(4, dtype=np.int64)
-    state = (seed[0], seed[1], seed[2], seed[3])
     for row in range(counts.shape[0]):
         for run in range(runs):
             state = _split_run(counts[row], sizes[row], state, log_factorial, test)

@@ -71,11 +71,12 @@ def sample(model, *, draws=1000, tune=1000, chains=4, random_seed=None, sampler=
     if sampler not in ("pymc", "nutpie"):
         raise ValueError(f"sampler must be 'pymc' or 'nutpie', got {sampler!r}")
     # PyMC's and nutpie's progress bars write to stdout (a rich Console); send them, and any other chatter of
-    # the sampler, to stderr
+    # the sampler, to stderr. quiet: PyMC's own advice on its diagnostics ("increase target_accept") is not printed:
+    # diagnose() says what failed, in the caller's terms
     to_stderr = contextlib.redirect_stdout(sys.stderr) if progressbar else contextlib.nullcontext()
     with model, compilation_settings(), to_stderr:
         idata = pm.sample(draws=draws, tune=tune, chains=chains, random_seed=random_seed, nuts_sampler=sampler,
-                          progressbar=progressbar, quiet=not progressbar, **kwargs)
+                          progressbar=progressbar, quiet=True, **kwargs)
     return _with_log_likelihood(idata, model)
 
 

@@ -70,7 +70,7 @@ def zero_variance_fit():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         return hierarchical_test(ZERO_VAR, folds=10, rope=0.01, draws=1000, random_seed=4, names=("j48", "nbc"),
-                                 retry=False)
+                                 retry=False, method="mcmc")
 
 
 def test_zero_variance_keeps_its_mean(zero_variance_fit):
@@ -362,7 +362,7 @@ FIT_SCRIPT = textwrap.dedent("""
     warnings.simplefilter("ignore")
     x = np.random.default_rng(0).normal(0.02, 0.02, (5, 10))
     res = hierarchical_test(x, folds=10, draws=100, tune=100, chains=2, random_seed=1, sampler=sys.argv[2], retry=False,
-                            progressbar=True)
+                            progressbar=True, method="mcmc")
     np.save(sys.argv[1], res.idata.posterior["delta"].values)
 """)
 
@@ -446,7 +446,7 @@ def test_the_marginal_form_gives_the_centred_posterior():
     fits = {}
     for form in ("centered", "marginal"):
         fits[form] = hierarchical_test(x, folds=10, form=form, draws=2000, target_accept=0.95, random_seed=3,
-                                       retry=False)
+                                       retry=False, method="mcmc")
         assert fits[form].converged, (form, fits[form].convergence_problems)
     names = ["delta0", "sigma0", "nu", "delta"]
     summary = {form: (res.idata.posterior.to_dataset()[names].mean(("chain", "draw")),
@@ -457,21 +457,20 @@ def test_the_marginal_form_gives_the_centred_posterior():
         assert float(gap.max()) <= 4, (name, gap.values)
 
 
-def test_an_unconverged_fit_falls_back_to_the_exact_posterior():
-    """method="auto" (the default): after the robust retry fails, the draws come from the exact posterior by
-    quadrature; the result then gives its verdict, says how it was computed, and warns of nothing."""
-    from pp_corr.hierarchical.fit import DEFAULT, ROBUST
-
+def test_the_default_is_the_exact_posterior_and_refuses_mcmc_settings():
+    """method="auto" (the default) computes the exact posterior where the model has one: the result says so, holds
+    chains x draws independent draws and gives its verdict; an MCMC setting is an error that says how to sample."""
     x = np.random.default_rng(5).normal(0.02, 0.02, (4, 10))
-    short = {"draws": 60, "tune": 60, "chains": 2, "random_seed": 1}  # bulk ESS < 400 whatever the draws
     with warnings.catch_warnings():
         warnings.simplefilter("error", ConvergenceWarning)
-        res = hierarchical_test(x, folds=10, **short)
-    assert res.converged and res.method == "exact"
-    assert [a.get("form") for a in res.attempts[:2]] == [DEFAULT["form"], ROBUST["form"]]
-    assert res.attempts[2]["method"] == "exact quadrature" and res.attempts[2]["max_error"] < 0.01
+        res = hierarchical_test(x, folds=10, draws=60, chains=2, random_seed=1)
+    assert res.converged and res.method == "exact" and len(res.attempts) == 1
+    assert res.attempts[0]["method"] == "exact quadrature" and res.attempts[0]["max_error"] < 0.01
     assert res.idata.posterior["delta"].shape == (2, 60, 4)  # chains x draws, as asked
-    assert "as 2 MCMC fit(s) did not converge" in res.summary() and "P(delta0 > 0)" in res.summary()
+    assert "posterior by exact quadrature" in res.summary() and "P(delta0 > 0)" in res.summary()
+    for setting in ({"tune": 100}, {"form": "marginal"}, {"target_accept": 0.9}):
+        with pytest.raises(ValueError, match=f"{next(iter(setting))}: MCMC settings.*method='mcmc'"):
+            hierarchical_test(x, folds=10, **setting)
 
 
 @pytest.mark.slow

@@ -209,7 +209,9 @@ def test_bad_input_is_named_before_any_fit(monkeypatch):
            ((scores, []), {}, ValueError, "pairs is empty"),
            ((scores,), {"algorithms": ("alg0", "alg1")}, TypeError, "sets algorithms for each pair"),
            ((scores,), {"names": ("A", "B"), "y": scores}, TypeError, "sets names, y for each pair"),
-           ((scores,), {"progress": "yes"}, TypeError, "progress must be True, False or a callable")]
+           ((scores,), {"progress": "yes"}, TypeError, "progress must be True, False or a callable"),
+           ((scores,), {"scheduler": "localhost"}, ValueError, "scheduler must be an address"),
+           ((scores,), {"workers": 0}, ValueError, "workers")]
     for args, kwargs, error, message in bad:
         with pytest.raises(error, match=message):
             hierarchical_tests(*args, **kwargs)
@@ -226,11 +228,24 @@ def test_progress_lines_name_each_pair_and_how_it_was_answered(monkeypatch, caps
     monkeypatch.setattr(fit, "hierarchical_test", lambda *args, **kwargs: next(answers))
     scores = algorithms3(np.random.default_rng(RNG_SEED))
     lines = []
-    hierarchical_tests(scores, [("alg2", "alg0"), ("alg0", "alg1")], progress=lines.append)
+    hierarchical_tests(scores, [("alg2", "alg0"), ("alg0", "alg1")], progress=lines.append, workers=1)
     assert lines[0].startswith("hierarchical model 1/2: alg0 - alg2, ") and lines[0].endswith(" s (exact posterior)")
     assert lines[1].startswith("hierarchical model 2/2: alg1 - alg0, ") and lines[1].endswith(" s (MCMC, 2 fit(s))")
     hierarchical_tests(scores, [("alg1", "alg2")])
     assert capsys.readouterr().err.endswith(" s (not converged)\n")
+
+
+def test_pairs_on_two_workers_give_the_results_of_one_pair_at_a_time():
+    """Two local worker processes answer three pairs (the exact posterior) with the draws each pair gets alone in
+    this process, in the order of the pairs; the seed is the caller's, not the task's."""
+    scores = algorithms3(np.random.default_rng(RNG_SEED))
+    options = {"draws": 50, "chains": 2, "random_seed": 4, "progress": False}
+    spread = hierarchical_tests(scores, workers=2, **options)
+    alone = hierarchical_tests(scores, workers=1, **options)
+    assert list(spread) == list(alone) == [("alg0", "alg1"), ("alg0", "alg2"), ("alg1", "alg2")]
+    for pair in alone:
+        assert spread[pair].method == "exact" and spread[pair].names == pair
+        same_draws(spread[pair], alone[pair])
 
 
 @pytest.mark.slow

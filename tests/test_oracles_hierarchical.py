@@ -22,7 +22,7 @@ def test_new_dataset_probabilities_from_the_posterior_draws():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)   # a short fit; the draws are what we check against
         res = hierarchical_test(x, folds=FOLDS, rope=0.01, draws=300, tune=300, chains=2,
-                                form="noncentered", retry=False,
+                                form="noncentered", retry=False, method="mcmc",
                                 target_accept=0.95, random_seed=1)
     post = res.idata.posterior
     delta0, sigma0, nu = (post[v].values.ravel() for v in ("delta0", "sigma0", "nu"))

@@ -59,24 +59,19 @@ def test_a_fit_asked_to_stop_at_a_divergence_stops_there_and_says_so():
     assert not any("stopped" in problem for problem in diagnose(full, ["log_width"]))
 
 
-@pytest.mark.parametrize("retry, fallback, expected", [(True, False, [True, False]), (True, True, [True, True]),
-                                                      (False, False, [False]), (False, True, [True])])
-def test_the_policy_lets_only_replaceable_fits_stop_early(retry, fallback, expected):
-    """A fit may stop at its first divergence when a retry or the fallback follows its failure; the last attempt
-    without a fallback runs in full, so its draws can be inspected."""
+@pytest.mark.parametrize("retry, expected", [(True, [True, False]), (False, [False])])
+def test_the_policy_lets_only_replaceable_fits_stop_early(retry, expected):
+    """A fit may stop at its first divergence when a retry follows its failure; the last attempt runs in full, so
+    its draws can be inspected."""
     flags = []
 
     def failing_fit(settings, stop_at_divergence):
         flags.append(stop_at_divergence)
         return _diverging_draws()
 
-    def exact():
-        return _diverging_draws(0), {"method": "stand-in"}
-
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)  # the last attempt fails without a fallback
-        fit_with_policy(failing_fit, [{"draws": 500}, {"draws": 1000}], {}, retry=retry, var_names=["delta0"],
-                        fallback=exact if fallback else None)
+        warnings.simplefilter("ignore", ConvergenceWarning)  # the last attempt fails
+        fit_with_policy(failing_fit, [{"draws": 500}, {"draws": 1000}], {}, retry=retry, var_names=["delta0"])
     assert flags == expected
 
 

@@ -1,10 +1,9 @@
-"""The hierarchical test of many pairs of algorithms in one call: the model is compiled once per shape and refitted
-to each pair's data (:func:`pp_corr.hierarchical.fit._refittable`), so only the first pair pays for the compilation.
+"""The hierarchical test of many pairs of algorithms in one call, the pairs spread over the Dask layer
+(:mod:`pp_corr.execution`: a local cluster by default, any cluster by its scheduler address).
 
-Each pair runs :func:`pp_corr.hierarchical.fit.hierarchical_test` with its convergence policy unchanged (a retry with
-the robust settings, then the exact posterior), so a pair's result is the one ``hierarchical_test`` gives for the
-same seed, draw for draw. Measured on uci54 with nutpie on 2 cores (benchmarks/bench_hierarchical_batch.py): about
-9 s for the first pair, 0.8 s for each later one that converges at once.
+Each pair runs :func:`pp_corr.hierarchical.fit.hierarchical_test` with the same options and seed, so a pair's result
+is the one ``hierarchical_test`` gives alone, draw for draw, whatever the number of workers. With MCMC the model is
+compiled once per shape in each process and refitted to each pair's data (:func:`pp_corr.hierarchical.fit._refittable`).
 """
 from __future__ import annotations
 
@@ -14,29 +13,33 @@ import time
 
 import xarray as xr
 
+from ..execution import check_execution, map_tasks
 from . import fit
 from .fit import HierarchicalResult
 
 PER_PAIR = ("y", "algorithms", "names")  # hierarchical_test's arguments that each pair sets itself
 
 
-def hierarchical_tests(scores, pairs=None, *, progress=True, **options) -> dict[tuple[str, str], HierarchicalResult]:
+def hierarchical_tests(scores, pairs=None, *, scheduler=None, workers=None, progress=True,
+                       **options) -> dict[tuple[str, str], HierarchicalResult]:
     """:func:`~pp_corr.hierarchical.fit.hierarchical_test` of each pair ``(a, b)`` (B - A) of ``scores``, a scores
     Dataset: ``pairs`` lists them (default: every pair of its algorithms, in their order), ``options`` are
-    ``hierarchical_test``'s (``rope``, ``random_seed``, ``sampler``, ``method``, ...; the same for every pair).
-    Returns ``{(a, b): result}`` in the order of ``pairs``. Pairs with the same number of data sets share one
-    compiled model (per form), so with ``sampler="nutpie"`` only the first pair waits for a compilation.
-    ``progress``: True writes a line per pair (its number, its time and how it was answered) to stderr, a callable
-    takes each line instead, False is quiet.
+    ``hierarchical_test``'s (``rope``, ``random_seed``, ``method``, ...; the same for every pair). Returns
+    ``{(a, b): result}`` in the order of ``pairs``.
+
+    The pairs run as tasks on a Dask cluster (:func:`pp_corr.execution.dask_client`): a local cluster of
+    ``workers`` processes (default: the cores) started for the call, or the cluster at the address ``scheduler``;
+    one pair, or ``workers=1``, runs here in this process. Results are the same for any number of workers.
+    ``progress``: True writes a line per pair as it finishes (its number, its time and how it was answered) to
+    stderr, a callable takes each line instead, False is quiet.
 
     Every argument, every pair included, is checked before any fit.
 
     >>> from pp_corr import example_path, load_scores
     >>> scores = load_scores(example_path())
-    >>> fits = hierarchical_tests(scores, [("logistic", "knn")], method="exact", draws=100, chains=2, random_seed=1,
-    ...                           progress=False)
-    >>> list(fits), fits["logistic", "knn"].names
-    ([('logistic', 'knn')], ('logistic', 'knn'))
+    >>> fits = hierarchical_tests(scores, [("logistic", "knn")], draws=100, chains=2, random_seed=1, progress=False)
+    >>> list(fits), fits["logistic", "knn"].names, fits["logistic", "knn"].method
+    ([('logistic', 'knn')], ('logistic', 'knn'), 'exact')
     """
     pairs = check_pairs(scores, pairs)
     set_per_pair = sorted(set(PER_PAIR) & set(options))
@@ -45,17 +48,36 @@ def hierarchical_tests(scores, pairs=None, *, progress=True, **options) -> dict[
                         "names the algorithms)")
     if not isinstance(progress, bool) and not callable(progress):
         raise TypeError(f"progress must be True, False or a callable taking each line, got {progress!r}")
+    scheduler, workers = check_execution(scheduler, workers)
     say = progress if callable(progress) else (lambda line: print(line, file=sys.stderr, flush=True)) if progress \
         else (lambda line: None)
+    if scheduler is None and (len(pairs) == 1 or workers == 1):
+        finished = ((index, _one_pair(scores, a, b, options)) for index, (a, b) in enumerate(pairs))
+    else:
+        tasks = [(index, (scores, a, b, options)) for index, (a, b) in enumerate(pairs)]
+        finished = map_tasks(_pair_task, tasks, random_seed=0, scheduler=scheduler, workers=workers, progress=False)
     results = {}
-    for number, (a, b) in enumerate(pairs, 1):
-        start = time.perf_counter()
-        # looked up at each call, so that a stand-in patched into pp_corr.hierarchical.fit is the one called
-        results[a, b] = result = fit.hierarchical_test(scores, algorithms=(a, b), **options)
+    for number, (index, (result, seconds)) in enumerate(finished, 1):
+        a, b = pairs[index]
+        results[a, b] = result
         how = ("not converged" if not result.converged else "exact posterior" if result.method == "exact"
                else f"MCMC, {len(result.attempts)} fit(s)")
-        say(f"hierarchical model {number}/{len(pairs)}: {b} - {a}, {time.perf_counter() - start:.1f} s ({how})")
-    return results
+        say(f"hierarchical model {number}/{len(pairs)}: {b} - {a}, {seconds:.1f} s ({how})")
+    return {pair: results[pair] for pair in pairs}
+
+
+def _one_pair(scores, a, b, options) -> tuple[HierarchicalResult, float]:
+    """The pair's result and its time in seconds."""
+    start = time.perf_counter()
+    # looked up at each call, so that a stand-in patched into pp_corr.hierarchical.fit is the one called
+    result = fit.hierarchical_test(scores, algorithms=(a, b), **options)
+    return result, time.perf_counter() - start
+
+
+def _pair_task(scores, a, b, options, seed):
+    """:func:`_one_pair` as a task of :func:`pp_corr.execution.map_tasks` (the pair's own ``random_seed`` option
+    seeds it, not the task's ``seed``, so that its result is ``hierarchical_test``'s)."""
+    return _one_pair(scores, a, b, options)
 
 
 def check_pairs(scores, pairs=None) -> list[tuple[str, str]]:

@@ -100,7 +100,7 @@ _SIGMA0_NATS = 15.0  # the pilot's sigma0 region ends where the density of log s
 _PEAK_NATS = 2.0  # the half-width of a peak is where it falls this far (sets the scale of a delta0 segment)
 _REBUILDS = 6  # a sigma0 node's delta0 segments are evaluated at most this many times
 _CELLS_PER_SCALE = 2.0  # cells at most this many per bump scale (per distance in the tails)
-METHODS = ("auto", "mcmc", "exact")  # hierarchical_test: MCMC with this module's posterior as fallback, or one alone
+METHODS = ("auto", "mcmc", "exact")  # hierarchical_test: this module's posterior where the model has one, else MCMC
 SUMMARY_FIELDS = ("delta0_mean", "delta0_sd", "delta0_p_positive", "delta0_q025", "delta0_q975",
                   "p_left", "p_rope", "p_right", "win_left", "win_rope", "win_right",
                   "nu_mean", "nu_p_below_2", "sigma0_median", "sigma0_p_below_0_01")

@@ -1,17 +1,18 @@
 """Fitting the hierarchical model (:mod:`pp_corr.hierarchical.model`) and what a fit gives: :func:`hierarchical_test`
 and its :class:`HierarchicalResult`.
 
-Convergence policy (:func:`hierarchical_test`): R-hat <= 1.01 and bulk ESS >= 400 for delta0, sigma0, nu
-and every delta_i, no divergences; one retry with the robust settings (:data:`ROBUST`, for what the caller did not
-set: the marginal form, longer warm-up, smaller steps); if that fails too, the exact posterior by quadrature
-(:mod:`pp_corr.hierarchical.exact`; the Student-t population with the uniform delta0 and nu's hyperpriors has
-one), or with ``method="mcmc"`` (and the other variants) a result that says ``converged = False`` and gives no
-verdict.
+By default (``method="auto"``) the posterior is computed exactly, by deterministic quadrature
+(:mod:`pp_corr.hierarchical.exact`), for the variants that have it (the Student-t population with the uniform delta0
+and nu's hyperpriors); the other variants, and ``method="mcmc"``, are sampled. Convergence policy of MCMC: R-hat
+<= 1.01 and bulk ESS >= 400 for delta0, sigma0, nu and every delta_i, no divergences; one retry with the robust
+settings (:data:`ROBUST`, for what the caller did not set: the marginal form, longer warm-up, smaller steps); a fit
+that fails them says ``converged = False`` and gives no verdict.
 """
 from __future__ import annotations
 
 import math
 import sys
+import textwrap
 import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -112,6 +113,27 @@ class HierarchicalResult:
         }, index=pd.Index(self.data.names, name="dataset"))
         return frame
 
+    def format_datasets(self, confidence_level=0.95) -> str:
+        """:meth:`datasets` as text for a terminal: the shrunk estimate (mean, interval, regions) then the data set
+        alone (mean, regions), under a line saying what the shrinkage is.
+
+        >>> import numpy as np
+        >>> x = np.random.default_rng(0).normal(0.02, 0.02, (3, 10))
+        >>> text = hierarchical_test(x, folds=10, draws=200, chains=2, random_seed=1).format_datasets()
+        >>> print(text.splitlines()[-4])
+            shrunk  95% lo  95% hi   P(A)  P(rope)   P(B)  alone   P(A)  P(rope)   P(B)
+        """
+        a, b = self.names
+        table = self.datasets(confidence_level)
+        level = f"{100 * confidence_level:g}%"
+        regions = [f"P({a})", "P(rope)", f"P({b})"]
+        table.columns = ["shrunk", f"{level} lo", f"{level} hi", *regions, "alone", *regions]
+        table.index.name = None
+        explained = textwrap.fill(f"{b} - {a} per data set: 'shrunk' toward the population's delta0 by the hierarchical "
+                                  "model (a data set with few or noisy folds borrows most from the others, so it moves "
+                                  "most); 'alone' from its own folds by the correlated t-test; P(x) = P(x better)", 110)
+        return explained + "\n" + table.to_string(float_format=lambda v: f"{v:.4f}")
+
     def to_frame(self, confidence_level=0.95, rope=None) -> pd.DataFrame:
         """One row per data set, columns ``a, b, dataset`` and the hierarchical (``hier_*``: mean, interval,
         ``p_left`` = P(A better), ``p_rope``, ``p_right`` = P(B better)) and independent (``indep_*``) estimates;
@@ -119,8 +141,7 @@ class HierarchicalResult:
 
         >>> import numpy as np
         >>> x = np.random.default_rng(0).normal(0.02, 0.02, (3, 10))
-        >>> res = hierarchical_test(x, folds=10, draws=200, tune=200, chains=2, random_seed=1, names=("j48", "nbc"),
-        ...                         retry=False)
+        >>> res = hierarchical_test(x, folds=10, draws=200, chains=2, random_seed=1, names=("j48", "nbc"))
         >>> res.to_frame().iloc[0, :5].tolist()[:3], list(res.to_frame().columns)[3:5]
         (['j48', 'nbc', 'D1'], ['hier_mean', 'hier_lower'])
         """
@@ -140,7 +161,7 @@ class HierarchicalResult:
 
         >>> import numpy as np
         >>> x = np.random.default_rng(0).normal(0.02, 0.02, (3, 10))
-        >>> res = hierarchical_test(x, folds=10, draws=200, tune=200, chains=2, random_seed=1, retry=False)
+        >>> res = hierarchical_test(x, folds=10, draws=200, chains=2, random_seed=1)
         >>> summary = res.to_dict()
         >>> summary["n_datasets"], summary["datasets"][0]["dataset"], type(summary["p_delta0_positive"])
         (3, 'D1', <class 'float'>)
@@ -170,7 +191,7 @@ class HierarchicalResult:
         is the most probable one, so win_* is the more extreme when the draws agree and splits when they do not.
 
         >>> x = np.random.default_rng(0).normal(0.02, 0.02, (4, 10))
-        >>> res = hierarchical_test(x, folds=10, draws=300, tune=300, chains=2, random_seed=1, retry=False)
+        >>> res = hierarchical_test(x, folds=10, draws=300, chains=2, random_seed=1)
         >>> wide, narrow = res.new_dataset(rope=0.1), res.new_dataset(rope=0.001)
         >>> bool(wide.p_rope > narrow.p_rope), wide.rope
         (True, 0.1)
@@ -224,7 +245,7 @@ class HierarchicalResult:
 
         >>> import numpy as np
         >>> x = np.random.default_rng(0).normal(0.02, 0.02, (3, 10))
-        >>> res = hierarchical_test(x, folds=10, draws=300, tune=300, chains=2, random_seed=1, retry=False)
+        >>> res = hierarchical_test(x, folds=10, draws=300, chains=2, random_seed=1)
         >>> res.summary().splitlines()[0]
         'Hierarchical model, B - A on 3 data sets, rope (-0.01, 0.01)'
         """
@@ -235,9 +256,7 @@ class HierarchicalResult:
             if not allow_unconverged:
                 return "\n".join(lines)
         if self.method == "exact":
-            failed = len(self.attempts) - 1
-            lines.append(f"  posterior by exact quadrature (estimated error {self.attempts[-1]['max_error']:.1g})"
-                         + (f", as {failed} MCMC fit(s) did not converge" if failed else ""))
+            lines.append(f"  posterior by exact quadrature (estimated error {self.attempts[-1]['max_error']:.1g})")
         new = self.new_dataset()
         lo, hi = np.quantile(self.delta0, [0.025, 0.975])
         lines += [f"  delta0 (mean difference in the population of data sets): mean {self.delta0.mean():+.4f}, "
@@ -303,17 +322,20 @@ def hierarchical_test(x, y=None, *, rope=0.01, rho=None, n_test=None, n_train=No
     and sampler) share one compiled model, whatever their data: with nutpie only the first waits for the compilation
     (:func:`pp_corr.hierarchical.batch.hierarchical_tests` fits many pairs).
 
-    Convergence policy: R-hat <= 1.01 and bulk ESS >= 400 for delta0, sigma0, nu and every delta_i, and no
-    divergences. When the fit fails them and ``retry`` is true, the model is fitted once more with the
-    robust settings (:data:`ROBUST`, for what the caller did not set). If that fails too, ``method``
-    decides: ``"auto"`` (default) computes the posterior exactly instead, by deterministic quadrature
-    (:mod:`pp_corr.hierarchical.exact`: sigma_i integrated in closed form, delta_i in one dimension, a grid
-    over delta0, sigma0 and nu; about three decimals; 7 to 19 s at q = 54 on 2 cores), and the result holds
-    ``chains x draws`` independent draws from it; ``"mcmc"`` gives a result with ``converged = False`` and
-    ``convergence_problems``, a ``ConvergenceWarning`` says so, and its summary shows the diagnostics instead
-    of a verdict. ``retry=False`` fits once and stops there (no retry, no exact fallback); ``method="exact"``
-    skips MCMC. ``attempts`` records the settings of each fit (the exact computation as
-    ``{"method": "exact quadrature", ...}`` with its estimated error ``max_error``).
+    ``method``: ``"auto"`` (default) computes the posterior exactly where the variant has a quadrature (the
+    Student-t population with the uniform delta0 and nu's hyperpriors: :mod:`pp_corr.hierarchical.exact`, sigma_i
+    integrated in closed form, delta_i in one dimension, a grid over delta0, sigma0 and nu, about three decimals,
+    its estimated error in ``attempts``) and samples the other variants by MCMC; ``"exact"`` insists on the
+    quadrature; ``"mcmc"`` samples. The exact result holds ``chains x draws`` independent draws, so ``az.summary``,
+    LOO by data set and the plots work as on a fit; ``form``, ``tune`` and ``target_accept`` are MCMC settings and
+    an error with the quadrature.
+
+    Convergence policy of MCMC: R-hat <= 1.01 and bulk ESS >= 400 for delta0, sigma0, nu and every delta_i, and no
+    divergences. When the fit fails them and ``retry`` is true, the model is fitted once more with the robust
+    settings (:data:`ROBUST`, for what the caller did not set). If that fails too, the result has
+    ``converged = False`` and ``convergence_problems``, a ``ConvergenceWarning`` says so, and its summary shows the
+    diagnostics instead of a verdict. ``retry=False`` fits once. ``attempts`` records the settings of each fit (the
+    exact computation as ``{"method": "exact quadrature", ...}`` with its estimated error ``max_error``).
 
     The DataTree (``idata``) holds the population-level log priors (:func:`add_log_prior`, for
     ``az.psense_summary``) and, with ``log_likelihood=True`` (or later :meth:`HierarchicalResult.with_log_likelihood`),
@@ -339,6 +361,7 @@ def hierarchical_test(x, y=None, *, rope=0.01, rho=None, n_test=None, n_train=No
         raise ValueError(f"method: 'exact' needs the Student-t population, delta0's uniform prior and priors in "
                          f"{list(PRIORS)} (or their bounds), got population={population!r}, priors={priors!r}"
                          f"{', a delta0_prior' if delta0_prior is not None else ''}")
+    method = "exact" if method == "auto" and exact_known else "mcmc" if method == "auto" else method
     bounds = _check_bounds(bounds)
     rope = as_rope(rope) or (0.0, 0.0)
     if y is not None:
@@ -349,6 +372,10 @@ def hierarchical_test(x, y=None, *, rope=0.01, rho=None, n_test=None, n_train=No
     if isinstance(x, xr.Dataset):
         names = names or pick_algorithms(x, algorithms)
     names = tuple(names or ("A", "B"))
+    mcmc_only = sorted(set(given) & {"form", "tune", "target_accept"})
+    if method == "exact" and mcmc_only:
+        raise ValueError(f"{', '.join(mcmc_only)}: MCMC settings, but the posterior is computed exactly here "
+                         "(method='auto' uses the quadrature where the model has one): give method='mcmc' to sample")
     with warnings.catch_warnings():  # the independent analysis is shown beside the model, point masses and all
         warnings.simplefilter("ignore", DegenerateWarning)
         independent = correlated_ttest(x, rho=data.rho, rope=rope, algorithms=algorithms, names=names)
@@ -357,19 +384,16 @@ def hierarchical_test(x, y=None, *, rope=0.01, rho=None, n_test=None, n_train=No
                     progressbar=progressbar, population=population, delta0_prior=delta0_prior,
                     stop_at_divergence=stop_at_divergence)
 
-    def exact():
-        return _exact_fit(data, priors, bounds, rope, chains=chains, draws={**DEFAULT, **given}["draws"],
-                          random_seed=random_seed)
-
     if method == "exact":
-        idata, note = exact()
+        if progressbar:
+            print(f"{names[1]} - {names[0]}: computing the exact posterior (quadrature)", file=sys.stderr, flush=True)
+        idata, note = _exact_fit(data, priors, bounds, rope, chains=chains, draws={**DEFAULT, **given}["draws"],
+                                 random_seed=random_seed)
         problems, attempts = (), (note,)
     else:
         checked = [v for v in CHECKED if v != "nu" or population == "student_t"]
         idata, problems, attempts = fit_with_policy(fit, [DEFAULT, ROBUST], given, retry=retry,
-                                                    progressbar=progressbar, var_names=checked,
-                                                    fallback=exact if method == "auto" and retry and exact_known
-                                                    else None)
+                                                    progressbar=progressbar, var_names=checked)
     # the model of the draws: the last fit's form, the centred one for the exact posterior (whose draws have no lambda)
     form = attempts[-1].get("form", DEFAULT["form"])
     model = _build(data, priors, form, bounds, population, delta0_prior)
@@ -426,16 +450,15 @@ def check_fit_settings(check_form, *, form, draws, tune, target_accept, chains, 
 
 
 def fit_with_policy(fit, settings, given, *, retry=True, progressbar=False, var_names=CHECKED,
-                    what="the hierarchical model", fallback=None):
+                    what="the hierarchical model"):
     """The convergence policy: ``fit(settings[0] | given)``, then once more with ``settings[1] | given`` when
     :func:`diagnose` finds problems in ``var_names`` and ``retry`` is true (and the second differs from the
-    first). When the last attempt failed too: ``fallback()`` (a DataTree that needs no diagnostics and the
-    note recorded in the attempts) if given, otherwise a ``ConvergenceWarning``. Returns the DataTree, its
-    problems and the settings of each attempt.
+    first). When the last attempt failed too, a ``ConvergenceWarning``. Returns the DataTree, its problems and the
+    settings of each attempt.
 
-    ``fit`` also takes ``stop_at_divergence``: true for an attempt whose failure the next attempt or the fallback
-    replaces, which may then stop sampling at its first divergence after warm-up (a divergence fails it anyway);
-    the last attempt without a fallback runs in full, so that its draws can be inspected.
+    ``fit`` also takes ``stop_at_divergence``: true for an attempt whose failure the next attempt replaces, which
+    may then stop sampling at its first divergence after warm-up (a divergence fails it anyway); the last attempt
+    runs in full, so that its draws can be inspected.
 
     >>> import arviz as az
     >>> rng = np.random.default_rng(0)
@@ -453,16 +476,11 @@ def fit_with_policy(fit, settings, given, *, retry=True, progressbar=False, var_
     for number, chosen in enumerate(attempts, start=1):
         if progressbar and number == 2:
             print(f"not converged ({_summary(problems)}): fitting again with {_describe(chosen)}", file=sys.stderr)
-        idata = fit(chosen, stop_at_divergence=number < len(attempts) or fallback is not None)
+        idata = fit(chosen, stop_at_divergence=number < len(attempts))
         problems = diagnose(idata, var_names)
         if not problems:
             break
     attempts = attempts[:number]
-    if problems and fallback is not None:
-        if progressbar:
-            print(f"not converged ({_summary(problems)}): computing the exact posterior instead", file=sys.stderr)
-        idata, note = fallback()
-        return idata, (), (*attempts, note)
     if problems:
         warnings.warn(f"{what} did not converge ({len(attempts)} attempt(s), last with "
                       f"{_describe(attempts[-1])}): {_summary(problems)}. The result gives no verdict.",

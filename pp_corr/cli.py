@@ -581,10 +581,10 @@ def _build_parser() -> argparse.ArgumentParser:
     cmp_.add_argument("--all-pairs", action="store_true",
                       help="matrices of every pair: P(column better on a majority) and each test's verdict")
     cmp_.add_argument("--hierarchical", action="store_true",
-                      help="fit the hierarchical model over data sets (PyMC, about 10-20 s a pair)")
+                      help="the hierarchical model over data sets (its exact posterior by quadrature; seconds to a minute a pair)")
     cmp_.add_argument("--method", choices=METHODS, default="auto",
-                      help="with --hierarchical: auto (default) = MCMC, one robust retry, then the exact posterior by "
-                           "quadrature if it still did not converge; mcmc = no exact fallback; exact = quadrature only")
+                      help="with --hierarchical: auto (default) = the exact posterior by quadrature where the model has "
+                           "one; exact = quadrature only; mcmc = PyMC's NUTS with one robust retry")
     cmp_.add_argument("--sampler", choices=SAMPLERS, default="pymc",
                       help="with --hierarchical: PyMC's NUTS (default) or nutpie's (compiled once for all pairs)")
     cmp_.add_argument("--allow-unconverged", action="store_true",
@@ -605,7 +605,8 @@ def _build_parser() -> argparse.ArgumentParser:
                      help="directory of the report (created; it must be new or empty unless --overwrite)")
     _add_analysis_options(rep, rope, level, seed)
     rep.add_argument("--hierarchical", action="store_true",
-                     help="also the hierarchical model of each pair over the data sets (PyMC, 10-20 s a pair)")
+                     help="also the hierarchical model of each pair over the data sets (exact posterior, seconds to a "
+                          "minute a pair)")
     rep.add_argument("--joint", action="store_true",
                      help="also the joint hierarchical model of all algorithms (PyMC, minutes)")
     rep.add_argument("--method", choices=METHODS, default="auto",

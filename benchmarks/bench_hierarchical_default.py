@@ -1,0 +1,90 @@
+"""The hierarchical test's default answer, the exact posterior by quadrature, against the path it replaced (MCMC with
+PyMC's NUTS, a robust retry, then the exact posterior when both fits fail), in the same run:
+
+1. uci54 pairs one at a time, warm (after a first call in this process): the default's time for each of the 10
+   pairs; the old path's for ``--old`` of them (the MCMC fits, plus the quadrature where they failed);
+2. a tie-heavy simulated benchmark (the stress battery's near-identical pair, 81 data sets x one run of 10 folds):
+   the default's time, and the old path's with ``--old``;
+3. all 10 uci54 pairs in one call (``hierarchical_tests``) on 1 and 2 local Dask workers: the speed-up.
+
+The load average is printed with each figure (the machines have 2 cores). Run:
+python benchmarks/bench_hierarchical_default.py [--old N] (default 2: the old path takes minutes a pair).
+"""
+import argparse
+import os
+import sys
+import time
+import warnings
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import _timing  # noqa: E402,F401 - one BLAS thread
+
+import numpy as np  # noqa: E402
+
+import pp_corr  # noqa: E402
+from pp_corr.hierarchical.batch import hierarchical_tests  # noqa: E402
+from pp_corr.hierarchical.stress import stress_scores  # noqa: E402
+from pp_corr.sampling import ConvergenceWarning  # noqa: E402
+
+UCI54 = Path(__file__).resolve().parents[2] / "shared" / "data" / "uci54" / "uci54_tidy.csv"
+
+
+def load() -> str:
+    return "load %.1f" % os.getloadavg()[0]
+
+
+def timed(fn):
+    start = time.perf_counter()
+    result = fn()
+    return time.perf_counter() - start, result
+
+
+def old_path(scores, pair):
+    """MCMC with the retry, then the exact posterior if both fits failed: the default before this change."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        seconds, fit = timed(lambda: pp_corr.hierarchical_test(scores, algorithms=pair, method="mcmc", random_seed=1))
+    if fit.converged:
+        return seconds, "MCMC"
+    extra, _ = timed(lambda: pp_corr.hierarchical_test(scores, algorithms=pair, method="exact", random_seed=1))
+    return seconds + extra, "MCMC failed, then quadrature"
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--old", type=int, default=2, help="pairs timed on the old path too (default 2)")
+    args = parser.parse_args()
+    if not UCI54.exists():
+        sys.exit(f"skipped: uci54 is not at {UCI54}")
+    scores = pp_corr.load_scores(UCI54, columns={"score": "accuracy"})
+    pairs = [(a, b) for i, a in enumerate(scores.algorithm.values) for b in scores.algorithm.values[i + 1:]]
+    first, _ = timed(lambda: pp_corr.hierarchical_test(scores, algorithms=pairs[0], random_seed=1))
+    print(f"first call of the process (compiles or loads the kernels): {first:.1f} s ({load()})", flush=True)
+    times = []
+    for number, pair in enumerate(pairs):
+        seconds, result = timed(lambda p=pair: pp_corr.hierarchical_test(scores, algorithms=p, random_seed=1))
+        times.append(seconds)
+        line = f"  {pair[1]} - {pair[0]}: default {seconds:.1f} s (error {result.attempts[-1]['max_error']:.1g})"
+        if number < args.old:
+            old, how = old_path(scores, pair)
+            line += f", old path {old:.1f} s ({how}): {old / seconds:.1f}x"
+        print(line + f" ({load()})", flush=True)
+    print(f"=> uci54 pairs warm: median {np.median(times):.1f} s, max {max(times):.1f} s (targets 3 and 10 s)")
+
+    stress = stress_scores({"n_datasets": 81, "runs": 1}, seed=3)
+    seconds, result = timed(lambda: pp_corr.hierarchical_test(stress, algorithms=("A", "B"), random_seed=1))
+    line = f"tie-heavy, 81 data sets x 10 folds: default {seconds:.1f} s, new data set P(rope) " \
+           f"{result.new_dataset().p_rope:.3f}"
+    if args.old:
+        old, how = old_path(stress, ("A", "B"))
+        line += f"; old path {old:.1f} s ({how}): {old / seconds:.1f}x"
+    print(line + f" ({load()})", flush=True)
+
+    for workers in (1, 2):
+        seconds, _ = timed(lambda w=workers: hierarchical_tests(scores, workers=w, random_seed=1, progress=False))
+        print(f"all 10 uci54 pairs in one call, {workers} local worker(s): {seconds:.1f} s ({load()})", flush=True)
+
+
+if __name__ == "__main__":
+    main()

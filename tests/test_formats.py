@@ -5,6 +5,7 @@ the command line; bad input is named, and the command line's messages use its ow
 The scikit-learn outputs are real: ``cross_validate`` and ``GridSearchCV`` run on iris and wine (a few seconds).
 """
 import json
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -187,6 +188,19 @@ def test_cross_validate_equals_tidy(cv_outputs, tmp_path):
                                         "indices": {k: [i.tolist() for i in r["indices"][k]] for k in ("train", "test")}}
                                     for a, r in by.items()} for d, by in cv_outputs.items()}))
     same_as(load_scores(path), reference, nb_tree)
+
+
+def test_cross_validate_without_indices_is_never_a_silent_rho(cv_outputs):
+    """5 folds x 2 repeats without return_indices=True: 10 splits, read as one run (rho 1/10, not 1/5), and said."""
+    bare = {a: {"test_score": r["test_score"]} for a, r in cv_outputs["iris"].items()}
+    with pytest.warns(AssumptionWarning, match=r"the 10 scores of each data set are one run of 10-fold .*pass "
+                                               r"return_indices=True to cross_validate .*runs=r \(or folds=k"):
+        np.testing.assert_allclose(load_scores(bare).rho, 0.1)
+    with warnings.catch_warnings():  # the indices, or the runs, say it: no warning
+        warnings.simplefilter("error")
+        np.testing.assert_allclose(load_scores(cv_outputs["iris"]).rho, 0.2)
+        np.testing.assert_allclose(load_scores(bare, runs=2).rho, 0.2)
+        np.testing.assert_allclose(load_scores(bare, folds=5).rho, 0.2)
 
 
 def test_cross_validate_refuses_different_splits(cv_outputs):

@@ -155,6 +155,15 @@ def check_finite_array(name, values):
         raise ValueError(f"{name} contains NaN or inf (first at index {where})")
 
 
+def counted(n, noun) -> str:
+    """``n`` and ``noun``, plural unless n is 1.
+
+    >>> counted(1, "run"), counted(10, "fold")
+    ('1 run', '10 folds')
+    """
+    return f"{n} {noun}{'s' * (int(n) != 1)}"
+
+
 PERCENT_ROPE = 0.1  # a rope at most this wide on 0-100 scores is a rope for scores in [0, 1] read as points
 
 

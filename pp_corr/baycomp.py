@@ -50,6 +50,7 @@ Where this layer departs from baycomp, on purpose:
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import numbers
 from functools import cached_property
 
@@ -337,6 +338,11 @@ class _SampledTest:
     NSAMPLES = 50000
 
     def __new__(cls, x, y, rope=0, *, nsamples=None, random_state=None, names=None, **kwargs):
+        takes = list(inspect.signature(cls._posterior).parameters)
+        unknown = [name for name in kwargs if name not in takes]
+        if unknown:
+            raise TypeError(f"{cls.__name__} got an unexpected keyword argument {unknown[0]!r}: it takes "
+                            f"{', '.join(takes)}")
         nsamples = cls.NSAMPLES if nsamples is None else _nsamples(nsamples)
         return cls._posterior(x, y, _rope(rope), nsamples=nsamples, random_state=_random_state(random_state),
                               names=_names(names), **kwargs)

@@ -306,7 +306,7 @@ def test_cli_version(capsys):
     (lambda t: t, ["-a", "tree", "-b", "svm"], ["-b 'svm' is not in"]),
     (lambda t: wide_of(t).assign(note="x"), [], ["column 'note' holds no numbers", "--algorithms"]),
     (lambda t: t[t.dataset == "iris"].drop(columns="run").assign(fold=lambda f: f.groupby("algorithm").cumcount()),
-     ["--folds", "7"], ["folds = 7", "--rho"]),
+     ["--folds", "7"], ["--folds 7 contradicts", "--rho"]),
 ])
 def test_cli_errors_use_cli_spellings(capsys, tidy, tmp_path, make, argv, words):
     path = tmp_path / "bad.csv"

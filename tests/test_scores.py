@@ -4,6 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+import pp_corr
 from pp_corr import AssumptionWarning, MissingScoresWarning, correlated_ttest, load_scores, missing_cells
 from pp_corr.testing import messy_benchmark
 
@@ -172,7 +173,7 @@ def test_exclude_algorithms_and_datasets():
     assert "passive" not in ds.algorithm.values and ds.sizes["algorithm"] == 14
     assert ds.dataset.values.tolist() == ["dataset_01", "dataset_02"]
     assert not ds.score.isnull().any()
-    with pytest.raises(ValueError, match=r"exclude_datasets names \['iris'\], not in the scores"):
+    with pytest.raises(ValueError, match=r"exclude_datasets= names \['iris'\], not in the scores"):
         load_scores(frame, exclude_datasets=["dataset_01", "iris"])
     with pytest.raises(TypeError, match="exclude_algorithms must be a list of names"):
         load_scores(frame, exclude_algorithms="passive")
@@ -351,7 +352,7 @@ def test_labelled_folds_without_runs_warn_with_advice_that_works():
     with_runs = frame.assign(run=(frame.fold - 1) // 10 + 1, fold=(frame.fold - 1) % 10 + 1)
     for ds in (no_warnings(lambda: load_scores(frame, rho=0.1)), no_warnings(lambda: load_scores(with_runs))):
         np.testing.assert_allclose(ds.rho, 0.1)
-    with pytest.raises(ValueError, match="runs = 10 contradicts the data"):
+    with pytest.raises(ValueError, match="runs=10 contradicts the data"):
         load_scores(frame, runs=10)
 
 
@@ -378,11 +379,12 @@ def test_folds_split_arrays_into_runs():
 
 @pytest.mark.parametrize("source,kwargs,message", [
     (lambda: tidy(runs=2, folds=3), {"folds": 6},
-     r"folds = 6 contradicts the data: data set 'd1' holds 2 run\(s\) x 3 folds"),
-    (lambda: tidy(runs=2, folds=3), {"folds": {"d1": 3, "d2": 2}}, "folds = 2 contradicts.*'d2'"),
-    (lambda: tidy(runs=2, folds=3), {"runs": 3}, r"runs = 3 contradicts the data: data set 'd1' holds 2 run\(s\)"),
+     "folds=6 contradicts the data: data set 'd1' holds 2 runs x 3 folds"),
+    (lambda: tidy(runs=2, folds=3), {"folds": {"d1": 3, "d2": 2}}, "folds=2 contradicts.*'d2'"),
+    (lambda: tidy(runs=2, folds=3), {"runs": 3}, "runs=3 contradicts the data: data set 'd1' holds 2 runs x 3 folds"),
+    (lambda: tidy(runs=1, folds=3), {"runs": 2}, "runs=2 contradicts the data: data set 'd1' holds 1 run x 3 folds"),
     (lambda: {"A": np.zeros((1, 100)), "B": np.ones((1, 100))}, {"runs": 10, "folds": 100},
-     r"folds = 100 contradicts the data: data set 'D1' holds 10 run\(s\) x 10 folds"),
+     "folds=100 contradicts the data: data set 'D1' holds 10 runs x 10 folds"),
 ])
 def test_design_arguments_that_contradict_the_data_are_errors(source, kwargs, message):
     with pytest.raises(ValueError, match=message):
@@ -496,3 +498,24 @@ def test_uci54_matches_a_pivot_of_the_file(uci54):
     assert sorted(uci54.dataset.values) == sorted(pivot.dataset.values)
     np.testing.assert_array_equal(uci54.score.values, pivot.sel(dataset=uci54.dataset, algorithm=uci54.algorithm,
                                                                 run=uci54.run, fold=uci54.fold).values)
+
+
+# --- scores in percent, given as arrays ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("test", [
+    lambda a, b, rope: pp_corr.poisson_test(a, b, rope=rope, folds=10),
+    lambda a, b, rope: pp_corr.correlated_ttest(a[0], b[0], rope=rope, folds=10),
+    lambda a, b, rope: pp_corr.bayesian_signed_rank(a.mean(axis=1), b.mean(axis=1), rope=rope, n_samples=100),
+    lambda a, b, rope: pp_corr.bayesian_sign_test(a.mean(axis=1), b.mean(axis=1), rope=rope, n_samples=100),
+])
+def test_percent_scores_as_arrays_with_a_rope_for_fractions_are_warned(test):
+    rng = np.random.default_rng(0)
+    a = rng.uniform(70, 90, (6, 10))
+    b = a + rng.normal(1, 1, a.shape)
+    with pytest.warns(AssumptionWarning, match=r"look like percentages \(all in \[0, 100\], the largest \d.*rope=0.01 "
+                                               "is 0.01 percentage points"):
+        test(a, b, 0.01)
+    with warnings.catch_warnings():  # a rope in points, or scores in [0, 1]: nothing to say
+        warnings.simplefilter("error", AssumptionWarning)
+        test(a, b, 1)
+        test(a / 100, b / 100, 0.01)

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from .._args import AssumptionWarning, b_minus_a, check_count, check_flag, check_real, warn_percent_scale
+from .._args import AssumptionWarning, b_minus_a, check_count, check_flag, check_real, counted, warn_percent_scale
 from ..pairwise.intraclass import resolve_rho
 from .sources import read_source
 
@@ -199,7 +199,7 @@ def describe_missing(cells: pd.DataFrame, n_scores: int) -> str:
             parts.append(f"{algorithm} on {dataset}, run {run}: {shown}")
     rest = len(parts) - MISSING_SHOWN
     more = f"; and {rest} more (on {cells['dataset'].nunique()} data sets in all)" if rest > 0 else ""
-    return f"{n_scores} missing score{'s' * (n_scores != 1)}, kept as NaN: {'; '.join(parts[:MISSING_SHOWN])}{more}"
+    return f"{counted(n_scores, 'missing score')}, kept as NaN: {'; '.join(parts[:MISSING_SHOWN])}{more}"
 
 
 def _gaps(scores):
@@ -222,7 +222,7 @@ def _exclude(frame, names):
         have = list(pd.unique(frame[role].astype(str)))
         unknown = [str(v) for v in excluded if str(v) not in have]
         if unknown:
-            raise ValueError(f"{argument} names {unknown}, not in the scores (they have {have})")
+            raise ValueError(f"{argument}= names {unknown}, not in the scores (they have {have})")
         frame = frame[~frame[role].astype(str).isin([str(v) for v in excluded])]
     return frame
 
@@ -487,8 +487,8 @@ def _check_design(what, given, n_runs, n_folds, names):
     bad = np.broadcast_to(given, held.shape) != held
     if bad.any():
         i = int(np.argmax(bad))
-        raise ValueError(f"{what} = {np.broadcast_to(given, held.shape)[i]:g} contradicts the data: data set "
-                         f"{names[i]!r} holds {n_runs[i]} run(s) x {n_folds[i]} folds ({what} counts the "
+        raise ValueError(f"{what}={np.broadcast_to(given, held.shape)[i]:g} contradicts the data: data set "
+                         f"{names[i]!r} holds {counted(n_runs[i], 'run')} x {counted(n_folds[i], 'fold')} ({what} counts the "
                          f"{'runs of a data set' if what == 'runs' else 'folds of one run'}; give rho= to set "
                          "the correlation directly)")
 

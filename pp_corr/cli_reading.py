@@ -32,7 +32,13 @@ def option(check, parse=float, **limits):
 
 
 def add_reading_options(parser):
-    """The options of reading FILE (see :func:`load_file`)."""
+    """The options of reading FILE (see :func:`load_file`).
+
+    >>> parser = argparse.ArgumentParser()
+    >>> add_reading_options(parser)
+    >>> parser.parse_args(["--exclude-datasets", "iris,wine"]).exclude_datasets
+    'iris,wine'
+    """
     parser.add_argument("--format", choices=[f for f in FORMATS if f != "arrays"], default="auto",
                         help="layout of FILE (default auto: split<k>_test_ columns = cv_results, .json = "
                              "cross_validate, columns algorithm and score = tidy, else wide)")
@@ -94,7 +100,16 @@ def _names(text):
 
 
 def load_file(source, args, pair=None):
-    """``load_scores`` with the options of reading FILE; -a and -b load only that pair unless --algorithms."""
+    """``load_scores`` with the options of reading FILE; -a and -b load only that pair unless --algorithms.
+
+    >>> from pp_corr import example_path
+    >>> parser = argparse.ArgumentParser()
+    >>> add_reading_options(parser)
+    >>> args = parser.parse_args(["--exclude-algorithms", "knn", "--exclude-datasets", "digits"])
+    >>> scores = load_file(example_path(), args)
+    >>> scores.algorithm.values.tolist(), scores.dataset.values.tolist()
+    (['naive_bayes', 'logistic', 'tree'], ['iris', 'wine', 'breast_cancer'])
+    """
     algorithms = _names(args.algorithms) or pair
     try:
         return load_scores(source, format=args.format, algorithms=algorithms, columns=_parse_columns(args.column),

@@ -132,9 +132,8 @@ def load_scores(source, *, format="auto", algorithms=None, columns=None, runs=No
         if source.runs_unsplittable:
             advice = "add a run column (folds with labels but no run column cannot be split by runs=), or give rho=1/k"
         elif source.splits_unindexed:
-            advice = ("pass return_indices=True to cross_validate (its splits then tell the runs), or " + advice +
-                      "; the results hold no split indices, so repeated k-fold looks like one run")
-        warn_one_run(int(n_folds.max()), advice, stacklevel=2, always=source.splits_unindexed)
+            advice = source.splits_unindexed
+        warn_one_run(int(n_folds.max()), advice, stacklevel=2, always=bool(source.splits_unindexed))
     if default_rho and sized:
         # stratified folds differ in size by one: the mean sizes give the heuristic's ratio
         n_test, n_train = (_column_means(frame, column, names, where) for column in ("n_test", "n_train"))

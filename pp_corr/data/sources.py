@@ -40,6 +40,11 @@ ROLES = ("dataset", "algorithm", "run", "fold", "score")
 SIZES = ("n_test", "n_train")  # optional numeric columns of a table: the sizes of each fold's test and training sets
 DELIMITERS = (",", ";", "\t")
 SPLIT_COLUMN = re.compile(r"split(\d+)_test_(.+)")
+UNINDEXED = {  # how to give the runs of scikit-learn's results, which without split indices cannot tell them
+    "cross_validate": "pass return_indices=True to cross_validate (its splits then tell the runs), or give runs=r "
+                      "(or folds=k, or rho=): without split indices repeated k-fold looks like one run",
+    "cv_results": "give folds=k (or runs=r, or rho=): a search's cv_results_ hold no split indices, so repeated "
+                  "k-fold looks like one run"}
 MISSING = ("NA", "NaN", "nan", "", "-")  # a missing score as R, pandas and people write it (and an empty cell)
 
 
@@ -60,7 +65,7 @@ class Source:
     columns: dict  # role -> the column it came from, for the error messages
     one_run_assumed: bool  # no run labels and no runs=/folds=: every score of a data set is one run
     runs_unsplittable: bool = False  # fold labels without run labels: runs=/folds= cannot split them into runs
-    splits_unindexed: bool = False  # cross_validate results without indices: nothing tells repeated k-fold apart
+    splits_unindexed: str = ""  # scikit-learn's results without split indices: how to give their runs
 
 
 def missing_scores(values: pd.Series, na_values=()) -> np.ndarray:
@@ -503,8 +508,9 @@ def _from_cv_results(frame, algorithms, layout, datasets, name, decimal_comma, s
         raise ValueError(f"candidate {names[i]!r}: {columns[j]} is {values.iloc[i, j]!r}, not a number")
     blocks = _select(dict(zip(names, numbers[:, None, :])), algorithms, "the cv_results_ candidates")
     datasets = [_one_name(datasets, name)]
+    one_run = layout["runs"] is None and layout["folds"] is None
     return Source(arrays_to_frame(blocks, datasets=datasets, **layout), "row {}".format, dict(zip(ROLES, ROLES)),
-                  layout["runs"] is None and layout["folds"] is None)
+                  one_run, splits_unindexed=UNINDEXED["cv_results"] if one_run else "")
 
 
 def _absent(value) -> bool:
@@ -527,7 +533,7 @@ def _from_cross_validate(results, algorithms, layout, datasets, name, scoring) -
         frames.append(frame)
         one_run |= assumed
     return Source(pd.concat(frames, ignore_index=True), "row {}".format, dict(zip(ROLES, ROLES)), one_run,
-                  splits_unindexed=one_run)  # one run assumed only when the splits carry no indices
+                  splits_unindexed=UNINDEXED["cross_validate"] if one_run else "")  # one run: no indices
 
 
 def _cross_validate_frame(dataset, by_algorithm, layout, scoring):

@@ -132,8 +132,6 @@ CLI_SPELLINGS = ((re.compile(r"\bcolumns=\{\"dataset\": (\w+)\}"), r"--column da
                  (re.compile(r"\bhigher_is_better=False"), "--lower-is-better"),
                  (re.compile(r"\bn_test= with n_train="), "n_test and n_train columns"),
                  (re.compile(r"\bencoding='([^']*)'"), r"--encoding \1"),
-                 (re.compile(r"\bx holds (\d+) data sets?\b"), lambda m: f"FILE holds {m[1]} data set"
-                                                                         f"{'s' * (m[1] != '1')}"),
                  (re.compile(r"\b(algorithms|runs|folds|rho|rope|format|delimiter|scoring|encoding|na_values|"
                              r"exclude_algorithms|exclude_datasets)=(?:([\w.,]+)\b)?"),
                   lambda m: f"--{m[1].replace('_', '-')}" + (f" {m[2]}" if m[2] else "")))

@@ -111,12 +111,15 @@ def load_file(source, args, pair=None):
     (['naive_bayes', 'logistic', 'tree'], ['iris', 'wine', 'breast_cancer'])
     """
     algorithms = _names(args.algorithms) or pair
+    excluded = _names(args.exclude_algorithms)
+    if excluded and pair and algorithms == pair:  # only the pair is loaded: the others are left out already
+        excluded = [name for name in excluded if name in pair] or None
     try:
         return load_scores(source, format=args.format, algorithms=algorithms, columns=_parse_columns(args.column),
                            runs=args.runs, folds=args.folds, rho=args.rho, higher_is_better=not args.lower_is_better,
                            encoding=args.encoding, delimiter={"tab": "\t"}.get(args.delimiter, args.delimiter),
                            scoring=args.scoring, na_values=_names(args.na_values),
-                           exclude_algorithms=_names(args.exclude_algorithms),
+                           exclude_algorithms=excluded,
                            exclude_datasets=_names(args.exclude_datasets))
     except UnknownAlgorithmError as err:
         if args.algorithms:

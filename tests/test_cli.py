@@ -410,6 +410,8 @@ def test_exclude_options_leave_out_and_name_unknown_names(messy_csv, capsys):
           "--exclude-algorithms", "passive", "--exclude-datasets", "dataset_01,dataset_03"])
     out, err = capsys.readouterr()
     assert "on 78 data sets" in out and "dataset_01 " not in out and "warning" not in err
+    main(["compare", str(messy_csv), "-a", "lr", "-b", "ridge", "--exclude-algorithms", "passive"])  # not loaded
+    assert "on 80 data sets" in capsys.readouterr().out
     _fails(["compare", str(messy_csv), "--exclude-datasets", "dataset_01,iris"], capsys,
            "--exclude-datasets names ['iris'], not in the scores")
     _fails(["report", str(messy_csv), "-o", str(messy_csv.parent / "r"), "--exclude-algorithms", "svm"], capsys,

@@ -56,7 +56,7 @@ from functools import cached_property
 
 import numpy as np
 
-from ._args import check_count, check_flag, check_real
+from ._args import check_count, check_flag, check_real, warn_percent_scale
 from .data.scores import warn_one_run
 from .pairwise.intraclass import folds_from_runs
 from .pairwise.rank_tests import bayesian_sign_test, bayesian_signed_rank, heaviside
@@ -445,6 +445,7 @@ class HierarchicalTest(_SampledTest):
         from .hierarchical.model import PRIORS
 
         x, y = _scores(x, y, 2, "data sets x scores")
+        warn_percent_scale(x, y, rope, stacklevel=3)  # the caller of HierarchicalTest(...)
         folds = _folds(runs, x.shape[1])
         bounds = {"lower_alpha": lower_alpha, "upper_alpha": upper_alpha, "lower_beta": lower_beta,
                   "upper_beta": upper_beta}

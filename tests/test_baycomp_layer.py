@@ -392,6 +392,8 @@ def test_percent_scores_with_a_rope_for_fractions_are_warned():
     for call in (bc.two_on_single, bc.two_on_multiple, bc.SignTest.probs):
         with pytest.warns(AssumptionWarning, match="rope=0.01 is 0.01 percentage points"):
             call(x, y, rope=0.01)
+    with pytest.warns(AssumptionWarning, match="rope=0.01 is 0.01"), pytest.raises(ValueError, match="chains"):
+        bc.HierarchicalTest([x, y], [y, x], rope=0.01, chains=0)  # said before any work (chains=0 stops it)
         with warnings.catch_warnings():
             warnings.simplefilter("error", AssumptionWarning)
             call(x, y, rope=1)

@@ -5,7 +5,8 @@
 >>> 0 <= float(res.p_right) <= 1
 True
 """
-from .data.scores import AssumptionWarning, differences, example_path, load_scores, mean_differences
+from .data.scores import (AssumptionWarning, MissingScoresWarning, differences, example_path, load_scores,
+                          mean_differences, missing_cells)
 from .pairwise.frequentist import TTestResult, corrected_ttest, paired_ttest
 from .pairwise.intraclass import SufficientStats, intraclass_fold_logp, intraclass_logp, resolve_rho
 from .pairwise.pairs import compare_all_pairs, format_pairs
@@ -18,14 +19,14 @@ from .pairwise.ttest import CorrelatedTTestResult, DegenerateWarning, correlated
 
 __all__ = [
     "AssumptionWarning", "ConvergenceWarning", "CorrelatedTTestResult", "DegenerateWarning", "HierarchicalResult",
-    "ImpreciseSignedRankResult", "JointResult", "NormalGamma", "OutlierWarning", "PlackettLuceResult",
-    "PoissonBinomial", "PoissonTestResult", "RegionProbabilities", "SufficientStats", "TTestResult",
-    "bayesian_sign_test", "bayesian_signed_rank", "compare_all_pairs", "corrected_ttest", "correlated_ttest",
-    "dataset_ranks", "differences", "example_path", "format_pairs", "hierarchical_model", "hierarchical_test",
-    "hierarchical_tests", "imprecise_signed_rank", "intraclass_fold_logp", "intraclass_logp", "joint_model",
-    "joint_test", "load_scores", "mean_differences", "order_by_ranking", "paired_ttest", "plackett_luce",
-    "plackett_luce_model", "poisson_binomial_monte_carlo", "poisson_test", "resolve_rho", "sign_test",
-    "wilcoxon_test", "write_report",
+    "ImpreciseSignedRankResult", "JointResult", "MissingScoresWarning", "NormalGamma", "OutlierWarning",
+    "PlackettLuceResult", "PoissonBinomial", "PoissonTestResult", "RegionProbabilities", "SufficientStats",
+    "TTestResult", "bayesian_sign_test", "bayesian_signed_rank", "compare_all_pairs", "corrected_ttest",
+    "correlated_ttest", "dataset_ranks", "differences", "example_path", "format_pairs", "hierarchical_model",
+    "hierarchical_test", "hierarchical_tests", "imprecise_signed_rank", "intraclass_fold_logp", "intraclass_logp",
+    "joint_model", "joint_test", "load_scores", "mean_differences", "missing_cells", "order_by_ranking",
+    "paired_ttest", "plackett_luce", "plackett_luce_model", "poisson_binomial_monte_carlo", "poisson_test",
+    "resolve_rho", "sign_test", "wilcoxon_test", "write_report",
 ]
 __version__ = "0.1.0"
 # these import PyMC

@@ -2,8 +2,13 @@
 from __future__ import annotations
 
 import numbers
+import warnings
 
 import numpy as np
+
+
+class AssumptionWarning(UserWarning):
+    """``load_scores`` assumed something it was not told; the message says what, and how to say otherwise."""
 
 
 def _scalar(name, value):
@@ -148,6 +153,47 @@ def check_finite_array(name, values):
     if bad.any():
         where = tuple(int(i) for i in np.argwhere(bad)[0])
         raise ValueError(f"{name} contains NaN or inf (first at index {where})")
+
+
+def counted(n, noun) -> str:
+    """``n`` and ``noun``, plural unless n is 1.
+
+    >>> counted(1, "run"), counted(10, "fold")
+    ('1 run', '10 folds')
+    """
+    return f"{n} {noun}{'s' * (int(n) != 1)}"
+
+
+PERCENT_ROPE = 0.1  # a rope at most this wide on 0-100 scores is a rope for scores in [0, 1] read as points
+
+
+def warn_percent_scale(x, y=(), rope="unknown", *, stacklevel):
+    """Warn (:class:`AssumptionWarning`) when the scores ``x`` and ``y`` look like percentages (the finite ones all
+    in [0, 100], some above 1) and ``rope`` (a half-width or (lo, hi)) is at most 0.1 wide, as a rope for scores in
+    [0, 1] is: it is read in the scores' units, percentage points. ``y`` None: ``x`` holds differences B - A,
+    which say nothing of the scale; ``rope`` None or 0: no rope, nothing to warn of; "unknown" (the default, for
+    scores read before any rope is given): warn whatever the rope.
+
+    >>> import pytest
+    >>> with pytest.warns(AssumptionWarning, match="rope=0.01 is 0.01 percentage points"):
+    ...     warn_percent_scale([80.0, 82.5], [81.0, 85.0], rope=0.01, stacklevel=1)
+    """
+    if y is None or rope is None:
+        return
+    half = None if isinstance(rope, str) else max(abs(v) for v in as_rope(rope))
+    if half is not None and not 0 < half <= PERCENT_ROPE:
+        return
+    try:
+        values = np.concatenate([np.ravel(np.asarray(v, dtype=float)) for v in (x, y)])
+    except (TypeError, ValueError):  # not numbers: the caller's checks say so
+        return
+    values = values[np.isfinite(values)]
+    if len(values) and values.min() >= 0 and values.max() <= 100 and values.max() > 1:
+        rope_words = "rope=0.01 means 0.01 percentage points" if half is None else \
+            f"rope={half:g} is {half:g} percentage points"
+        warnings.warn(f"the scores look like percentages (all in [0, 100], the largest {values.max():g}): every "
+                      f"rope is in the scores' units, so {rope_words}; give ropes in points (rope=1 is one point) "
+                      "or divide the scores by 100", AssumptionWarning, stacklevel=stacklevel + 1)
 
 
 SAMPLERS = ("pymc", "nutpie")  # the NUTS implementations PyMC models can be sampled with

@@ -50,12 +50,13 @@ Where this layer departs from baycomp, on purpose:
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import numbers
 from functools import cached_property
 
 import numpy as np
 
-from ._args import check_count, check_flag, check_real
+from ._args import check_count, check_flag, check_real, warn_percent_scale
 from .data.scores import warn_one_run
 from .pairwise.intraclass import folds_from_runs
 from .pairwise.rank_tests import bayesian_sign_test, bayesian_signed_rank, heaviside
@@ -337,6 +338,11 @@ class _SampledTest:
     NSAMPLES = 50000
 
     def __new__(cls, x, y, rope=0, *, nsamples=None, random_state=None, names=None, **kwargs):
+        takes = list(inspect.signature(cls._posterior).parameters)
+        unknown = [name for name in kwargs if name not in takes]
+        if unknown:
+            raise TypeError(f"{cls.__name__} got an unexpected keyword argument {unknown[0]!r}: it takes "
+                            f"{', '.join(takes)}")
         nsamples = cls.NSAMPLES if nsamples is None else _nsamples(nsamples)
         return cls._posterior(x, y, _rope(rope), nsamples=nsamples, random_state=_random_state(random_state),
                               names=_names(names), **kwargs)
@@ -439,6 +445,7 @@ class HierarchicalTest(_SampledTest):
         from .hierarchical.model import PRIORS
 
         x, y = _scores(x, y, 2, "data sets x scores")
+        warn_percent_scale(x, y, rope, stacklevel=3)  # the caller of HierarchicalTest(...)
         folds = _folds(runs, x.shape[1])
         bounds = {"lower_alpha": lower_alpha, "upper_alpha": upper_alpha, "lower_beta": lower_beta,
                   "upper_beta": upper_beta}

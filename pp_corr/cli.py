@@ -11,23 +11,22 @@ from __future__ import annotations
 import argparse
 import functools
 import itertools
-import re
 import sys
 import tempfile
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from . import __version__
 from ._args import SAMPLERS, check_count, check_probability_level, check_real
-from .data.scores import example_path, load_scores
-from .data.sources import DELIMITERS, FORMATS, UnknownAlgorithmError
+from .cli_reading import add_reading_options, cli_spelling, input_file, load_file, option
+from .data.scores import example_path
 from .execution import check_scheduler
 from .hierarchical.exact import METHODS
 from .pairwise.pairs import compare_all_pairs, format_pairs
 from .pairwise.poisson_test import poisson_test
+from .pairwise.rank_tests import bayesian_signed_rank
 from .pairwise.priors import NormalGamma
 from .pairwise.ttest import DegenerateWarning
 from .reporting.figure_files import figure_stem, pair_figures, save_figure
@@ -66,6 +65,24 @@ def format_table(result, confidence_level=0.95, *, negated=False) -> str:
     return f"{title}\n{table.to_string()}{note}"
 
 
+def format_signed_rank(result, alpha=0.05) -> str:
+    """The Bayesian signed-rank test of a pair across data sets, printed beside the Poisson test: its decision tells
+    practical equivalence ("rope") from no decision ("none"), which the Poisson test's "none" does not.
+
+    >>> from pp_corr import bayesian_signed_rank, load_scores, example_path
+    >>> res = bayesian_signed_rank(load_scores(example_path()), algorithms=("logistic", "knn"), rope=0.01,
+    ...                            random_seed=0)
+    >>> print(format_signed_rank(res).splitlines()[-1])
+      decision at alpha = 0.05: none (undecided: no region is the largest in more than 95% of the draws)
+    """
+    decision = result.decision(alpha)
+    share = f"in more than {100 * (1 - alpha):g}% of the draws"
+    meaning = {"rope": f"practically equivalent: the rope is the largest region {share}",
+               "none": f"undecided: no region is the largest {share}"}.get(
+        decision, f"{decision} better: its region is the largest {share}")
+    return f"{result!r}\n  decision at alpha = {alpha:g}: {decision} ({meaning})"
+
+
 def pair_frame(result) -> pd.DataFrame:
     """One row per data set of a Poisson test, with stable column names whatever the algorithms are called:
     ``a, b, dataset, mean, lower, upper, p_left, p_rope, p_right, pvalue, degenerate`` (the correlated t-test,
@@ -95,16 +112,6 @@ def pair_record(result) -> dict:
             .to_dict(orient="records")}
 
 
-def _parse_columns(items):
-    mapping = {}
-    for item in items or []:
-        role, sep, name = item.partition("=")
-        if not sep or not role or not name:
-            raise ValueError(f"--column takes ROLE=NAME (e.g. score=accuracy), got {item!r}")
-        mapping[role] = name
-    return mapping
-
-
 def _parse_prior(text):
     if text in (None, "matching"):
         return NormalGamma.matching()
@@ -118,15 +125,6 @@ def _parse_prior(text):
         raise ValueError(f"--prior {text}: {err}") from None
 
 
-def _input_file(text) -> Path:
-    path = Path(text)
-    if not path.exists():
-        raise ValueError(f"{path}: no such file")
-    if path.is_dir():
-        raise ValueError(f"{path} is a directory, not a CSV file")
-    return path
-
-
 def _pair_options(args):
     """The pair named by -a and -b, or None (all pairs)."""
     if not (args.a or args.b):
@@ -136,42 +134,6 @@ def _pair_options(args):
     if args.a == args.b:
         raise ValueError(f"-a and -b name the same algorithm {args.a!r}: nothing to compare")
     return args.a, args.b
-
-
-def _load(source, args, pair=None):
-    """``load_scores`` with the options of reading FILE; -a and -b load only that pair unless --algorithms."""
-    algorithms = [name.strip() for name in args.algorithms.split(",")] if args.algorithms else pair
-    try:
-        return load_scores(source, format=args.format, algorithms=algorithms, columns=_parse_columns(args.column),
-                           runs=args.runs, folds=args.folds, rho=args.rho, higher_is_better=not args.lower_is_better,
-                           encoding=args.encoding, delimiter={"tab": "\t"}.get(args.delimiter, args.delimiter),
-                           scoring=args.scoring)
-    except UnknownAlgorithmError as err:
-        if args.algorithms:
-            raise ValueError(f"--algorithms names {err.unknown}, not in {source} (it has {err.have})") from None
-        name = err.unknown[0]
-        raise ValueError(f"{'-a' if name == pair[0] else '-b'} {name!r} is not in {source} "
-                         f"(it has {err.have})") from None
-
-
-# The Python spellings in the library's messages, and how a command-line user says the same
-CLI_SPELLINGS = ((re.compile(r"\bcolumns=(\.\.\.)?"), "--column ROLE=NAME"),
-                 (re.compile(r"\bhigher_is_better=False"), "--lower-is-better"),
-                 (re.compile(r"\bn_test= with n_train="), "n_test and n_train columns"),
-                 (re.compile(r"\bencoding='([^']*)'"), r"--encoding \1"),
-                 (re.compile(r"\b(algorithms|runs|folds|rho|rope|format|delimiter|scoring|encoding)=(?:([\w.,]+)\b)?"),
-                  lambda m: f"--{m[1]}" + (f" {m[2]}" if m[2] else "")))
-
-
-def cli_spelling(message: str) -> str:
-    """``message`` with the library's argument names spelled as pp-corr's options.
-
-    >>> cli_spelling("missing column(s) ['score'] (rename them with columns=...); give runs=r or rho=")
-    "missing column(s) ['score'] (rename them with --column ROLE=NAME); give --runs r or --rho"
-    """
-    for pattern, replacement in CLI_SPELLINGS:
-        message = pattern.sub(replacement, message)
-    return message
 
 
 def _pairs(scores, args, source):
@@ -225,11 +187,11 @@ def _write_figures(directory, formats, figures):
 
 
 def _compare(args):
-    source = _input_file(args.file)
+    source = input_file(args.file)
     output = check_output_file(args.output) if args.output else None
     plots_dir = _check_plot_options(args)
     prior = _parse_prior(args.prior)
-    scores = _load(source, args, _pair_options(args))
+    scores = load_file(source, args, _pair_options(args))
     pairs = _pairs(scores, args, source)
     if args.allow_unconverged and not args.hierarchical:
         raise ValueError("--allow-unconverged applies to --hierarchical only")
@@ -240,6 +202,9 @@ def _compare(args):
     unknown = [d for d in args.plot_dataset or [] if d not in set(scores.dataset.values)]
     if unknown:
         raise ValueError(f"--plot-dataset {unknown[0]!r} is not in {source} (it has {list(scores.dataset.values)})")
+    if args.hierarchical and scores.sizes["dataset"] < 2:
+        raise ValueError(f"--hierarchical models the population of data sets, and {source} holds one "
+                         f"({scores.dataset.values[0]}): leave it out to compare on that data set")
     if args.hierarchical:
         _compare_hierarchical(scores, pairs, args, output, plots_dir)
     elif args.all_pairs:
@@ -270,6 +235,8 @@ def _compare(args):
             print(format_table(result.per_dataset, negated=args.lower_is_better), end="\n\n")
             if result.distribution.n_trials > 1:
                 print(result, end="\n\n")
+                print(format_signed_rank(bayesian_signed_rank(scores, algorithms=result.names, rope=args.rope,
+                                                              random_seed=args.seed), args.alpha), end="\n\n")
         if output:
             write_result(output, lambda: [pair_record(r) for r in results],
                          lambda: pd.concat([pair_frame(r) for r in results], ignore_index=True))
@@ -315,14 +282,14 @@ def _compare_hierarchical(scores, pairs, args, output, plots_dir=None):
 def _report(args):
     from .reporting.report import check_report_directory, write_report  # PyMC: imported when asked for
 
-    source = _input_file(args.file)
+    source = input_file(args.file)
     directory = check_report_directory(args.output, args.overwrite, name="--output", allow="--overwrite")
     prior = _parse_prior(args.prior)
     if args.method != "auto" and not args.hierarchical:
         raise ValueError("--method applies to --hierarchical only")
     if args.sampler != "pymc" and not (args.hierarchical or args.joint):
         raise ValueError("--sampler applies to --hierarchical and --joint only")
-    scores = _load(source, args)
+    scores = load_file(source, args)
     for option, asked in (("--hierarchical", args.hierarchical), ("--joint", args.joint)):
         if asked and scores.sizes["dataset"] < 2:
             raise ValueError(f"{option} models the population of data sets, and {source} holds one "
@@ -336,17 +303,13 @@ def _report(args):
 
 
 def _demo(args):
-    args.file, args.column, args.prior, args.output, args.seed = str(example_path()), None, None, None, 0
-    args.a, args.b, args.all_pairs, args.hierarchical, args.lower_is_better = "logistic", "knn", False, False, False
-    args.alpha, args.encoding, args.allow_unconverged, args.method = 0.05, "utf-8", False, "auto"
-    args.sampler = "pymc"
-    args.format, args.algorithms, args.runs, args.folds, args.rho = "auto", None, None, None, None
-    args.delimiter, args.scoring = None, None
-    args.plots, args.plot_format, args.plot_dataset = None, None, None
+    """compare on the embedded example: one pair, then every pair (the options of compare at their defaults)."""
+    pair = _build_parser().parse_args(["compare", str(example_path()), "-a", "logistic", "-b", "knn",
+                                       "--rope", repr(args.rope)])
     print(f"Embedded example: {example_path().name} (scikit-learn classifiers, 10 runs of 10-fold CV)\n")
-    _compare(args)
-    args.a, args.b, args.all_pairs = None, None, True  # every classifier of the example
-    _compare(args)
+    _compare(pair)
+    pair.a, pair.b, pair.all_pairs = None, None, True  # every classifier of the example
+    _compare(pair)
 
 
 def format_rates(rates) -> str:
@@ -510,6 +473,7 @@ def format_replicability(table) -> str:
     """The replicability table as text: shares of H1 and indeterminate, R over all, IDP-determinate and
     IDP-indeterminate subsets.
 
+    >>> from pp_corr import load_scores
     >>> from pp_corr.studies.replicability import replicability_decisions, replicability_table
     >>> table = replicability_table(replicability_decisions(load_scores(example_path()), subset_size=3,
     ...                                                     n_subsets=20, n_draws=200, random_seed=0))
@@ -528,10 +492,10 @@ def format_replicability(table) -> str:
 def _replicability(args):
     from .studies.replicability import replicability_decisions, replicability_table
 
-    source = _input_file(args.file)
+    source = input_file(args.file)
     output = check_output_file(args.output, suffixes=(".csv",)) if args.output else None
     pair = _pair_options(args)
-    scores = _load(source, args, pair)
+    scores = load_file(source, args, pair)
     decisions = replicability_decisions(scores, pairs=None if pair is None else [pair], subset_size=args.subset_size,
                                         n_subsets=args.subsets, loss_ratio=args.loss_ratio, alpha=args.alpha,
                                         n_draws=args.draws, random_seed=args.seed)
@@ -541,21 +505,6 @@ def _replicability(args):
         write_files({output: lambda p: table.to_csv(p)})
 
 
-def _option(check, parse=float, **limits):
-    """An argparse type: parse the text, then apply one of the shared checks (its message names the option)."""
-    def convert(text):
-        try:
-            value = parse(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected {'a whole number' if parse is int else 'a number'}, "
-                                             f"got {text!r}") from None
-        try:
-            return check("the value", value, **limits)
-        except (ValueError, TypeError) as err:
-            raise argparse.ArgumentTypeError(str(err)) from None
-    return convert
-
-
 class _Parser(argparse.ArgumentParser):
     """argparse with one-line errors: ``pp-corr: <message>`` and exit status 2."""
 
@@ -563,18 +512,37 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"pp-corr: {message} (see pp-corr {' '.join(self.prog.split()[1:])} --help)\n")
 
 
+EXAMPLES = {  # the epilog of each --help: what to type
+    "pp-corr": ["pp-corr demo", "pp-corr compare scores.csv -a lr -b ridge", "pp-corr report scores.csv -o report"],
+    "compare": ["pp-corr compare scores.csv -a lr -b ridge --rope 0.01",
+                "pp-corr compare scores.csv --all-pairs --exclude-algorithms passive",
+                "pp-corr compare results.csv --column dataset=db --na-values failed -a lr -b ridge"],
+    "report": ["pp-corr report scores.csv -o report --rope 0.01"],
+    "simulate": ["pp-corr simulate toy --repetitions 500 -o toy"],
+    "replicability": ["pp-corr replicability scores.csv -a lr -b ridge --subsets 200"],
+    "demo": ["pp-corr demo --rope 0.02"],
+}
+
+
+def _examples(command) -> dict:
+    """The keywords of a parser whose --help ends with the examples of ``command``."""
+    return {"epilog": "examples:\n" + "\n".join(f"  {line}" for line in EXAMPLES[command]),
+            "formatter_class": argparse.RawDescriptionHelpFormatter}
+
+
 def _build_parser() -> argparse.ArgumentParser:
-    rope = _option(check_real, low=0)
-    level = _option(check_probability_level)
-    seed = _option(check_count, parse=int, minimum=0)
+    rope = option(check_real, low=0)
+    level = option(check_probability_level)
+    seed = option(check_count, parse=int, minimum=0)
     parser = _Parser(prog="pp-corr", description="Bayesian comparison of algorithms assessed by cross-validation: "
                      "per-fold scores of several algorithms on one or many data sets. Errors name the option or path "
                      "(exit status 2 for a wrong option, 1 for other errors, 3 when a hierarchical fit with --method "
-                     "mcmc did not converge); tables go to stdout, progress and warnings to stderr.")
+                     "mcmc did not converge); tables go to stdout, progress and warnings to stderr.",
+                     **_examples("pp-corr"))
     parser.add_argument("--version", action="version", version=f"pp-corr {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     cmp_ = sub.add_parser("compare", help="compare algorithms on their per-fold scores (a CSV or JSON file: see "
-                                          "--format)")
+                                          "--format)", **_examples("compare"))
     cmp_.add_argument("-a", help="algorithm A (the baseline)")
     cmp_.add_argument("-b", help="algorithm B (positive differences: B better)")
     _add_analysis_options(cmp_, rope, level, seed)
@@ -600,7 +568,8 @@ def _build_parser() -> argparse.ArgumentParser:
     cmp_.add_argument("--plot-dataset", action="append", metavar="DATASET",
                       help="with --plots: also the posterior of each pair on this data set (repeatable)")
     cmp_.set_defaults(func=_compare)
-    rep = sub.add_parser("report", help="compare all algorithms and write a report: Markdown, HTML, LaTeX tables")
+    rep = sub.add_parser("report", help="compare all algorithms and write a report: Markdown, HTML, LaTeX tables",
+                         **_examples("report"))
     rep.add_argument("--output", "-o", required=True, metavar="DIR",
                      help="directory of the report (created; it must be new or empty unless --overwrite)")
     _add_analysis_options(rep, rope, level, seed)
@@ -619,20 +588,21 @@ def _build_parser() -> argparse.ArgumentParser:
                      help="write into a directory that is not empty, replacing the report's files (only those)")
     rep.set_defaults(func=_report)
     sim = sub.add_parser("simulate", help="the simulation studies of Corani & Benavoli 2015, of the Bayesian "
-                                          "signed-rank paper (Benavoli et al. 2014) and of Nadeau & Bengio 2003")
+                                          "signed-rank paper (Benavoli et al. 2014) and of Nadeau & Bengio 2003",
+                         **_examples("simulate"))
     sim.add_argument("study", choices=["experiment1", "experiment2", "toy", "signed-rank", "nadeau-bengio"],
                      help="experiment1: the same gap on 50 data sets; experiment2: Cauchy gaps; toy: the toy example; "
                           "signed-rank: losses of Wilcoxon, DP and imprecise DP over Delta; nadeau-bengio: sizes and "
                           "power of the seven procedures with the learners in the loop")
-    sim.add_argument("--repetitions", type=_option(check_count, parse=int),
+    sim.add_argument("--repetitions", type=option(check_count, parse=int),
                      help="repetitions of each setting (default 5000; signed-rank: 1000 runs per Delta; "
                           "nadeau-bengio: 4000 regression and 500 classification data sets, about half an hour)")
-    sim.add_argument("--draws", type=_option(check_count, parse=int), default=5000,
+    sim.add_argument("--draws", type=option(check_count, parse=int), default=5000,
                      help="signed-rank: Dirichlet draws per test (default 5000)")
     where = sim.add_mutually_exclusive_group()
-    where.add_argument("--workers", type=_option(check_count, parse=int),
+    where.add_argument("--workers", type=option(check_count, parse=int),
                        help="workers of the local Dask cluster (default and at most: the number of cores)")
-    where.add_argument("--scheduler", type=_option(check_scheduler, parse=str),
+    where.add_argument("--scheduler", type=option(check_scheduler, parse=str),
                        help="run on the Dask cluster whose scheduler is at this address (tcp://HOST:PORT)")
     sim.add_argument("--alpha", type=level, default=0.05,
                      help="level of both tests (default 0.05); signed-rank: of the Wilcoxon test; nadeau-bengio: of "
@@ -643,24 +613,26 @@ def _build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--no-progress", action="store_true", help="no progress bar")
     sim.set_defaults(func=_simulate)
     rpl = sub.add_parser("replicability", help="how often Wilcoxon, the DP and IDP signed-rank tests and the Poisson "
-                                               "test give the same answer on random subsets of the data sets")
+                                               "test give the same answer on random subsets of the data sets",
+                         **_examples("replicability"))
     rpl.add_argument("file", help="scores, as for compare (see --format)")
     rpl.add_argument("-a", help="algorithm A of one pair (default: every pair, B the one of higher mean score)")
     rpl.add_argument("-b", help="algorithm B of that pair (H1: B better)")
-    rpl.add_argument("--subset-size", type=_option(check_count, parse=int, minimum=2), default=15,
+    rpl.add_argument("--subset-size", type=option(check_count, parse=int, minimum=2), default=15,
                      help="data sets in each subset (default 15)")
-    rpl.add_argument("--subsets", type=_option(check_count, parse=int, minimum=2), default=1000,
+    rpl.add_argument("--subsets", type=option(check_count, parse=int, minimum=2), default=1000,
                      help="subsets drawn (default 1000)")
-    rpl.add_argument("--draws", type=_option(check_count, parse=int), default=5000,
+    rpl.add_argument("--draws", type=option(check_count, parse=int), default=5000,
                      help="Dirichlet draws of the DP and IDP (default 5000)")
-    rpl.add_argument("--loss-ratio", type=_option(check_real, low=0, low_open=True), default=19.0,
+    rpl.add_argument("--loss-ratio", type=option(check_real, low=0, low_open=True), default=19.0,
                      help="l1 / l0: the Bayesian tests decide at t = ratio / (1 + ratio) (default 19: t = 0.95)")
     rpl.add_argument("--alpha", type=level, default=0.05, help="level of the Wilcoxon test (default 0.05)")
-    _add_reading_options(rpl)
+    add_reading_options(rpl)
     rpl.add_argument("--seed", type=seed, default=0, help="seed of the subsets and the draws (default 0)")
     rpl.add_argument("--output", "-o", help="write the table to a .csv file")
     rpl.set_defaults(func=_replicability)
-    dem = sub.add_parser("demo", help="run the comparison on the embedded scikit-learn example")
+    dem = sub.add_parser("demo", help="run the comparison on the embedded scikit-learn example",
+                         **_examples("demo"))
     dem.add_argument("--rope", type=rope, default=0.01, help="half-width of the rope (region of practical "
                      "equivalence), in accuracy (default 0.01)")
     dem.set_defaults(func=_demo)
@@ -675,34 +647,8 @@ def _add_analysis_options(parser, rope, level, seed):
                         help="half-width of the rope, in the scores' units (default 0.01)")
     parser.add_argument("--alpha", type=level, default=0.05, help="level of the decisions (default 0.05)")
     parser.add_argument("--prior", help="'matching' (default) or a Normal-Gamma 'mu0,k0,a,b'")
-    _add_reading_options(parser)
+    add_reading_options(parser)
     parser.add_argument("--seed", type=seed, default=0, help="seed of every random draw (default 0)")
-
-
-def _add_reading_options(parser):
-    """The options of reading FILE (see :func:`_load`)."""
-    parser.add_argument("--format", choices=[f for f in FORMATS if f != "arrays"], default="auto",
-                        help="layout of FILE (default auto: split<k>_test_ columns = cv_results, .json = "
-                             "cross_validate, columns algorithm and score = tidy, else wide)")
-    parser.add_argument("--algorithms", metavar="A,B,...",
-                        help="the algorithms to load (others are left out); in a wide table, its algorithm columns "
-                             "(default: every column but dataset, run, fold, n_test, n_train)")
-    parser.add_argument("--column", action="append", metavar="ROLE=NAME",
-                        help="column of a role (dataset, algorithm, run, fold, score), e.g. score=accuracy; without "
-                             "a dataset column FILE is one data set, without a run column one run")
-    parser.add_argument("--delimiter", choices=["tab" if d == "\t" else d for d in DELIMITERS],
-                        help="CSV delimiter (default: the one the header line has most of); with ';' decimal commas "
-                             "are read")
-    parser.add_argument("--encoding", default="utf-8", help="text encoding of FILE (default utf-8), e.g. cp1252")
-    parser.add_argument("--scoring", metavar="METRIC", help="the metric of cv_results / cross_validate results "
-                                                            "(default: score, or their only one)")
-    parser.add_argument("--runs", type=_option(check_count, parse=int),
-                        help="runs of cross-validation per data set (checked; splits rows without run labels)")
-    parser.add_argument("--folds", type=_option(check_count, parse=int),
-                        help="folds of one cross-validation run: rho = 1/folds (checked against the data)")
-    parser.add_argument("--rho", type=_option(check_real, low=0), help="the correlation rho of every data set")
-    parser.add_argument("--lower-is-better", action="store_true",
-                        help="the scores are errors or losses (lower is better): compare their negatives")
 
 
 def _show_warning(message, category, filename, lineno, file=None, line=None):

@@ -311,7 +311,14 @@ BAD_CALLS = [
     (lambda: bc.SignedRankTest.probs(X4, Y4, prior=-0.5), ValueError, "prior must be in"),
     (lambda: bc.SignTest.probs(X4, Y4, prior=(1.0, 5)), ValueError, "prior must be a strength or a pair"),
     (lambda: bc.SignTest.probs(X4, Y4, prior=(bc.SignTest.LEFT, 1.0)), ValueError, "prior must be a strength"),
-    (lambda: bc.SignTest.probs(X4, Y4, runs=2), TypeError, "runs"),
+    (lambda: bc.SignTest.probs(X4, Y4, runs=2), TypeError, "^SignTest got an unexpected keyword argument 'runs': "
+                                                           "it takes x, y, rope, prior, nsamples, random_state, names$"),
+    (lambda: bc.SignedRankTest.probs(X4, Y4, test="x"), TypeError, "^SignedRankTest got an unexpected keyword "
+                                                                   "argument 'test': it takes x, y, rope, prior,"),
+    (lambda: bc.two_on_multiple(X4, Y4, rope=1, test="x"), TypeError, "^SignedRankTest got an unexpected keyword "
+                                                                      "argument 'test'"),
+    (lambda: bc.HierarchicalTest.probs([X4, X4], [Y4, Y4], priors="older"), TypeError,
+     "^HierarchicalTest got an unexpected keyword argument 'priors': it takes x, y, rope, runs, lower_alpha"),
     (lambda: bc.HierarchicalTest(X4, Y4), ValueError, "x must be a 2-dimensional"),
     (lambda: bc.two_on_multiple([X4, X4], [Y4, Y4], runs=3), ValueError, "runs=3 does not divide"),
     (lambda: bc.two_on_multiple([X4, X4], [Y4, Y4], lower_alpha=3), ValueError, "lower_alpha, upper_alpha"),
@@ -377,3 +384,16 @@ def test_runs_not_given_is_baycomps_one_run_and_said_when_it_matters():
         bc.two_on_single(x[:10], y[:10], rope=0.01)
     with pytest.raises(ValueError, match="runs .r runs of k-fold"):
         pp_corr.correlated_ttest(x, y, rope=0.01)
+
+
+def test_percent_scores_with_a_rope_for_fractions_are_warned():
+    """baycomp's examples use percentages with rope=1: that is right; rope=0.01 on them is 0.01 points."""
+    x, y = [80.0, 82.0, 85.0, 81.0], [83.0, 84.0, 86.0, 85.0]
+    for call in (bc.two_on_single, bc.two_on_multiple, bc.SignTest.probs):
+        with pytest.warns(AssumptionWarning, match="rope=0.01 is 0.01 percentage points"):
+            call(x, y, rope=0.01)
+    with pytest.warns(AssumptionWarning, match="rope=0.01 is 0.01"), pytest.raises(ValueError, match="chains"):
+        bc.HierarchicalTest([x, y], [y, x], rope=0.01, chains=0)  # said before any work (chains=0 stops it)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", AssumptionWarning)
+            call(x, y, rope=1)

@@ -374,3 +374,78 @@ def test_regression_plot_options_need_plots(scores_csv, tmp_path, capsys):
            "--plot-dataset", "pair")
     _fails(["compare", str(scores_csv), "--plots", str(tmp_path), "--plot-format", "jpg"], capsys, "--plot-format")
     assert list(tmp_path.iterdir()) == [scores_csv]
+
+
+# --- real benchmark files: a text data-set column, NA for failed folds (issue 38) ------------------------------
+
+@pytest.fixture(scope="module")
+def messy_csv(tmp_path_factory):
+    """16 classifiers x 80 data sets x 10 folds, the data sets in the text column db, two failed folds written NA."""
+    from pp_corr.testing import messy_benchmark
+
+    path = tmp_path_factory.mktemp("messy") / "messy.csv"
+    messy_benchmark(random_seed=1).to_csv(path, index=False, na_rep="NA")
+    return path
+
+
+def test_a_pair_of_a_messy_file_on_its_80_data_sets_with_the_signed_rank_test_beside(messy_csv, capsys):
+    main(["compare", str(messy_csv), "-a", "lr", "-b", "ridge"])
+    out, err = capsys.readouterr()
+    assert "Poisson test, ridge vs lr on 80 data sets" in out and "molecular_biology_promoters_04 " in out
+    assert "decision at alpha = 0.05: none\n" in out  # the Poisson test cannot tell equivalence ...
+    assert "Bayesian signed-rank test (s = 0.5, z0 = 0.0), ridge vs lr, rope 0.01" in out  # ... its neighbour can
+    assert "decision at alpha = 0.05: rope (practically equivalent: the rope is the largest region in more than " \
+           "95% of the draws)" in out
+    assert "warning" not in err  # passive, with the failed folds, is not loaded
+
+
+def test_the_missing_folds_are_named_once_on_stderr(messy_csv, capsys):
+    main(["compare", str(messy_csv), "-a", "passive", "-b", "lr"])
+    err = capsys.readouterr().err
+    assert err == "pp-corr: warning: 2 missing scores, kept as NaN: passive on dataset_02, run 1: folds 3, 7\n"
+
+
+def test_exclude_options_leave_out_and_name_unknown_names(messy_csv, capsys):
+    main(["compare", str(messy_csv), "-a", "lr", "-b", "ridge", "--algorithms", "lr,ridge,passive",
+          "--exclude-algorithms", "passive", "--exclude-datasets", "dataset_01,dataset_03"])
+    out, err = capsys.readouterr()
+    assert "on 78 data sets" in out and "dataset_01 " not in out and "warning" not in err
+    main(["compare", str(messy_csv), "-a", "lr", "-b", "ridge", "--exclude-algorithms", "passive"])  # not loaded
+    assert "on 80 data sets" in capsys.readouterr().out
+    _fails(["compare", str(messy_csv), "--exclude-datasets", "dataset_01,iris"], capsys,
+           "--exclude-datasets names ['iris'], not in the scores")
+    _fails(["report", str(messy_csv), "-o", str(messy_csv.parent / "r"), "--exclude-algorithms", "svm"], capsys,
+           "--exclude-algorithms names ['svm']")
+
+
+def test_na_values_and_several_text_columns_in_the_options_words(tmp_path, capsys):
+    path = tmp_path / "s.csv"
+    pd.DataFrame({"db": ["iris"] * 3 + ["wine"] * 3, "note": "x", "fold": [1, 2, 3] * 2,
+                  "A": ["0.8", "failed", "0.7", "0.9", "0.85", "0.8"], "B": ["0.81", "0.9", "0.75"] * 2}).to_csv(
+        path, index=False)
+    _fails(["compare", str(path)], capsys, "several text columns ['db', 'note']", "say which with --column "
+           "dataset=NAME")
+    _fails(["compare", str(path), "--column", "dataset=db", "--algorithms", "A,B"], capsys,
+           "non-numeric score 'failed'")
+    main(["compare", str(path), "--column", "dataset=db", "--algorithms", "A,B", "--na-values", "failed"])
+    assert "A on iris, run 1: fold 2\n" in capsys.readouterr().err
+
+
+def test_messages_in_the_options_words(scores_csv, tmp_path, capsys):
+    one = tmp_path / "one.csv"
+    pd.read_csv(scores_csv).query("dataset == 'd1'").to_csv(one, index=False)
+    message = _fails(["compare", str(one), "-a", "A", "-b", "B", "--hierarchical"], capsys, "--hierarchical",
+                     "holds one (d1)")
+    assert "x holds" not in message
+    _fails(["compare", str(scores_csv), "--runs", "1"], capsys, "--runs 1 contradicts the data")
+    _fails(["compare", str(scores_csv), "--runs", "2", "--folds", "2"], capsys,
+           "--folds 2 contradicts the data: data set 'd1' holds 2 runs x 5 folds")
+
+
+@pytest.mark.parametrize("command", [[], ["compare"], ["report"], ["simulate"], ["replicability"], ["demo"]])
+def test_every_help_ends_with_an_example(command, capsys):
+    with pytest.raises(SystemExit):
+        main(command + ["--help"])
+    out = capsys.readouterr().out
+    examples = out.split("\nexamples:\n", 1)[1].splitlines()
+    assert examples and all(line.startswith("  pp-corr " + " ".join(command)) for line in examples)

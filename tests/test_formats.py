@@ -5,13 +5,14 @@ the command line; bad input is named, and the command line's messages use its ow
 The scikit-learn outputs are real: ``cross_validate`` and ``GridSearchCV`` run on iris and wine (a few seconds).
 """
 import json
+import warnings
 
 import numpy as np
 import pandas as pd
 import pytest
 import xarray as xr
 
-from pp_corr import AssumptionWarning, correlated_ttest, example_path, load_scores, poisson_test
+from pp_corr import AssumptionWarning, MissingScoresWarning, correlated_ttest, example_path, load_scores, poisson_test
 from pp_corr.cli import main
 
 sklearn = pytest.importorskip("sklearn", reason="scikit-learn (the dev extra) builds the cross_validate outputs")
@@ -130,7 +131,7 @@ def test_semicolon_with_decimal_points_too(tidy, tmp_path):
 
 def test_pair_when_a_third_algorithm_is_missing(tidy, tmp_path):
     holes = tidy[~((tidy.algorithm == "logistic") & (tidy.dataset == "wine"))]
-    with pytest.raises(ValueError, match="'wine', algorithm 'logistic': no scores"):
+    with pytest.warns(MissingScoresWarning, match="logistic on wine: no scores$"):  # a missing cell, not an error
         load_scores(holes)
     reference = load_scores(example_path(), algorithms=list(PAIR))
     same_as(load_scores(holes, algorithms=list(PAIR)), reference)
@@ -189,6 +190,19 @@ def test_cross_validate_equals_tidy(cv_outputs, tmp_path):
     same_as(load_scores(path), reference, nb_tree)
 
 
+def test_cross_validate_without_indices_is_never_a_silent_rho(cv_outputs):
+    """5 folds x 2 repeats without return_indices=True: 10 splits, read as one run (rho 1/10, not 1/5), and said."""
+    bare = {a: {"test_score": r["test_score"]} for a, r in cv_outputs["iris"].items()}
+    with pytest.warns(AssumptionWarning, match=r"the 10 scores of each data set are one run of 10-fold .*pass "
+                                               r"return_indices=True to cross_validate .*runs=r \(or folds=k"):
+        np.testing.assert_allclose(load_scores(bare).rho, 0.1)
+    with warnings.catch_warnings():  # the indices, or the runs, say it: no warning
+        warnings.simplefilter("error")
+        np.testing.assert_allclose(load_scores(cv_outputs["iris"]).rho, 0.2)
+        np.testing.assert_allclose(load_scores(bare, runs=2).rho, 0.2)
+        np.testing.assert_allclose(load_scores(bare, folds=5).rho, 0.2)
+
+
 def test_cross_validate_refuses_different_splits(cv_outputs):
     X, y = load_iris(return_X_y=True)
     other = cross_validate(GaussianNB(), X, y, cv=StratifiedKFold(5, shuffle=True, random_state=1),
@@ -228,7 +242,11 @@ def test_grid_search_equals_tidy(search, tmp_path):
     path = tmp_path / "search.csv"
     pd.DataFrame(search.cv_results_).to_csv(path, index=False)
     same_as(load_scores(path, datasets=["D1"]), reference, pair)
-    np.testing.assert_allclose(load_scores(search).rho, 1 / 5)
+    with pytest.warns(AssumptionWarning, match="one run of 5-fold .*give folds=k .*cv_results_ hold no split indices"):
+        np.testing.assert_allclose(load_scores(search).rho, 1 / 5)  # right for cv=5; said, as 5 could be 5 x 1
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        np.testing.assert_allclose(load_scores(search, folds=5).rho, 1 / 5)
     with pytest.raises(ValueError, match="folds = 2 .*does not split"):
         load_scores(search, folds=2)
     with pytest.raises(ValueError, match="scoring='f1' is not among the metrics"):
@@ -292,7 +310,7 @@ def test_cli_version(capsys):
     (lambda t: t, ["-a", "tree", "-b", "svm"], ["-b 'svm' is not in"]),
     (lambda t: wide_of(t).assign(note="x"), [], ["column 'note' holds no numbers", "--algorithms"]),
     (lambda t: t[t.dataset == "iris"].drop(columns="run").assign(fold=lambda f: f.groupby("algorithm").cumcount()),
-     ["--folds", "7"], ["folds = 7", "--rho"]),
+     ["--folds", "7"], ["--folds 7 contradicts", "--rho"]),
 ])
 def test_cli_errors_use_cli_spellings(capsys, tidy, tmp_path, make, argv, words):
     path = tmp_path / "bad.csv"

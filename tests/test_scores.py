@@ -1,8 +1,12 @@
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
 
-from pp_corr import correlated_ttest, load_scores
+import pp_corr
+from pp_corr import AssumptionWarning, MissingScoresWarning, correlated_ttest, load_scores, missing_cells
+from pp_corr.testing import messy_benchmark
 
 
 def tidy(datasets=("d1", "d2"), algorithms=("A", "B"), runs=2, folds=3, seed=0):
@@ -51,18 +55,128 @@ def test_different_runs_per_dataset():
 
 
 @pytest.mark.parametrize("mutate,message", [
-    (lambda f: f.assign(score=f.score.where(f.index != 5, np.nan)), "'d1', algorithm 'A'.*NaN"),
     (lambda f: f.assign(score=f.score.where(f.index != 7, np.inf)), "'d1', algorithm 'B'.*inf"),
     (lambda f: f.assign(score=f.score.astype(object).where(f.index != 13, "n/a")), "'d2', algorithm 'A'.*non-numeric"),
     (lambda f: pd.concat([f, f.iloc[[3]]]), "'d1', algorithm 'A'.*duplicate"),
-    (lambda f: f.drop(index=20), "'d2', algorithm 'B'.*missing cell run 1, fold 3"),
-    (lambda f: f[~((f.dataset == "d2") & (f.algorithm == "B"))], "'d2', algorithm 'B'.*algorithm missing"),
+    (lambda f: f.assign(score=f.score.where(f.dataset != "d2", np.nan)), "'d2'.*every score is missing"),
     (lambda f: f[(f.run == 1) & (f.fold == 1)], "'d1'.*fewer than 2"),
     (lambda f: f.drop(columns="fold"), "missing column"),
 ])
 def test_bad_input_names_dataset_and_algorithm(mutate, message):
     with pytest.raises(ValueError, match=message):
         load_scores(mutate(tidy()))
+
+
+# --- missing scores ---------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("mutate,cells", [
+    (lambda f: f.assign(score=f.score.where(f.index != 5, np.nan)), [("d1", "A", 2, [3])]),  # run 2, fold 3
+    (lambda f: f.drop(index=[20, 18]), [("d2", "B", 1, [1, 3])]),  # rows a tidy table lacks
+    (lambda f: f[~((f.dataset == "d2") & (f.algorithm == "B"))], [("d2", "B", 1, "all"), ("d2", "B", 2, "all")]),
+])
+def test_missing_scores_are_nan_and_named_once(mutate, cells):
+    with pytest.warns(MissingScoresWarning) as caught:
+        ds = load_scores(mutate(tidy()))
+    assert len(caught) == 1 and issubclass(MissingScoresWarning, AssumptionWarning)
+    assert [tuple(row) for row in missing_cells(ds).itertuples(index=False)] == cells
+    assert ds.score.shape == (2, 2, 2, 3) and int(ds.score.isnull().sum()) == sum(
+        3 if folds == "all" else len(folds) for *_, folds in cells)
+    complete = load_scores(tidy())  # every other score as it was
+    present = ds.score.notnull()
+    np.testing.assert_array_equal(ds.score.values[present.values], complete.score.values[present.values])
+    np.testing.assert_array_equal(ds.rho, complete.rho)
+
+
+def test_missing_cells_leave_the_design_alone():
+    frame = pd.concat([tidy(datasets=("d1",), runs=3), tidy(datasets=("d2",), runs=1, seed=1)])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert missing_cells(load_scores(frame)).empty  # d2's absent runs 2 and 3: not part of its design
+
+
+def test_messy_benchmark_loads_with_one_warning_naming_the_failed_folds(tmp_path):
+    path = tmp_path / "messy.csv"
+    messy_benchmark(random_seed=1).to_csv(path, index=False, na_rep="NA")
+    with pytest.warns(MissingScoresWarning) as caught:
+        ds = load_scores(path)
+    assert [str(w.message) for w in caught] == [
+        "2 missing scores, kept as NaN: passive on dataset_02, run 1: folds 3, 7"]
+    assert ds.score.shape == (80, 16, 1, 10) and ds.dataset.values[1] == "dataset_02"  # db: the data sets
+    assert np.isnan(ds.score.sel(dataset="dataset_02", algorithm="passive", fold=[3, 7])).all()
+    assert int(ds.score.isnull().sum()) == 2
+
+
+@pytest.mark.parametrize("spelling", ["NA", "NaN", "nan", "", "-", " NA "])
+def test_missing_spellings_in_wide_and_tidy_csv(tmp_path, spelling):
+    wide = pd.DataFrame({"db": ["iris"] * 3 + ["wine"] * 3, "fold": [1, 2, 3] * 2,
+                         "A": ["0.8", spelling, "0.7", "0.9", "0.85", "0.8"], "B": ["0.81", "0.9", "0.75"] * 2})
+    path = tmp_path / "wide.csv"
+    wide.to_csv(path, index=False)
+    tidy_path = tmp_path / "tidy.csv"
+    wide.melt(id_vars=["db", "fold"], var_name="algorithm", value_name="score").rename(
+        columns={"db": "dataset"}).to_csv(tidy_path, index=False)
+    for source in (path, tidy_path, pd.read_csv(path, dtype=str, keep_default_na=False)):
+        with pytest.warns(MissingScoresWarning, match="1 missing score, kept as NaN: A on iris, run 1: fold 2$"):
+            ds = load_scores(source)
+        assert ds.dataset.values.tolist() == ["iris", "wine"] and int(ds.score.isnull().sum()) == 1
+
+
+def test_na_values_adds_spellings(tmp_path):
+    path = tmp_path / "s.csv"
+    pd.DataFrame({"fold": [1, 2, 3], "A": ["0.8", "failed", "0.7"], "B": ["0.81", "0.9", "0.75"]}).to_csv(
+        path, index=False)
+    with pytest.raises(ValueError, match="non-numeric score 'failed'"):
+        load_scores(path)
+    with pytest.warns(MissingScoresWarning, match="A on s, run 1: fold 2"):
+        load_scores(path, na_values=["failed"])
+    with pytest.raises(TypeError, match="na_values must be a text or a list of texts"):
+        load_scores(path, na_values=0)
+
+
+def test_missing_scores_summarised_when_many():
+    frame = messy_benchmark(3, 40, random_seed=0, failed=[("lr", i, (1, 2)) for i in range(30)])
+    with pytest.warns(MissingScoresWarning) as caught:
+        load_scores(frame)
+    message = str(caught[0].message)
+    assert message.startswith("60 missing scores, kept as NaN: lr on dataset_01, run 1: folds 1, 2; ")
+    assert message.count(" on ") == 12 and message.endswith("; and 18 more (on 30 data sets in all)")
+
+
+# --- the data-set column ----------------------------------------------------------------------------------------
+
+def test_the_one_text_column_names_the_data_sets():
+    frame = messy_benchmark(3, 4, random_seed=0, failed=())
+    assert load_scores(frame).dataset.values.tolist() == [f"dataset_{i:02d}" for i in (1, 2, 3)] + [
+        "molecular_biology_promoters_04"]
+    assert load_scores(frame.drop(columns="fold")).sizes["dataset"] == 4  # rows in order, without a fold column
+    tidy_frame = frame.melt(id_vars=["db", "fold"], var_name="algorithm", value_name="score")
+    assert load_scores(tidy_frame).sizes["dataset"] == 4
+    assert load_scores(frame, algorithms=["lr", "ridge"]).sizes["dataset"] == 4
+
+
+def test_several_text_columns_are_named_in_the_error():
+    frame = messy_benchmark(3, 4, random_seed=0, failed=()).assign(note="ok")
+    with pytest.raises(ValueError, match=r"several text columns \['db', 'note'\] .*columns=\{\"dataset\": NAME\}"):
+        load_scores(frame)
+    assert load_scores(frame, columns={"dataset": "db"}, algorithms=["lr", "ridge"]).sizes["dataset"] == 4
+    with pytest.raises(ValueError, match="datasets= names the data sets of a source without a dataset column"):
+        load_scores(frame.drop(columns="note"), datasets=["x"])
+
+
+# --- leaving algorithms and data sets out -----------------------------------------------------------------------
+
+def test_exclude_algorithms_and_datasets():
+    frame = messy_benchmark(16, 3, random_seed=0)
+    with pytest.warns(MissingScoresWarning):
+        load_scores(frame)
+    ds = load_scores(frame, exclude_algorithms=["passive", "tree"], exclude_datasets=["dataset_03"])
+    assert "passive" not in ds.algorithm.values and ds.sizes["algorithm"] == 14
+    assert ds.dataset.values.tolist() == ["dataset_01", "dataset_02"]
+    assert not ds.score.isnull().any()
+    with pytest.raises(ValueError, match=r"exclude_datasets= names \['iris'\], not in the scores"):
+        load_scores(frame, exclude_datasets=["dataset_01", "iris"])
+    with pytest.raises(TypeError, match="exclude_algorithms must be a list of names"):
+        load_scores(frame, exclude_algorithms="passive")
 
 
 def test_bad_arguments():
@@ -238,7 +352,7 @@ def test_labelled_folds_without_runs_warn_with_advice_that_works():
     with_runs = frame.assign(run=(frame.fold - 1) // 10 + 1, fold=(frame.fold - 1) % 10 + 1)
     for ds in (no_warnings(lambda: load_scores(frame, rho=0.1)), no_warnings(lambda: load_scores(with_runs))):
         np.testing.assert_allclose(ds.rho, 0.1)
-    with pytest.raises(ValueError, match="runs = 10 contradicts the data"):
+    with pytest.raises(ValueError, match="runs=10 contradicts the data"):
         load_scores(frame, runs=10)
 
 
@@ -265,11 +379,12 @@ def test_folds_split_arrays_into_runs():
 
 @pytest.mark.parametrize("source,kwargs,message", [
     (lambda: tidy(runs=2, folds=3), {"folds": 6},
-     r"folds = 6 contradicts the data: data set 'd1' holds 2 run\(s\) x 3 folds"),
-    (lambda: tidy(runs=2, folds=3), {"folds": {"d1": 3, "d2": 2}}, "folds = 2 contradicts.*'d2'"),
-    (lambda: tidy(runs=2, folds=3), {"runs": 3}, r"runs = 3 contradicts the data: data set 'd1' holds 2 run\(s\)"),
+     "folds=6 contradicts the data: data set 'd1' holds 2 runs x 3 folds"),
+    (lambda: tidy(runs=2, folds=3), {"folds": {"d1": 3, "d2": 2}}, "folds=2 contradicts.*'d2'"),
+    (lambda: tidy(runs=2, folds=3), {"runs": 3}, "runs=3 contradicts the data: data set 'd1' holds 2 runs x 3 folds"),
+    (lambda: tidy(runs=1, folds=3), {"runs": 2}, "runs=2 contradicts the data: data set 'd1' holds 1 run x 3 folds"),
     (lambda: {"A": np.zeros((1, 100)), "B": np.ones((1, 100))}, {"runs": 10, "folds": 100},
-     r"folds = 100 contradicts the data: data set 'D1' holds 10 run\(s\) x 10 folds"),
+     "folds=100 contradicts the data: data set 'D1' holds 10 runs x 10 folds"),
 ])
 def test_design_arguments_that_contradict_the_data_are_errors(source, kwargs, message):
     with pytest.raises(ValueError, match=message):
@@ -340,8 +455,7 @@ def test_folds_numbered_across_runs_with_a_short_run_name_it():
                           "score": base.score})
     with pytest.raises(ValueError, match="data set 'x': run 2 has 3 folds where another run has 4"):
         load_scores(frame[frame.fold != 24])
-    with pytest.raises(ValueError, match="data set 'x', algorithm 'B': missing cell run 2, fold 24 .*leave the "
-                                         "algorithm out with algorithms="):
+    with pytest.warns(MissingScoresWarning, match="B on x, run 2: fold 4$"):  # fold 24: the 4th of run 2
         load_scores(frame[(frame.fold != 24) | (frame.algorithm != "B")])
     kept = load_scores(frame[(frame.fold != 24) | (frame.algorithm != "B")], algorithms=["A", "C"])
     assert kept.algorithm.values.tolist() == ["A", "C"]
@@ -384,3 +498,24 @@ def test_uci54_matches_a_pivot_of_the_file(uci54):
     assert sorted(uci54.dataset.values) == sorted(pivot.dataset.values)
     np.testing.assert_array_equal(uci54.score.values, pivot.sel(dataset=uci54.dataset, algorithm=uci54.algorithm,
                                                                 run=uci54.run, fold=uci54.fold).values)
+
+
+# --- scores in percent, given as arrays ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("test", [
+    lambda a, b, rope: pp_corr.poisson_test(a, b, rope=rope, folds=10),
+    lambda a, b, rope: pp_corr.correlated_ttest(a[0], b[0], rope=rope, folds=10),
+    lambda a, b, rope: pp_corr.bayesian_signed_rank(a.mean(axis=1), b.mean(axis=1), rope=rope, n_samples=100),
+    lambda a, b, rope: pp_corr.bayesian_sign_test(a.mean(axis=1), b.mean(axis=1), rope=rope, n_samples=100),
+])
+def test_percent_scores_as_arrays_with_a_rope_for_fractions_are_warned(test):
+    rng = np.random.default_rng(0)
+    a = rng.uniform(70, 90, (6, 10))
+    b = a + rng.normal(1, 1, a.shape)
+    with pytest.warns(AssumptionWarning, match=r"look like percentages \(all in \[0, 100\], the largest \d.*rope=0.01 "
+                                               "is 0.01 percentage points"):
+        test(a, b, 0.01)
+    with warnings.catch_warnings():  # a rope in points, or scores in [0, 1]: nothing to say
+        warnings.simplefilter("error", AssumptionWarning)
+        test(a, b, 1)
+        test(a / 100, b / 100, 0.01)

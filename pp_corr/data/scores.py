@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from .._args import b_minus_a, check_count, check_flag, check_real
+from .._args import AssumptionWarning, b_minus_a, check_count, check_flag, check_real, counted, warn_percent_scale
 from ..pairwise.intraclass import resolve_rho
 from .sources import read_source
 
@@ -19,15 +19,20 @@ LABELS = ("dataset", "algorithm", "run", "fold")  # read from a CSV as text, exa
 MAX_GRID_CELLS, MAX_GRID_RATIO = 100_000_000, 50  # refuse a (dataset, algorithm, run, fold) grid above both
 
 
-class AssumptionWarning(UserWarning):
-    """``load_scores`` assumed something it was not told; the message says what, and how to say otherwise."""
+MISSING_SHOWN = 12  # cells named one by one in the warning of missing scores; the rest are counted
 
 
-def warn_one_run(n, advice, *, stacklevel):
+class MissingScoresWarning(AssumptionWarning):
+    """``load_scores`` read missing scores (failed folds, an algorithm not run on a data set), kept as NaN; the
+    message names them (:func:`missing_cells` lists them)."""
+
+
+def warn_one_run(n, advice, *, stacklevel, always=False):
     """Say, with an :class:`AssumptionWarning`, that the ``n`` scores of a data set were taken as one run of n-fold
-    cross-validation (rho = 1/n), when n > 10 (a repeated cross-validation, read as one run, makes the tests far
-    too sure); ``advice`` says how to give the runs; ``stacklevel`` as the caller would give it to warnings.warn."""
-    if n > 10:
+    cross-validation (rho = 1/n), when n > 10 or ``always`` (nothing in the source could tell: a repeated
+    cross-validation, read as one run, makes the tests far too sure); ``advice`` says how to give the runs;
+    ``stacklevel`` as the caller would give it to warnings.warn."""
+    if n > 10 or always:
         warnings.warn(f"runs= not given: assumed the {n} scores of each data set are one run of {n}-fold "
                       f"cross-validation, so rho = 1/{n}; for r runs of k folds {advice}", AssumptionWarning,
                       stacklevel=stacklevel + 1)
@@ -35,7 +40,7 @@ def warn_one_run(n, advice, *, stacklevel):
 
 def load_scores(source, *, format="auto", algorithms=None, columns=None, runs=None, datasets=None, rho=None,
                 n_test=None, n_train=None, folds=None, higher_is_better=True, encoding=None, delimiter=None,
-                scoring=None) -> xr.Dataset:
+                scoring=None, na_values=None, exclude_algorithms=None, exclude_datasets=None) -> xr.Dataset:
     """Read per-fold scores and validate them.
 
     ``source`` is, by ``format`` (detected when ``"auto"``; :mod:`pp_corr.data.sources` says how):
@@ -43,8 +48,7 @@ def load_scores(source, *, format="auto", algorithms=None, columns=None, runs=No
     - ``"tidy"``: a CSV path or DataFrame with one row per data set, algorithm, run and fold (``columns`` maps
       the roles dataset/algorithm/run/fold/score to other column names);
     - ``"wide"``: a CSV path or DataFrame with one row per data set, run and fold and one column per algorithm:
-      ``algorithms`` or else every column that is not a dataset/run/fold (or n_test/n_train) column; an empty
-      cell is a score that is absent;
+      ``algorithms`` or else every column that is not a dataset/run/fold (or n_test/n_train) column;
     - ``"arrays"``: a mapping ``{algorithm: array}`` with one ``(q, n)`` array per algorithm as baycomp takes them
       (``n = runs * folds``: give ``runs`` or ``folds``, else one run of n folds is assumed; ``datasets`` names
       the q rows);
@@ -57,9 +61,11 @@ def load_scores(source, *, format="auto", algorithms=None, columns=None, runs=No
       ``split<k>_test_score`` (or ``_<scoring>``) the folds. The split sizes are not in it: rho = 1/k for its
       k splits, right for ``cv=k`` (one run of k-fold); for repeated k-fold give ``folds=k`` (or ``rho=``).
 
-    ``algorithms`` also chooses the algorithms to load in the other formats (others are left out, so a pair can
-    be compared where a third algorithm lacks some data sets). A table without a dataset column holds one data
-    set (named after the file, else "D1", or ``datasets=[name]``); without a run column every score is in run 1;
+    ``algorithms`` also chooses the algorithms to load in the other formats; ``exclude_algorithms`` and
+    ``exclude_datasets`` (lists of names) leave some out. A table's dataset column is its column ``dataset``, else
+    its one text column besides run and fold (several: an error naming them, ``columns={"dataset": NAME}`` chooses);
+    a table with neither holds one data set (named after the file, else "D1", or ``datasets=[name]``); without a
+    run column every score is in run 1;
     the rows of a wide table without run and fold columns are the scores in order, split into runs as arrays are.
     CSV files: ``delimiter`` is ``","``, ``";"`` or ``"\\t"``, by default the one the header line has most of;
     with ``";"`` decimal commas are read (``0,85``); ``encoding`` is the file's text encoding (UTF-8 by default).
@@ -70,6 +76,11 @@ def load_scores(source, *, format="auto", algorithms=None, columns=None, runs=No
     when every label is a number), so labels numbered across data sets cost no memory. Folds whose labels
     never repeat between the runs of a data set (numbered across runs) are matched within each run.
     Data sets may have different numbers of runs: absent runs are NaN in ``score``.
+
+    Missing scores (a failed fold, an algorithm not run on a data set) are NaN in ``score`` too: cells written
+    ``NA``, ``NaN``, ``nan``, ``-`` or empty, any of ``na_values`` (a text or a list of texts), NaN in a DataFrame,
+    arrays or scikit-learn's results (``error_score=np.nan``), or a row a tidy table lacks. A
+    :class:`MissingScoresWarning` names them; :func:`missing_cells` lists them.
 
     rho is fixed per data set by ``rho``, ``n_test`` with ``n_train``, or ``folds`` (each a scalar or a
     ``{dataset: value}`` mapping; a table may also carry ``n_test`` and ``n_train`` columns); by
@@ -101,13 +112,12 @@ def load_scores(source, *, format="auto", algorithms=None, columns=None, runs=No
     runs = None if runs is None else check_count("runs", runs)
     default_rho = rho is None and n_test is None and n_train is None and folds is None
     source = read_source(source, format=format, algorithms=algorithms, columns=columns, runs=runs, folds=folds,
-                         datasets=datasets, encoding=encoding, delimiter=delimiter, scoring=scoring)
-    frame, where = _standardise(source.frame, source.columns, source.where), source.where
+                         datasets=datasets, encoding=encoding, delimiter=delimiter, scoring=scoring,
+                         na_values=na_values)
+    frame = _exclude(source.frame, {"algorithm": exclude_algorithms, "dataset": exclude_datasets})
+    frame, where = _standardise(frame, source.columns, source.where), source.where
     score = frame["score"].to_numpy()
-    if score.min() >= 0 and score.max() <= 100 and score.max() > 1:
-        warnings.warn(f"the scores look like percentages (all in [0, 100], the largest {score.max():g}): every "
-                      "rope is in the scores' units, so rope=0.01 means 0.01 percentage points; give ropes in "
-                      "points (rope=1 is one point) or divide the scores by 100", AssumptionWarning, stacklevel=2)
+    warn_percent_scale(score, stacklevel=2)
     if not higher_is_better:
         frame["score"] = -score
     note = " (no run column: every score was taken to be in run 1)" if source.one_run_assumed else ""
@@ -118,9 +128,12 @@ def load_scores(source, *, format="auto", algorithms=None, columns=None, runs=No
             _check_design(what, _per_dataset(given, names, what), n_runs, n_folds, names)
     sized = "n_test" in frame and "n_train" in frame
     if default_rho and source.one_run_assumed and not sized:
-        warn_one_run(int(n_folds.max()), "add a run column (folds with labels but no run column cannot be split by "
-                     "runs=), or give rho=1/k" if source.runs_unsplittable else "give runs=r (or folds=k, or rho=)",
-                     stacklevel=2)
+        advice = "give runs=r (or folds=k, or rho=)"
+        if source.runs_unsplittable:
+            advice = "add a run column (folds with labels but no run column cannot be split by runs=), or give rho=1/k"
+        elif source.splits_unindexed:
+            advice = source.splits_unindexed
+        warn_one_run(int(n_folds.max()), advice, stacklevel=2, always=bool(source.splits_unindexed))
     if default_rho and sized:
         # stratified folds differ in size by one: the mean sizes give the heuristic's ratio
         n_test, n_train = (_column_means(frame, column, names, where) for column in ("n_test", "n_train"))
@@ -134,9 +147,83 @@ def load_scores(source, *, format="auto", algorithms=None, columns=None, runs=No
     rho_da = xr.DataArray(np.broadcast_to(values, names.shape).copy(), dims="dataset")
     sense = "the scores as given (higher is better)" if higher_is_better else \
         "the negated scores: the source is lower-is-better (an error or a loss), so higher is better here"
-    return xr.Dataset({"score": scores, "rho": rho_da},
-                      attrs={"description": "per-fold scores; rho fixed by the Nadeau-Bengio heuristic",
-                             "higher_is_better": bool(higher_is_better), "score_sense": sense})
+    loaded = xr.Dataset({"score": scores, "rho": rho_da},
+                        attrs={"description": "per-fold scores; rho fixed by the Nadeau-Bengio heuristic",
+                               "higher_is_better": bool(higher_is_better), "score_sense": sense})
+    cells = missing_cells(loaded)
+    if len(cells):
+        warnings.warn(describe_missing(cells, int(_gaps(loaded)[1].sum())), MissingScoresWarning, stacklevel=2)
+    return loaded
+
+
+def missing_cells(scores: xr.Dataset) -> pd.DataFrame:
+    """The missing scores of a scores Dataset: one row per data set, algorithm and run with a gap, ``folds`` the
+    list of the missing folds, or ``"all"`` when the algorithm has no score in that run. A run or fold of a data set
+    where no algorithm has a score is not missing: it is not part of that data set's design (fewer runs or folds).
+
+    >>> wide = pd.DataFrame({"fold": [1, 2, 3], "A": [0.8, np.nan, 0.85], "B": [0.82, 0.93, 0.9]})
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore", MissingScoresWarning)
+    ...     cells = missing_cells(load_scores(wide))
+    >>> cells.to_dict(orient="records")
+    [{'dataset': 'D1', 'algorithm': 'A', 'run': 1, 'folds': [2]}]
+    """
+    design, gaps = _gaps(scores)
+    runs, folds = scores.run.values, scores.fold.values
+    rows = [{"dataset": str(scores.dataset.values[i]), "algorithm": str(scores.algorithm.values[j]),
+             "run": int(runs[r]) if np.issubdtype(runs.dtype, np.integer) else runs[r],
+             "folds": "all" if gaps[i, j, r].sum() == design[i, 0, r].sum() else
+             [int(f) if np.issubdtype(folds.dtype, np.integer) else f for f in folds[gaps[i, j, r]]]}
+            for i, j, r in zip(*np.nonzero(gaps.any(axis=3)))]
+    return pd.DataFrame(rows, columns=["dataset", "algorithm", "run", "folds"])
+
+
+def describe_missing(cells: pd.DataFrame, n_scores: int) -> str:
+    """One line naming the missing ``cells`` (of :func:`missing_cells`; ``n_scores`` missing scores in all): an
+    algorithm with no score on a data set once, the others by run and folds; beyond 12 of them, a count.
+
+    >>> cells = pd.DataFrame({"dataset": ["iris", "wine", "wine"], "algorithm": ["svm", "knn", "knn"],
+    ...                       "run": [1, 1, 2], "folds": [[3, 7], "all", "all"]})
+    >>> describe_missing(cells, 22)
+    '22 missing scores, kept as NaN: svm on iris, run 1: folds 3, 7; knn on wine: no scores'
+    """
+    parts = []
+    for (dataset, algorithm), rows in cells.groupby(["dataset", "algorithm"], sort=False):
+        if (rows["folds"].astype(str) == "all").all():
+            parts.append(f"{algorithm} on {dataset}: no scores")
+            continue
+        for run, folds in zip(rows["run"], rows["folds"]):
+            shown = "all folds" if isinstance(folds, str) else \
+                f"fold{'s' * (len(folds) != 1)} {', '.join(str(f) for f in folds)}"
+            parts.append(f"{algorithm} on {dataset}, run {run}: {shown}")
+    rest = len(parts) - MISSING_SHOWN
+    more = f"; and {rest} more (on {cells['dataset'].nunique()} data sets in all)" if rest > 0 else ""
+    return f"{counted(n_scores, 'missing score')}, kept as NaN: {'; '.join(parts[:MISSING_SHOWN])}{more}"
+
+
+def _gaps(scores):
+    """The design (dataset, 1, run, fold): where some algorithm has a score; and the gaps (dataset, algorithm, run,
+    fold): the design's cells an algorithm has no score in."""
+    check_layout(scores)
+    present = ~np.isnan(scores.score.transpose("dataset", "algorithm", "run", "fold").values)
+    design = present.any(axis=1, keepdims=True)
+    return design, design & ~present
+
+
+def _exclude(frame, names):
+    """``frame`` without the rows of the algorithms and data sets in ``names`` ({role: list of names or None})."""
+    for role, excluded in names.items():
+        if excluded is None:
+            continue
+        argument = f"exclude_{role}s"
+        if isinstance(excluded, (str, bytes)) or np.ndim(excluded) != 1:
+            raise TypeError(f"{argument} must be a list of names, got {excluded!r}")
+        have = list(pd.unique(frame[role].astype(str)))
+        unknown = [str(v) for v in excluded if str(v) not in have]
+        if unknown:
+            raise ValueError(f"{argument}= names {unknown}, not in the scores (they have {have})")
+        frame = frame[~frame[role].astype(str).isin([str(v) for v in excluded])]
+    return frame
 
 
 def example_path() -> Path:
@@ -315,7 +402,7 @@ def _standardise(frame, roles, where):
             frame[role] = frame[role].astype(str)
     score = pd.to_numeric(frame["score"], errors="coerce")
     _raise_on(frame, score.isna() & frame["score"].notna(), lambda row: f"non-numeric score {row['score']!r}", where)
-    _raise_on(frame, ~np.isfinite(score), lambda row: f"score is {row['score']} (NaN or inf)", where)
+    _raise_on(frame, np.isinf(score), lambda row: f"score is {row['score']} (infinite)", where)
     frame["score"] = score.astype(float)
     return frame
 
@@ -345,7 +432,8 @@ def _dense_within(groups, ranks):
 
 def _to_array(frame, where, note=""):
     """The dense (dataset, algorithm, run, fold) grid with runs and folds numbered within each data set,
-    validated (every algorithm present, no duplicate or missing cell); with the runs and folds per data set."""
+    validated (no duplicate cell, every run of a data set with its folds); with the runs and folds per data set.
+    A missing score (NaN, or no row) is NaN."""
     d, datasets = pd.factorize(frame["dataset"])
     a, algorithms = pd.factorize(frame["algorithm"])
     q, n_algorithms = len(datasets), len(algorithms)
@@ -372,25 +460,19 @@ def _to_array(frame, where, note=""):
     values = np.full(cells, np.nan)
     values[flat] = frame["score"].to_numpy()
     values = values.reshape(q, n_algorithms, n_run, n_fold)
-    present = ~np.isnan(values)
-    has_any = present.any(axis=(2, 3))
-    if not has_any.all():
-        i, j = np.argwhere(~has_any)[0]
-        raise ValueError(f"data set {datasets[i]!r}, algorithm {algorithms[j]!r}: no scores (algorithm missing; "
-                         "choose the algorithms to compare with algorithms=)")
     grid = (np.arange(n_run) < n_runs[:, None])[:, :, None] & (np.arange(n_fold) < n_folds[:, None])[:, None, :]
-    holes = grid[:, None] & ~present
-    if holes.any():
-        i, j, run, fold = np.argwhere(holes)[0]
+    labelled = np.zeros_like(grid)
+    labelled[d, r, f] = True  # a row for some algorithm, its score given or missing
+    if (grid & ~labelled).any():
+        i, run, _ = np.argwhere(grid & ~labelled)[0]
         in_run = (d == i) & (r == run)
-        run_label = frame["run"].to_numpy()[in_run][0]
-        at = (in_run if across[i] else d == i) & (f == fold)
-        if not at.any():
-            raise ValueError(f"data set {datasets[i]!r}: run {run_label} has {len(np.unique(f[in_run]))} folds "
-                             f"where another run has {n_folds[i]} (missing for every algorithm)")
-        raise ValueError(f"data set {datasets[i]!r}, algorithm {algorithms[j]!r}: missing cell run {run_label}, "
-                         f"fold {frame['fold'].to_numpy()[at][0]} (the tests pair every score: give it, or leave the "
-                         "algorithm out with algorithms=)")
+        raise ValueError(f"data set {datasets[i]!r}: run {frame['run'].to_numpy()[in_run][0]} has "
+                         f"{len(np.unique(f[in_run]))} folds where another run has {n_folds[i]} (missing for every "
+                         "algorithm)")
+    empty = np.isnan(values).all(axis=(1, 2, 3))
+    if empty.any():
+        raise ValueError(f"data set(s) {[str(v) for v in datasets[empty]]}: every score is missing (leave them out "
+                         "with exclude_datasets=)")
     if (n_runs * n_folds < 2).any():
         raise ValueError(f"data set {datasets[np.argmax(n_runs * n_folds < 2)]!r}: fewer than 2 scores per algorithm")
     coords = {"dataset": np.array([str(v) for v in datasets], dtype=object),
@@ -404,8 +486,8 @@ def _check_design(what, given, n_runs, n_folds, names):
     bad = np.broadcast_to(given, held.shape) != held
     if bad.any():
         i = int(np.argmax(bad))
-        raise ValueError(f"{what} = {np.broadcast_to(given, held.shape)[i]:g} contradicts the data: data set "
-                         f"{names[i]!r} holds {n_runs[i]} run(s) x {n_folds[i]} folds ({what} counts the "
+        raise ValueError(f"{what}={np.broadcast_to(given, held.shape)[i]:g} contradicts the data: data set "
+                         f"{names[i]!r} holds {counted(n_runs[i], 'run')} x {counted(n_folds[i], 'fold')} ({what} counts the "
                          f"{'runs of a data set' if what == 'runs' else 'folds of one run'}; give rho= to set "
                          "the correlation directly)")
 

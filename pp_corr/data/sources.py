@@ -13,11 +13,16 @@
 - ``"wide"``: one row per data set, run and fold, one column per algorithm. Any other table: the algorithms are
   ``algorithms=`` or else every column that is not a dataset, run or fold column (nor n_test, n_train).
 
-A table without a dataset column holds one data set (named after the file, else "D1", or ``datasets=[name]``);
+A table's dataset column is the column named ``dataset`` (or ``columns={"dataset": NAME}``), else its one text
+column besides run and fold (``db`` with names such as "iris"); several text columns are an error that names them.
+A table with neither holds one data set (named after the file, else "D1", or ``datasets=[name]``);
 without a run column every score is in run 1 (a wide table without run and fold columns, or arrays, are split
 into runs by ``runs=`` or ``folds=``). ``load_scores`` warns when that leaves more than 10 folds in a run with rho
 from 1/folds. CSV files: the delimiter is ``,``, ``;`` or a tab, whichever the header line has most of (``,``
 on a tie), unless given; with ``;`` a decimal comma is read too (``0,85`` is 0.85; ``0.85`` still is).
+
+A missing score (a failed fold, an algorithm not run on a data set) is NaN, or a cell written ``NA``, ``NaN``,
+``nan``, ``-`` or left empty (``na_values=`` adds other spellings); ``load_scores`` keeps it as NaN.
 """
 from __future__ import annotations
 
@@ -35,6 +40,12 @@ ROLES = ("dataset", "algorithm", "run", "fold", "score")
 SIZES = ("n_test", "n_train")  # optional numeric columns of a table: the sizes of each fold's test and training sets
 DELIMITERS = (",", ";", "\t")
 SPLIT_COLUMN = re.compile(r"split(\d+)_test_(.+)")
+UNINDEXED = {  # how to give the runs of scikit-learn's results, which without split indices cannot tell them
+    "cross_validate": "pass return_indices=True to cross_validate (its splits then tell the runs), or give runs=r "
+                      "(or folds=k, or rho=): without split indices repeated k-fold looks like one run",
+    "cv_results": "give folds=k (or runs=r, or rho=): a search's cv_results_ hold no split indices, so repeated "
+                  "k-fold looks like one run"}
+MISSING = ("NA", "NaN", "nan", "", "-")  # a missing score as R, pandas and people write it (and an empty cell)
 
 
 class UnknownAlgorithmError(ValueError):
@@ -54,15 +65,39 @@ class Source:
     columns: dict  # role -> the column it came from, for the error messages
     one_run_assumed: bool  # no run labels and no runs=/folds=: every score of a data set is one run
     runs_unsplittable: bool = False  # fold labels without run labels: runs=/folds= cannot split them into runs
+    splits_unindexed: str = ""  # scikit-learn's results without split indices: how to give their runs
 
 
-def read_source(source, *, format, algorithms, columns, runs, folds, datasets, encoding, delimiter, scoring) -> Source:
-    """Read ``source`` in ``format`` (see the module docstring) into a :class:`Source`.
+def missing_scores(values: pd.Series, na_values=()) -> np.ndarray:
+    """Which ``values`` are missing scores: NaN or None, or text spelled as in :data:`MISSING` or ``na_values``
+    (spaces around it aside).
+
+    >>> missing_scores(pd.Series(["0.8", "NA", " ", "-", None, 0.7, "n/a", "-0.1"]), ("n/a",)).tolist()
+    [False, True, True, True, True, False, True, False]
+    """
+    text = values.astype(str).str.strip()
+    return (values.isna() | text.isin(MISSING + tuple(na_values))).to_numpy()
+
+
+def _na_values(na_values) -> tuple[str, ...]:
+    if na_values is None:
+        return ()
+    na_values = [na_values] if isinstance(na_values, str) else na_values
+    if not isinstance(na_values, (list, tuple, set)) or not all(isinstance(v, str) for v in na_values):
+        raise TypeError(f"na_values must be a text or a list of texts (the spellings of a missing score), got "
+                        f"{na_values!r}")
+    return tuple(na_values)
+
+
+def read_source(source, *, format, algorithms, columns, runs, folds, datasets, encoding, delimiter, scoring,
+                na_values=None) -> Source:
+    """Read ``source`` in ``format`` (see the module docstring) into a :class:`Source`; a missing score is NaN.
 
     >>> read_source({"A": [[0.8, 0.9]], "B": [[0.7, 0.8]]}, format="auto", algorithms=None, columns=None, runs=None,
     ...             folds=None, datasets=None, encoding=None, delimiter=None, scoring=None).frame.shape
     (4, 5)
     """
+    na_values = _na_values(na_values)
     if format not in FORMATS:
         raise ValueError(f"format must be one of {list(FORMATS)}, got {format!r}")
     if delimiter is not None and delimiter not in DELIMITERS:
@@ -78,12 +113,13 @@ def read_source(source, *, format, algorithms, columns, runs, folds, datasets, e
             source = _read_json(path, encoding)
         else:
             source, where, comma = _read_csv(path, encoding, delimiter)
-            return _from_table(source, where, format, algorithms, columns, layout, datasets, name, comma, scoring)
+            return _from_table(source, where, format, algorithms, columns, layout, datasets, name, comma, scoring,
+                               na_values)
     if hasattr(source, "cv_results_"):
         source = source.cv_results_
     if isinstance(source, pd.DataFrame):
         return _from_table(source, "row {}".format, format, algorithms, columns, layout, datasets, name or "D1",
-                           False, scoring)
+                           False, scoring, na_values)
     if not isinstance(source, Mapping):
         raise TypeError("source must be a CSV or JSON path, a pandas DataFrame, a mapping {algorithm: (q, n) array}, "
                         "cross_validate results or a fitted search's cv_results_, got " + type(source).__name__)
@@ -94,7 +130,7 @@ def read_source(source, *, format, algorithms, columns, runs, folds, datasets, e
         raise ValueError(f"columns= renames the columns of a tidy or wide table; {kind} results have none")
     if kind == "cv_results":
         return _from_table(pd.DataFrame(source), "row {}".format, "cv_results", algorithms, None, layout, datasets,
-                           name or "D1", False, scoring)
+                           name or "D1", False, scoring, na_values)
     if kind == "cross_validate":
         return _from_cross_validate(source, algorithms, layout, datasets, name or "D1", scoring)
     if scoring is not None:
@@ -191,7 +227,8 @@ def _read_csv(path, encoding, delimiter):
     return frame, f"line {{}} of {path}".format, delimiter == ";"
 
 
-def _from_table(frame, where, format, algorithms, columns, layout, datasets, name, decimal_comma, scoring) -> Source:
+def _from_table(frame, where, format, algorithms, columns, layout, datasets, name, decimal_comma, scoring,
+                na_values) -> Source:
     if len(frame.columns) == 0 or len(frame) == 0:
         raise ValueError("no scores: the source has no rows (zero data sets)")
     roles = _roles(columns)
@@ -214,8 +251,11 @@ def _from_table(frame, where, format, algorithms, columns, layout, datasets, nam
     if format == "cv_results":
         if columns:
             raise ValueError("columns= renames the columns of a tidy or wide table, not of cv_results_")
-        return _from_cv_results(frame, algorithms, layout, datasets, name, decimal_comma, scoring)
+        return _from_cv_results(frame, algorithms, layout, datasets, name, decimal_comma, scoring, na_values)
     one_dataset = roles["dataset"] not in frame.columns and "dataset" not in (columns or {})
+    if one_dataset:
+        found = _dataset_column(frame, roles, format, algorithms, decimal_comma, na_values)
+        one_dataset, roles["dataset"] = found is None, found or roles["dataset"]
     if one_dataset:
         name = _one_name(datasets, name)
     elif datasets is not None:
@@ -227,7 +267,28 @@ def _from_table(frame, where, format, algorithms, columns, layout, datasets, nam
     for column in ("score",) + SIZES:
         if decimal_comma and column in frame:
             frame[column] = _decimal_point(frame[column])
+    frame["score"] = frame["score"].mask(missing_scores(frame["score"], na_values))
     return Source(frame, where, roles, one_run, unsplittable)
+
+
+def _dataset_column(frame, roles, format, algorithms, decimal_comma, na_values):
+    """The column naming the data sets of a table without a ``dataset`` column: its one text column besides the
+    other roles' (and n_test, n_train, and in a wide table ``algorithms``); None when it has none."""
+    taken = {roles[r] for r in (("run", "fold") if format == "wide" else ("algorithm", "run", "fold", "score"))}
+    chosen = set(_names(algorithms)) if algorithms is not None and format == "wide" else set()
+    candidates = [c for c in frame.columns if c not in taken | chosen | set(SIZES)
+                  and _is_text(frame[c], decimal_comma, na_values)]
+    if len(candidates) > 1:
+        raise ValueError(f"the table has no dataset column and several text columns {[str(c) for c in candidates]} "
+                         f"that could name the data sets: say which with columns={{\"dataset\": NAME}}")
+    return candidates[0] if candidates else None
+
+
+def _is_text(values, decimal_comma, na_values) -> bool:
+    """Whether most of the cells of a column that are not missing scores are not numbers."""
+    values = values[~missing_scores(values, na_values)]
+    values = _decimal_point(values) if decimal_comma else values
+    return len(values) > 0 and pd.to_numeric(values, errors="coerce").isna().mean() > 0.5
 
 
 def _one_name(datasets, name):
@@ -331,8 +392,7 @@ def _wide(frame, roles, columns, algorithms, layout, name, where, decimal_comma)
         one_run = False
     sizes = frame[[c for c in SIZES if c in frame.columns]]
     long = pd.concat([keys.assign(algorithm=str(a), score=frame[a]).join(sizes) for a in names])
-    missing = long["score"].isna() | (long["score"].astype(str).str.strip() == "")  # an empty cell: no score
-    return long.loc[~missing, ["dataset", "algorithm", "run", "fold", "score"] + list(sizes.columns)], one_run
+    return long[["dataset", "algorithm", "run", "fold", "score"] + list(sizes.columns)], one_run
 
 
 def run_and_fold(position, n, *, runs, folds, names):
@@ -420,7 +480,7 @@ def _metric(available, scoring, what):
     raise ValueError(f"{what} hold several metrics {available}: choose one with scoring=")
 
 
-def _from_cv_results(frame, algorithms, layout, datasets, name, decimal_comma, scoring) -> Source:
+def _from_cv_results(frame, algorithms, layout, datasets, name, decimal_comma, scoring, na_values) -> Source:
     splits = {}
     for column in frame.columns:
         match = SPLIT_COLUMN.fullmatch(str(column))
@@ -442,13 +502,15 @@ def _from_cv_results(frame, algorithms, layout, datasets, name, decimal_comma, s
     if decimal_comma:
         values = values.apply(_decimal_point)
     numbers = values.apply(pd.to_numeric, errors="coerce").to_numpy(dtype=float)
-    if np.isnan(numbers).any():
-        i, j = np.argwhere(np.isnan(numbers))[0]
+    missing = np.column_stack([missing_scores(values[c], na_values) for c in columns])  # a failed fit: NaN
+    if (np.isnan(numbers) & ~missing).any():
+        i, j = np.argwhere(np.isnan(numbers) & ~missing)[0]
         raise ValueError(f"candidate {names[i]!r}: {columns[j]} is {values.iloc[i, j]!r}, not a number")
     blocks = _select(dict(zip(names, numbers[:, None, :])), algorithms, "the cv_results_ candidates")
     datasets = [_one_name(datasets, name)]
+    one_run = layout["runs"] is None and layout["folds"] is None
     return Source(arrays_to_frame(blocks, datasets=datasets, **layout), "row {}".format, dict(zip(ROLES, ROLES)),
-                  layout["runs"] is None and layout["folds"] is None)
+                  one_run, splits_unindexed=UNINDEXED["cv_results"] if one_run else "")
 
 
 def _absent(value) -> bool:
@@ -470,7 +532,8 @@ def _from_cross_validate(results, algorithms, layout, datasets, name, scoring) -
         frame, assumed = _cross_validate_frame(dataset, by_algorithm, layout, scoring)
         frames.append(frame)
         one_run |= assumed
-    return Source(pd.concat(frames, ignore_index=True), "row {}".format, dict(zip(ROLES, ROLES)), one_run)
+    return Source(pd.concat(frames, ignore_index=True), "row {}".format, dict(zip(ROLES, ROLES)), one_run,
+                  splits_unindexed=UNINDEXED["cross_validate"] if one_run else "")  # one run: no indices
 
 
 def _cross_validate_frame(dataset, by_algorithm, layout, scoring):

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 import numpy as np
 import xarray as xr
 
-from .._args import check_probability_level
+from .._args import check_probability_level, warn_percent_scale
 from .frequentist import as_differences
 from .poisson_binomial import PoissonBinomial
 from .ttest import CorrelatedTTestResult, correlated_ttest
@@ -95,6 +95,7 @@ def poisson_test(x, y=None, *, alpha=0.05, **ttest_options) -> PoissonTestResult
     """
     alpha = check_probability_level("alpha", alpha)
     if not isinstance(x, xr.Dataset):  # one data set (n,) is a problem of q = 1 row named D1
+        warn_percent_scale(x, y, ttest_options.get("rope"), stacklevel=2)
         x, y = np.atleast_2d(as_differences(x, y)), None
     per_dataset = correlated_ttest(x, y, **ttest_options)
     p = per_dataset.p_right

@@ -17,7 +17,7 @@ import xarray as xr
 from scipy import stats
 
 from .._args import (as_generator, as_rope, b_minus_a, check_alternative, check_count, check_probability_level,
-                     check_real)
+                     check_real, warn_percent_scale)
 from ..data.scores import mean_differences
 
 IDP_STRENGTH = (np.sqrt(17) - 3) / 2
@@ -367,6 +367,7 @@ def bayesian_signed_rank(x, y=None, *, rope=0.0, prior_strength=0.5, z0=0.0, n_s
     lo, hi, prior_strength, z0, n_samples = _prior_arguments(rope, prior_strength, z0, n_samples)
     rng = as_generator(random_seed)
     z, names = _differences(x, y, algorithms)
+    warn_percent_scale(x, y, rope, stacklevel=2)
     points = np.concatenate([[z0], z]) if prior_strength > 0 else z
     alpha = np.concatenate([[prior_strength], np.ones(len(z))]) if prior_strength > 0 else np.ones(len(z))
     regions = PairSumRegions(points, lo, hi)
@@ -393,6 +394,7 @@ def bayesian_sign_test(x, y=None, *, rope=0.0, prior_strength=1.0, z0=0.0, n_sam
     lo, hi, prior_strength, z0, n_samples = _prior_arguments(rope, prior_strength, z0, n_samples)
     rng = as_generator(random_seed)
     z, names = _differences(x, y, algorithms)
+    warn_percent_scale(x, y, rope, stacklevel=2)
     z_unit, lo_unit, hi_unit = _in_unit(z, lo, hi)
     below = _step(lo_unit, z_unit, np.abs(z_unit) + abs(lo_unit)) == 1
     above = _step(z_unit, hi_unit, np.abs(z_unit) + abs(hi_unit)) == 1

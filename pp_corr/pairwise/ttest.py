@@ -10,7 +10,7 @@ import pandas as pd
 import xarray as xr
 from scipy import special, stats
 
-from .._args import as_rope, check_probability_level
+from .._args import as_rope, check_probability_level, warn_percent_scale
 from ..data.scores import differences, pick_algorithms
 from .frequentist import TTestResult, shaped_differences, t_from_stats
 from .intraclass import SufficientStats, check_no_runs, rho_for
@@ -186,6 +186,7 @@ def correlated_ttest(x, y=None, *, rho=None, n_test=None, n_train=None, folds=No
             raise ValueError(f"corr needs every score: {_name_rows(np.isnan(x).any(axis=1), datasets)} have "
                              "missing runs")
     else:
+        warn_percent_scale(x, y, rope, stacklevel=2)
         x = shaped_differences(x, y)  # finiteness: checked with the statistics, in the same pass
     if corr is None:
         rho = rho_for(x.shape, rho=rho, n_test=n_test, n_train=n_train, folds=folds, runs=runs)

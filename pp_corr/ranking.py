@@ -22,6 +22,14 @@ log-likelihood is q sum_a log w_a - sum_S c_S log w(S) over the distinct sets S,
 occurs. The tails are summed directly (a 0/1 matrix times w): positive weights on the simplex, with no
 cancellation or overflow, so no log-sum-exp is needed.
 
+Partial rankings. Where some algorithms have no score on a data set, it ranks those it has, and that ranking's
+probability is the same product over its own algorithms: the choices among the algorithms present. This is the
+probability, under the full model, of every full ranking that orders the present ones that way (a race among all k
+algorithms, watched only for those present, is a race among them), so an absent cell is marginalised, not
+imputed; the likelihood is sum_a n_a log w_a - sum_S c_S log w(S), n_a the number of data sets where a is ranked.
+Every algorithm keeps its weight, expected rank and P(ranked before) - an algorithm ranked on few data sets has a
+wider posterior.
+
 Ties. Near-identical algorithms tie exactly on real benchmarks (on uci54, j48 and j48gr on 15 of 54 data
 sets; on scmamp's integer-valued example, 297 of 300 instances hold a tie). The default rule
 (``ties="average"``) reads a tie as evidence that the tied algorithms did equally well: a data set's
@@ -67,12 +75,12 @@ from ._args import as_generator, check_count, check_flag, check_probability_leve
 from .sampling import ConvergenceWarning, diagnose, sample
 
 TIES = ("average", "random")
-MISSING = ("error", "drop")
+MISSING = ("partial", "error", "drop")
 MAX_TIED = 16  # the average tie rule sums over the 2^|G| subsets of a tied group G: at most 65,535
 TIE_ULPS = 4  # mean scores this many ulps of their magnitude apart tie (as in scores.mean_differences)
 
 
-def dataset_ranks(scores, *, higher_is_better=True, missing="error") -> pd.DataFrame:
+def dataset_ranks(scores, *, higher_is_better=True, missing="partial") -> pd.DataFrame:
     """Each algorithm's rank on each data set by its mean score (1 = best; tied algorithms share their
     average rank), a ``(q, k)`` DataFrame (rows data sets, columns algorithms).
 
@@ -80,18 +88,20 @@ def dataset_ranks(scores, *, higher_is_better=True, missing="error") -> pd.DataF
     out) or a DataFrame of per-data-set scores (rows data sets, columns algorithms). A Dataset's ``score`` is
     higher-is-better already (``load_scores(..., higher_is_better=False)`` negated the losses), so
     ``higher_is_better=False`` is for a DataFrame of losses or a Dataset loaded as it was written. Ties are
-    described in the module's docstring. ``missing="drop"`` leaves out, with a warning naming them, the data
-    sets where an algorithm has no score; by default they are an error.
+    described in the module's docstring. Where an algorithm has no score on a data set (NaN), by default
+    (``missing="partial"``) the data set ranks the algorithms it has, and the absent one's rank is NaN;
+    ``missing="drop"`` leaves such data sets out, with a warning naming them; ``missing="error"`` refuses them.
 
-    >>> frame = pd.DataFrame({"A": [0.9, 0.7, 0.8], "B": [0.8, 0.7, 0.9]}, index=["d1", "d2", "d3"])
+    >>> frame = pd.DataFrame({"A": [0.9, 0.7, 0.8], "B": [0.8, 0.7, 0.9], "C": [0.1, 0.2, None]},
+    ...                      index=["d1", "d2", "d3"])
     >>> dataset_ranks(frame).to_numpy().tolist()
-    [[1.0, 2.0], [1.5, 1.5], [2.0, 1.0]]
+    [[1.0, 2.0, 3.0], [1.5, 1.5, 3.0], [2.0, 1.0, nan]]
     """
     if missing not in MISSING:
         raise ValueError(f"missing must be one of {MISSING}, got {missing!r}")
     means, scale, datasets, algorithms = _means(scores, higher_is_better)
     absent = np.isnan(means)
-    if absent.any():
+    if absent.any() and missing != "partial":
         rows = np.flatnonzero(absent.any(axis=1))
         named = {datasets[i]: [algorithms[j] for j in np.flatnonzero(absent[i])] for i in rows}
         if missing == "error":
@@ -104,7 +114,10 @@ def dataset_ranks(scores, *, higher_is_better=True, missing="error") -> pd.DataF
                       f"{list(named)}", UserWarning, stacklevel=2)
         keep = ~absent.any(axis=1)
         means, scale, datasets = means[keep], scale[keep], [d for d, k in zip(datasets, keep) if k]
-    ranks = np.array([_tied_ranks(row, row_scale) for row, row_scale in zip(means, scale)])
+    ranks = np.full(means.shape, np.nan)
+    for row, row_scale, out in zip(means, scale, ranks):
+        present = ~np.isnan(row)
+        out[present] = _tied_ranks(row[present], row_scale[present])
     return pd.DataFrame(ranks, index=pd.Index(datasets, name="dataset"),
                         columns=pd.Index(algorithms, name="algorithm"))
 
@@ -113,7 +126,8 @@ def order_by_ranking(scores, *, higher_is_better=True) -> list[str]:
     """The algorithms of ``scores``, best first by their average rank over the data sets (:func:`dataset_ranks`:
     ties share their average rank), the frequentist analogue of the Plackett-Luce expected rank: no sampling,
     the same order every time. Algorithms with equal average ranks keep the order of ``scores``; data sets where
-    an algorithm has no score are left out. ``scores`` and ``higher_is_better`` are those of :func:`dataset_ranks`.
+    an algorithm has no score are left out (a partial ranking's ranks are not on the same scale). ``scores`` and
+    ``higher_is_better`` are those of :func:`dataset_ranks`.
 
     >>> frame = pd.DataFrame({"A": [0.7, 0.7, 0.9], "B": [0.8, 0.9, 0.8], "C": [0.6, 0.7, 0.5]})
     >>> order_by_ranking(frame), order_by_ranking(frame, higher_is_better=False)
@@ -130,12 +144,13 @@ def plackett_luce_model(rankings, *, prior=1.0, algorithms=None, ties="average",
 
     ``rankings`` is ``(q, k)``: row i ranks the k algorithms on data set i, lower is better and equal values
     tie (ranks 1..k, average ranks such as 2.5, or a DataFrame from :func:`dataset_ranks`, whose columns name
-    the algorithms). ``prior`` is the Dirichlet's alpha: one positive number, k of them, or a mapping
-    ``{algorithm: alpha}``. ``ties`` is ``"average"`` or ``"random"`` (seeded by ``random_seed``; see the
+    the algorithms); NaN marks an algorithm absent from a data set, whose row is then a partial ranking of
+    the others (the module's docstring). ``prior`` is the Dirichlet's alpha: one positive number, k of them, or a
+    mapping ``{algorithm: alpha}``. ``ties`` is ``"average"`` or ``"random"`` (seeded by ``random_seed``; see the
     module's docstring). The model has the weights ``w`` (dims ``algorithm``) and the log-likelihood as the
     potential ``log_likelihood``.
 
-    >>> model = plackett_luce_model([[1, 2, 3], [2, 1, 3], [1, 2.5, 2.5]], algorithms=["a", "b", "c"])
+    >>> model = plackett_luce_model([[1, 2, 3], [2, 1, 3], [1, 2.5, 2.5], [2, np.nan, 1]], algorithms=["a", "b", "c"])
     >>> model.named_vars_to_dims["w"], [p.name for p in model.potentials]
     (('algorithm',), ['log_likelihood'])
     """
@@ -148,7 +163,7 @@ def plackett_luce_model(rankings, *, prior=1.0, algorithms=None, ties="average",
     sets, counts = _tail_sets(ranks)
     with pm.Model(coords={"algorithm": algorithms}) as model:
         w = pm.Dirichlet("w", a=pytensor.shared(alpha, name="alpha"), dims="algorithm")
-        pm.Potential("log_likelihood", _log_likelihood(w, len(ranks), sets, counts))
+        pm.Potential("log_likelihood", _log_likelihood(w, (~np.isnan(ranks)).sum(axis=0), sets, counts))
     return model
 
 
@@ -156,9 +171,9 @@ def plackett_luce_model(rankings, *, prior=1.0, algorithms=None, ties="average",
 class PlackettLuceResult:
     """Posterior of the Plackett-Luce weights and what follows from them (see the module's docstring).
 
-    ``ranks`` holds the observed ranks (:func:`dataset_ranks`), ``convergence_problems`` what
-    :func:`pp_corr.sampling.diagnose` found (empty: converged), ``settings`` the prior, tie rule and
-    sampler settings.
+    ``ranks`` holds the observed ranks (:func:`dataset_ranks`; NaN where an algorithm is absent),
+    ``convergence_problems`` what :func:`pp_corr.sampling.diagnose` found (empty: converged), ``settings`` the
+    prior, tie rule and sampler settings.
     """
 
     idata: object
@@ -201,8 +216,9 @@ class PlackettLuceResult:
         """One row per algorithm, best expected rank first: ``expected_rank`` (its posterior mean and MCSE),
         ``p_first`` = P(ranked first on a new data set) = E[w_a] (MCSE, and the equal-tailed credible interval
         ``w_lower``, ``w_upper`` of w_a), ``p_best`` = P(w_a is the largest weight), ``mode_rank`` (the
-        posterior mean of a's rank in the most probable ranking, scmamp's ``expected.mode.rank``) and
-        ``observed_mean_rank`` (its mean rank over the data sets, ties averaged).
+        posterior mean of a's rank in the most probable ranking, scmamp's ``expected.mode.rank``),
+        ``observed_mean_rank`` (its mean rank over the data sets where it is ranked, ties averaged) and
+        ``n_datasets`` (how many those are).
 
         >>> res = plackett_luce(pd.DataFrame({"A": [0.9, 0.8, 0.7], "B": [0.8, 0.7, 0.75]}), draws=500, tune=300,
         ...                     chains=2, random_seed=0)
@@ -220,7 +236,8 @@ class PlackettLuceResult:
                               "p_first": means["w"].values, "p_first_mcse": mcse["w"].values,
                               "w_lower": interval.values[0], "w_upper": interval.values[1],
                               "p_best": means["best"].values, "mode_rank": means["mode_rank"].values,
-                              "observed_mean_rank": self.ranks[self.algorithms].mean().values},
+                              "observed_mean_rank": self.ranks[self.algorithms].mean().values,
+                              "n_datasets": self.ranks[self.algorithms].notna().sum().values},
                              index=pd.Index(self.algorithms, name="algorithm"))
         frame.attrs["confidence_level"] = confidence_level
         return frame.sort_values("expected_rank", kind="stable")
@@ -252,9 +269,16 @@ class PlackettLuceResult:
         """
         prior = self.settings["prior"]
         shown = f"{prior[0]:g}" if len(set(prior)) == 1 else ", ".join(f"{a:g}" for a in prior)
-        tied = int(sum(len(set(row)) < len(row) for row in self.ranks.to_numpy()))
+        rows = [row[~np.isnan(row)] for row in self.ranks.to_numpy()]
+        tied = int(sum(len(set(row)) < len(row) for row in rows))
         lines = [f"Plackett-Luce ranking of {self.k} algorithms on {len(self.ranks)} data sets "
                  f"(prior Dirichlet({shown}), ties: {self.settings['ties']}, {tied} data sets tied)"]
+        partial = {str(d): [a for a, r in zip(self.ranks.columns, row) if np.isnan(r)]
+                   for d, row in zip(self.ranks.index, self.ranks.to_numpy()) if np.isnan(row).any()}
+        if partial:
+            shown_gaps = "; ".join(f"{d} lacks {', '.join(a)}" for d, a in list(partial.items())[:5])
+            lines.append(f"  {len(partial)} data set{'s' * (len(partial) != 1)} rank only the algorithms they have "
+                         f"(partial rankings): {shown_gaps}{' ...' if len(partial) > 5 else ''}")
         if not self.converged:
             lines.append(f"  NOT CONVERGED ({len(self.convergence_problems)} problem(s)): "
                          + "; ".join(self.convergence_problems[:4]))
@@ -271,7 +295,7 @@ class PlackettLuceResult:
         return self.summary()
 
 
-def plackett_luce(scores, *, higher_is_better=True, prior=1.0, ties="average", missing="error", draws=1000,
+def plackett_luce(scores, *, higher_is_better=True, prior=1.0, ties="average", missing="partial", draws=1000,
                   tune=1000, chains=4, random_seed=None, sampler="pymc", progressbar=False) -> PlackettLuceResult:
     """Rank the algorithms of ``scores`` with the Bayesian Plackett-Luce model (see the module's docstring).
 
@@ -389,10 +413,10 @@ def _check_rankings(rankings, algorithms):
         raise ValueError(f"rankings must be a (q, k) array with q >= 1 data sets, got shape {ranks.shape}")
     if ranks.shape[1] < 2:
         raise ValueError(f"rankings rank {ranks.shape[1]} algorithm(s): rank at least two")
-    if not np.isfinite(ranks).all():
-        i, j = np.argwhere(~np.isfinite(ranks))[0]
-        raise ValueError(f"rankings hold NaN or inf (row {i}, column {j}): every algorithm needs a rank on every "
-                         "data set")
+    if np.isinf(ranks).any():
+        i, j = np.argwhere(np.isinf(ranks))[0]
+        raise ValueError(f"rankings hold inf (row {i}, column {j}): a rank is a number, or NaN where the algorithm "
+                         "is absent")
     k = ranks.shape[1]
     algorithms = [f"A{j + 1}" for j in range(k)] if algorithms is None else [str(a) for a in algorithms]
     if len(algorithms) != k or len(set(algorithms)) != k:
@@ -419,23 +443,25 @@ def _check_prior(prior, algorithms) -> np.ndarray:
 
 
 def _break_ties(ranks, rng) -> np.ndarray:
-    """Each row's ties broken uniformly at random: ranks 1..k, the tied groups' order kept."""
-    broken = np.empty_like(ranks)
+    """Each row's ties broken uniformly at random: ranks 1..k (1..the number present), the tied groups' order
+    kept, absent algorithms (NaN) left absent."""
+    broken = np.full_like(ranks, np.nan)
     for i, row in enumerate(ranks):
-        order = np.concatenate([rng.permutation(np.flatnonzero(row == value)) for value in np.unique(row)])
-        broken[i, order] = np.arange(1, len(row) + 1)
+        values = np.unique(row[~np.isnan(row)])
+        order = np.concatenate([rng.permutation(np.flatnonzero(row == value)) for value in values] + [[]]).astype(int)
+        broken[i, order] = np.arange(1, len(order) + 1)
     return broken
 
 
 def _tail_sets(ranks):
     """The sets S of algorithms whose summed weights w(S) the log-likelihood's tails take, as 0/1 rows
-    ``(n_sets, k)``, and their counts c_S (fractions under ties: see the module's docstring). Sets of all
-    the algorithms (w(S) = 1) are left out."""
+    ``(n_sets, k)``, and their counts c_S (fractions under ties: see the module's docstring); a partial ranking's
+    sets hold only its algorithms. Sets of all the algorithms (w(S) = 1) are left out."""
     k = ranks.shape[1]
     counts = {}
     for i, row in enumerate(ranks):
         below = np.zeros(k, dtype=bool)  # R: the algorithms ranked below the current group
-        for value in np.unique(row)[::-1]:  # groups from the worst up
+        for value in np.unique(row[~np.isnan(row)])[::-1]:  # groups from the worst up
             group = np.flatnonzero(row == value)
             if len(group) > MAX_TIED:
                 raise ValueError(f"rankings: row {i} ties {len(group)} algorithms; ties='average' sums over the "
@@ -453,9 +479,10 @@ def _tail_sets(ranks):
     return sets, np.array(list(counts.values()))
 
 
-def _log_likelihood(w, n_rankings, sets, counts):
-    """q sum_a log w_a - sum_S c_S log w(S) in PyTensor. The data enter as shared variables, so a new data set
-    with as many algorithms reuses the compiled function."""
-    sets, counts, n_rankings = (pytensor.shared(np.asarray(value, dtype=float), name=name) for value, name in
-                                ((sets, "tail_sets"), (counts, "tail_counts"), (n_rankings, "n_rankings")))
-    return n_rankings * pt.sum(pt.log(w)) - pt.dot(counts, pt.log(pt.dot(sets, w)))
+def _log_likelihood(w, ranked, sets, counts):
+    """sum_a n_a log w_a - sum_S c_S log w(S) in PyTensor, n_a = ``ranked`` (k,) the number of rankings holding
+    algorithm a (q for complete rankings). The data enter as shared variables, so a new data set with as many
+    algorithms reuses the compiled function."""
+    sets, counts, ranked = (pytensor.shared(np.asarray(value, dtype=float), name=name) for value, name in
+                            ((sets, "tail_sets"), (counts, "tail_counts"), (ranked, "ranked_counts")))
+    return pt.dot(ranked, pt.log(w)) - pt.dot(counts, pt.log(pt.dot(sets, w)))

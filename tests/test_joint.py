@@ -91,36 +91,61 @@ def test_k2_log_density_equals_the_pairwise_model(uci54, form):
         assert joint_logp(as_joint) == pytest.approx(pairwise_logp(point), rel=1e-10, abs=1e-8)
 
 
+def observed_map(block, scale):
+    """For one data set's scores (n, k) with NaN columns for absent algorithms: the differences of the others
+    present from the first present one r, and the rows e_a - e_r (e_1 = 0) that give them from the model's
+    coordinates (units ``scale``), written here from the definition."""
+    present = np.flatnonzero(~np.isnan(block).all(axis=0))
+    first, others = present[0], present[1:]
+    t = np.zeros((len(others), block.shape[1] - 1))
+    t[np.arange(len(others)), others - 1] = 1.0
+    if first > 0:
+        t[:, first - 1] = -1.0
+    return block[:, others] - block[:, [first]], t * scale
+
+
 def dense_log_likelihood(scores, rho, values, form, data, scaling):
     """log p(every fold difference | parameters) from the dense normal of the stacked (n m)-vector: marginal
     form, mean 1 (x) delta0 and covariance J (x) Sigma0 / lambda_i + ((1 - rho) I + rho J) (x) Sigma_i; centred
     form, mean 1 (x) delta_i and covariance ((1 - rho) I + rho J) (x) Sigma_i. ``scaling``: the exponents of the
-    population's and the data sets' slopes' scaling."""
+    population's and the data sets' slopes' scaling. A data set without some algorithms observes T d (T from
+    :func:`observed_map`): mean T delta and covariances T Sigma T^T."""
     covariances = dataset_covariances(data, values["dataset_log_sd"], values["dataset_slopes"], scaling[1])
     cov0 = regression_recursion(values["population_log_sd"], values["population_slopes"],
                                 pivot_order(_estimates(data)[0]), scaling[0])
     total = 0.0
     for i, block in enumerate(scores):
-        d = block[:, 1:] - block[:, :1]
-        n, m = d.shape
+        d, t = observed_map(block, data.scale)
+        n = len(d)
         ones = np.ones((n, n))
-        big = np.kron((1 - rho) * np.eye(n) + rho * ones, covariances[i])
+        big = np.kron((1 - rho) * np.eye(n) + rho * ones, t @ covariances[i] @ t.T)
         if form == "marginal":
-            big += np.kron(ones, cov0 / values["lambda"][i])
+            big += np.kron(ones, t @ cov0 @ t.T / values["lambda"][i])
             mean = values["delta0_scaled"]
         else:
             mean = values["delta_scaled"][i]
-        total += stats.multivariate_normal(np.tile(mean, n), big).logpdf(d.ravel())
+        total += stats.multivariate_normal(np.tile(t @ mean, n), big).logpdf(d.ravel())
     return total
 
 
+def with_gaps(scores):
+    """The scores with algorithm 3 not run on data set 2, the reference on data set 3 and algorithms 1 and 4 on
+    data set 4 (its differences are from algorithm 2, a coordinate of its own)."""
+    scores = scores.copy()
+    scores[1, :, 2], scores[2, :, 0], scores[3][:, [0, 3]] = np.nan, np.nan, np.nan
+    return scores
+
+
+@pytest.mark.parametrize("gaps", [False, True])
 @pytest.mark.parametrize("form", ["centered", "marginal"])
-def test_likelihood_equals_the_dense_kronecker_normal(form):
+def test_likelihood_equals_the_dense_kronecker_normal(form, gaps):
     """Observed and scatter terms (the sufficient-statistic likelihood) differ between two parameter points
     exactly as the dense normal of all fold differences does (units 1: scale fixed). In the centred form the
-    observed term is given delta_i, whose own prior is not part of it."""
+    observed term is given delta_i, whose own prior is not part of it. With algorithms absent from data sets
+    (``gaps``), each observes the differences among those it has: the dense normal of those, the exact marginal."""
     scores, rho = simulated_scores(q=4, n=5, k=4, seed=3), 0.2
     scores[1, :, 2] = scores[1, :, 0]  # algorithms 1 and 3 agree on every fold of data set 2: slopes scaled there
+    scores = with_gaps(scores) if gaps else scores
     model = joint_model(scores, rho=rho, scale=1.0, form=form)
     scatter = model.replace_rvs_by_values([model["scatter"]])[0]  # the other potentials are priors
     likelihood = model.compile_fn(model.observedlogp + scatter, inputs=model.value_vars,
@@ -131,7 +156,7 @@ def test_likelihood_equals_the_dense_kronecker_normal(form):
     ours = [float(likelihood(p)) for p in points]
     data = _prepare_joint(scores, rho=rho, scale=1.0)
     scaling = model["population_scaling"].get_value(), model["dataset_scaling"].get_value()
-    assert np.ptp(scaling[0]) > 0.02 and np.ptp(scaling[1]) > 0.5  # pairs scaled differently
+    assert np.ptp(scaling[0]) > 0.02 and (gaps or np.ptp(scaling[1]) > 0.5)  # pairs scaled differently
     dense = [dense_log_likelihood(scores, rho, v, form, data, scaling) for v in values]
     for j in (1, 2):
         assert ours[j] - ours[0] == pytest.approx(dense[j] - dense[0], rel=1e-8, abs=1e-8)
@@ -155,9 +180,13 @@ def synthetic_posterior(data, rng, chains=2, draws=3000):
     return tree, fixed
 
 
-def test_conditional_draws_of_delta_match_gaussian_conditioning_in_precision_form():
-    scores = simulated_scores(q=3, n=8, k=4, seed=5)
+@pytest.mark.parametrize("gaps", [False, True])
+def test_conditional_draws_of_delta_match_gaussian_conditioning_in_precision_form(gaps):
+    """With gaps the data set observes y = T dbar (T from :func:`observed_map`, in the scores' units), whose
+    precision T^T (c T Sigma T^T)^-1 T and information T^T (c T Sigma T^T)^-1 y enter the precision form."""
+    scores = simulated_scores(q=4, n=8, k=4, seed=5)
     scores[0, :, 1] = scores[0, :, 0]  # no spread in one coordinate of data set 1: its slopes are scaled
+    scores = with_gaps(scores) if gaps else scores
     data = _prepare_joint(scores, rho=0.1)
     rng = np.random.default_rng(RNG_SEED)
     tree, fixed = synthetic_posterior(data, rng)
@@ -170,9 +199,10 @@ def test_conditional_draws_of_delta_match_gaussian_conditioning_in_precision_for
     for i in range(len(data.names)):
         cov = covariances[i]
         prior_precision = fixed["lambda"][i] * np.linalg.inv(cov0)
-        data_precision = np.linalg.inv(c[i] * cov)
-        post_cov = np.linalg.inv(prior_precision + data_precision)
-        post_mean = post_cov @ (prior_precision @ fixed["delta0_scaled"] + data_precision @ (data.mean[i] / data.scale))
+        y, t = observed_map(scores[i][~np.isnan(scores[i]).all(axis=1)], data.scale)
+        seen_precision = np.linalg.inv(c[i] * t @ cov @ t.T)
+        post_cov = np.linalg.inv(prior_precision + t.T @ seen_precision @ t)
+        post_mean = post_cov @ (prior_precision @ fixed["delta0_scaled"] + t.T @ seen_precision @ y.mean(axis=0))
         draws = delta[:, i]
         se = np.sqrt(np.diag(post_cov) / len(draws))
         assert np.all(np.abs(draws.mean(axis=0) - post_mean) < 4 * se)
@@ -260,12 +290,16 @@ def test_bad_arguments_name_themselves(uci54, bad, message):
         joint_model(uci54, **bad)
 
 
-def test_an_algorithm_missing_on_a_data_set_is_named_and_can_be_dropped(uci54):
+def test_an_algorithm_missing_on_a_data_set_is_integrated_out_or_named_and_dropped(uci54):
     scores = uci54.sel(algorithm=["nbc", "hnb", "j48"]).copy(deep=True)
     scores["score"].loc[dict(dataset=scores.dataset.values[3], algorithm="j48")] = np.nan
     name = str(scores.dataset.values[3])
+    data = _prepare_joint(scores)  # by default every data set is kept, with the cell integrated out
+    assert data.names == [str(d) for d in uci54.dataset.values] and data.absent == ((name, ("j48",)),)
+    assert data.transform[3].tolist() == [[1.0, 0.0], [0.0, 0.0]] and data.padding[3].tolist() == [0.0, 1.0]
+    assert data.transform[[0, 4]].tolist() == [np.eye(2).tolist()] * 2
     with pytest.raises(ValueError, match=rf"'{name}': no scores of \['j48'\].*missing='drop'"):
-        joint_model(scores)
+        joint_model(scores, missing="raise")
     with pytest.warns(UserWarning, match=rf"dropped: '{name}'"):
         model = joint_model(scores, missing="drop")
     assert name not in model.coords["dataset"] and len(model.coords["dataset"]) == 53
@@ -304,6 +338,12 @@ def test_summary_gives_no_verdict_when_unconverged_and_to_dict_is_json():
     assert "P(best)" in failed.summary(allow_unconverged=True)
     record = json.loads(json.dumps(failed.to_dict()))
     assert record["converged"] is False and {r["algorithm"] for r in record["ranking"]} == {"ref", "x", "y"}
+    assert "integrated out" not in shown and record["absent"] == {}
+    scores = simulated_scores(q=4, n=6, k=3, seed=9)
+    scores[1, :, 2], scores[2, :, 0] = np.nan, np.nan
+    gappy = replace(res, data=_prepare_joint(scores, rho=0.1, algorithms=["ref", "x", "y"]))
+    assert "2 data sets without some algorithms, integrated out there: D2 lacks y; D3 lacks ref" in gappy.summary()
+    assert json.loads(json.dumps(gappy.to_dict()))["absent"] == {"D2": ["y"], "D3": ["ref"]}
 
 
 def test_delta0_through_its_fixed_basis_keeps_its_uniform_prior():

@@ -33,6 +33,7 @@ def case():
 def test_to_dict_keys_and_values(case):
     res, expected = case
     d = res.to_dict()
+    assert d.pop("left_out") == []
     assert set(d) == {"a", "b", "n_datasets", "p_b_majority", "p_a_majority", "alpha", "decision", "pmf_b", "pmf_a",
                       "p_right"}
     assert (d["a"], d["b"], d["n_datasets"], d["alpha"], d["decision"]) == ("svm", "knn", Q, 0.1, "knn")
@@ -57,8 +58,9 @@ def test_to_xarray_variables_dimensions_coordinates_and_attributes(case):
     for name in ("p_right", "p_left"):
         assert ds[name].dims == ("dataset",)
         np.testing.assert_allclose(ds[name].values, expected[name], rtol=1e-10, err_msg=name)
-    assert set(ds.attrs) == {"a", "b", "p_b_majority", "p_a_majority", "alpha", "decision"}
-    assert (ds.attrs["a"], ds.attrs["b"], ds.attrs["alpha"], ds.attrs["decision"]) == ("svm", "knn", 0.1, "knn")
+    assert set(ds.attrs) == {"a", "b", "p_b_majority", "p_a_majority", "alpha", "decision", "left_out"}
+    assert (ds.attrs["a"], ds.attrs["b"], ds.attrs["alpha"], ds.attrs["decision"], ds.attrs["left_out"]) == (
+        "svm", "knn", 0.1, "knn", "")
     for key in ("p_b_majority", "p_a_majority"):
         assert ds.attrs[key] == pytest.approx(expected[key], rel=1e-10), key
 

@@ -23,7 +23,7 @@ def test_sign_test_to_dict_keys_and_values():
     n = 40_000
     d = bayesian_sign_test(z, rope=0.005, n_samples=n, random_seed=0).to_dict()
     assert list(d) == ["method", "a", "b", "rope", "p_left", "p_rope", "p_right", "win_left", "win_rope",
-                       "win_right"]
+                       "win_right", "left_out"]
     assert (d["method"], d["a"], d["b"], d["rope"]) == ("Bayesian sign test (prior 1.0 at z0 = 0.0)", "A", "B", 0.005)
     counts = np.array([1, 1 + 1, 4])   # z < -0.005, in the rope (plus the prior at z0 = 0), z > 0.005
     for key, mean in zip(("p_left", "p_rope", "p_right"), counts / counts.sum()):
@@ -38,7 +38,7 @@ def test_sign_test_to_dict_keys_and_values():
 def test_imprecise_to_dict_keys_and_values():
     n = 50_000
     d = imprecise_signed_rank(Z, n_samples=n, random_seed=0).to_dict()
-    assert list(d) == ["a", "b", "lower", "upper", "lower_mean", "upper_mean", "threshold", "decision"]
+    assert list(d) == ["a", "b", "lower", "upper", "lower_mean", "upper_mean", "threshold", "decision", "left_out"]
     _, lower, upper = idp_draws(Z, n, seed=1)
     rule = "B" if np.mean(lower > 0.5) > 0.95 else "A" if np.mean(upper > 0.5) < 0.95 else "indeterminate"
     assert (d["a"], d["b"], d["threshold"], d["decision"]) == ("A", "B", 0.95, rule)

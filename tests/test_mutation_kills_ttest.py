@@ -39,8 +39,9 @@ def result():
 
 def test_to_dict_keys_and_values(result):
     d = result.to_dict()
-    assert set(d) == {"a", "b", "rope", "rho", "prior", "results"}
-    assert (d["a"], d["b"], d["rope"], d["rho"], d["prior"]) == ("svm", "knn", (-ROPE, ROPE), RHO, "matching")
+    assert set(d) == {"a", "b", "rope", "left_out", "rho", "prior", "results"}
+    assert (d["a"], d["b"], d["rope"], d["rho"], d["prior"], d["left_out"]) == ("svm", "knn", (-ROPE, ROPE), RHO,
+                                                                              "matching", [])
     assert len(d["results"]) == len(X)
     for got, want in zip(d["results"], expected_records(X, ROPE)):
         assert list(got) == list(want)
@@ -229,10 +230,9 @@ def test_the_warnings_point_at_the_line_that_called_correlated_ttest(scores):
     assert [w.filename for w in [*point_mass, *folds]] == [__file__, __file__]
 
 
-def test_scores_without_folds_have_too_few_scores_not_no_data_sets(scores):
-    names = ", ".join(repr(str(d)) for d in scores.dataset.values)
-    assert names == "'iris', 'wine', 'breast_cancer', 'digits'"
-    with pytest.raises(ValueError, match=rf"^need at least 2 scores per data set; data set\(s\) {names} have fewer$"):
+def test_scores_without_folds_have_no_common_data_set_not_no_data_sets(scores):
+    with pytest.raises(ValueError, match=r"^algorithms 'tree' and 'knn' have no data set where both have scores \(of "
+                                         r"4 data sets\): nothing to compare$"):
         correlated_ttest(scores.isel(fold=slice(0, 0)), algorithms=("tree", "knn"))
 
 
@@ -250,5 +250,7 @@ def test_too_few_scores_names_only_the_data_sets_below_two(scores):
     short = scores.isel(run=[0, 1, 2], fold=[0]).copy(deep=True)
     short["score"][dict(dataset=1, run=[1, 2])] = np.nan
     short["score"][dict(dataset=2, run=[2])] = np.nan
-    with pytest.raises(ValueError, match=r"^need at least 2 scores per data set; data set\(s\) 'wine' have fewer$"):
+    with pytest.raises(ValueError, match=r"^algorithms 'tree' and 'knn' have fewer than 2 folds in common \(where both "
+                                         r"have a score\) on data set\(s\) 'wine': the correlated t-test needs at "
+                                         r"least 2$"):
         correlated_ttest(short, algorithms=("tree", "knn"))

@@ -81,3 +81,20 @@ def test_empty_problem_is_an_error():
         poisson_test(np.zeros((3, 1)), folds=10)
     with pytest.raises(ValueError, match="^mu0 must be finite"):
         poisson_test(np.ones((3, 10)), folds=10, prior=pp_corr.NormalGamma(np.nan, 1.0, 1.0, 1.0))
+
+
+def test_a_pair_uses_the_data_sets_where_both_have_scores():
+    """knn not run on 'iris': the test counts the other three data sets, equals the complete data's test on them
+    exactly, and names 'iris' in its fields and its printout; no common data set is an error naming the pair."""
+    scores = pp_corr.load_scores(pp_corr.example_path())
+    gappy = scores.copy(deep=True)
+    gappy["score"] = gappy.score.where(~((gappy.dataset == "iris") & (gappy.algorithm == "knn")))
+    res = poisson_test(gappy, algorithms=("tree", "knn"), rope=0.01)
+    restricted = poisson_test(scores.isel(dataset=[1, 2, 3]), algorithms=("tree", "knn"), rope=0.01)
+    assert (res.n_datasets, res.left_out, restricted.left_out) == (3, ("iris",), ())
+    assert (res.p_b_majority, res.p_a_majority) == (restricted.p_b_majority, restricted.p_a_majority)
+    assert "left out: 1 data set where tree and knn do not both have scores: iris" in repr(res)
+    assert "left out" not in repr(restricted)
+    assert res.to_dict()["left_out"] == ["iris"] and res.to_xarray().attrs["left_out"] == "iris"
+    with pytest.raises(ValueError, match=r"'tree' and 'knn' have no data set where both have scores"):
+        poisson_test(gappy.sel(dataset=["iris"]), algorithms=("tree", "knn"))

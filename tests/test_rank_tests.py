@@ -524,3 +524,34 @@ def test_regression_differences_on_the_rope_edge_count_as_on_it():
     np.testing.assert_array_equal(sign.samples, np.tile([0.0, 1.0, 0.0], (100, 1)))
     rank = bayesian_signed_rank(a, b, rope=0.01, prior_strength=0, random_seed=0, n_samples=100)
     np.testing.assert_allclose(rank.samples, np.tile([0.0, 0.5, 0.5], (100, 1)), atol=1e-12)
+
+
+# ---- incomplete designs: a pair uses the data sets where both have scores ----------------------------------------
+
+@pytest.mark.parametrize("test", RANK_TESTS)
+def test_a_pair_leaves_out_the_data_sets_without_both_and_names_them(test, uci54):
+    """nbc without scores on 3 data sets and hnb on 2 others (one shared): the pair uses the other 50, equal (same
+    seed) to the complete data's test on those 50, and names the 4 left out; two algorithms with a single common
+    data set are refused as one data set, with the others named."""
+    gone = {"nbc": ["anneal", "audiology", "cmc"], "hnb": ["cmc", "credit"]}
+    gappy = uci54.copy(deep=True)
+    for algorithm, datasets in gone.items():
+        gappy["score"] = gappy.score.where(~(gappy.dataset.isin(datasets) & (gappy.algorithm == algorithm)))
+    kwargs = {} if test in (wilcoxon_test, sign_test) else {"n_samples": 2000, "random_seed": 3}
+    res = test(gappy, algorithms=("nbc", "hnb"), **kwargs)
+    kept = [d for d in uci54.dataset.values if d not in ("anneal", "audiology", "cmc", "credit")]
+    oracle = test(uci54.sel(dataset=kept), algorithms=("nbc", "hnb"), **kwargs)
+    assert res.left_out == ("anneal", "audiology", "cmc", "credit") and oracle.left_out == ()
+    if isinstance(res, RegionProbabilities):
+        np.testing.assert_array_equal(res.samples, oracle.samples)
+    else:
+        assert {k: v for k, v in vars(res).items() if k != "left_out"} == \
+               {k: v for k, v in vars(oracle).items() if k != "left_out"}
+    if test not in (wilcoxon_test, sign_test):  # their results are scipy's attributes, whose repr is the fields'
+        assert "left out: 4 data sets where nbc and hnb do not both have scores: anneal, audiology, cmc, credit" \
+            in repr(res)
+        assert res.to_dict()["left_out"] == list(res.left_out)
+    two = gappy.sel(dataset=["anneal", "ecoli"])
+    with pytest.raises(ValueError, match=r"only one data set where both algorithms have scores \(left out: "
+                                         r"anneal\) \('ecoli'\)"):
+        test(two, algorithms=("nbc", "hnb"))

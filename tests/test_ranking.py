@@ -213,7 +213,8 @@ def test_bad_input_names_the_argument_or_data_set():
     frame = pd.DataFrame({"A": [0.9, 0.8, 0.7], "B": [0.8, np.nan, 0.7], "C": [0.1, 0.2, np.nan]},
                          index=["iris", "wine", "glass"])
     with pytest.raises(ValueError, match=r"data set 'wine' lacks \['B'\]; data set 'glass' lacks \['C'\]"):
-        dataset_ranks(frame)
+        dataset_ranks(frame, missing="error")
+    np.testing.assert_array_equal(dataset_ranks(frame).to_numpy(), [[1, 2, 3], [1, np.nan, 2], [1.5, 1.5, np.nan]])
     with pytest.warns(UserWarning, match=r"left out 2 data set\(s\).*\['wine', 'glass'\]"):
         assert dataset_ranks(frame, missing="drop").index.tolist() == ["iris"]
     with pytest.raises(ValueError, match="missing must be one of"):
@@ -222,11 +223,11 @@ def test_bad_input_names_the_argument_or_data_set():
     scores = load_scores({"A": [[0.8, 0.9], [0.7, 0.6]], "B": [[0.7, 0.8], [0.6, 0.7]]})
     scores["score"] = scores.score.where(~((scores.dataset == "D2") & (scores.algorithm == "B")))
     with pytest.raises(ValueError, match=r"data set 'D2' lacks \['B'\]"):
-        dataset_ranks(scores)
+        dataset_ranks(scores, missing="error")
     with pytest.raises(ValueError, match="'x', algorithm 'A' is inf"):
         dataset_ranks(pd.DataFrame({"A": [np.inf], "B": [0.0]}, index=["x"]))
-    with pytest.raises(ValueError, match=r"rankings hold NaN or inf \(row 1, column 0\)"):
-        plackett_luce_model([[1, 2], [np.nan, 1]])
+    with pytest.raises(ValueError, match=r"rankings hold inf \(row 1, column 0\)"):
+        plackett_luce_model([[1, 2], [np.inf, 1]])
     with pytest.raises(ValueError, match="are negated already"):
         dataset_ranks(load_scores({"A": [[0.1, 0.2]], "B": [[0.2, 0.2]]}, higher_is_better=False),
                       higher_is_better=False)
@@ -278,3 +279,92 @@ def test_uci54_converges_and_agrees_with_the_mean_ranks(request):
     assert np.all(np.abs(table.expected_rank - table.observed_mean_rank) <= 0.1)
     # 15 of the 54 data sets hold an exact tie (j48 and j48gr, mostly)
     assert "15 data sets tied" in res.summary()
+
+
+# ---- partial rankings: algorithms absent from some data sets --------------------------------------------------------
+
+def marginal_log_probability(order, w):
+    """log P of a strict order of some of the algorithms (best first), as the sum of P over the full orders of all of
+    them whose restriction is that order: no product over the subset is used."""
+    present = list(order)
+    return math.log(math.fsum(math.exp(brute_log_probability(full, w)) for full in itertools.permutations(range(len(w)))
+                              if [a for a in full if a in present] == present))
+
+
+@pytest.mark.parametrize("row", [[1, np.nan, 2, 3], [np.nan, 2, np.nan, 1], [3, 1, 2, np.nan], [1, np.nan, 1, 3],
+                                 [np.nan, 2, 2, 1], [1, np.nan, np.nan, np.nan], [np.nan] * 4])
+def test_a_partial_ranking_is_the_marginal_of_the_full_rankings(row):
+    """A data set that lacks some algorithms contributes the probability of the full rankings that order the present
+    ones as it does (ties: the average rule over the present ones' orders), computed here by summing full rankings."""
+    w = np.random.default_rng(38).dirichlet(np.ones(4))
+    present = [j for j, r in enumerate(row) if not np.isnan(r)]
+    orders = [[present[i] for i in p] for p in compatible_orders([row[j] for j in present])]
+    oracle = np.mean([marginal_log_probability(order, w) for order in orders])
+    rankings = [row, [1, 2, 3, 4]]  # with a complete ranking beside it: the two add up
+    expected = oracle + brute_log_probability([0, 1, 2, 3], w)
+    assert model_log_likelihood(rankings, w) == pytest.approx(expected, rel=1e-12, abs=1e-12)
+    random = plackett_luce_model(rankings, ties="random", random_seed=0)
+    broken = float(random.potentials[0].eval({random["w"]: w}))
+    assert any(broken == pytest.approx(marginal_log_probability(o, w) + brute_log_probability([0, 1, 2, 3], w),
+                                       rel=1e-12) for o in orders)
+
+
+def test_dataset_ranks_rank_the_algorithms_present():
+    scores = load_scores({"A": [[0.8, 0.9], [0.7, 0.6], [0.5, 0.5]], "B": [[0.7, 0.8], [0.6, 0.7], [0.6, 0.6]],
+                          "C": [[0.1, 0.2], [0.9, 0.9], [0.2, 0.2]]})
+    scores["score"] = scores.score.where(~((scores.dataset == "D2") & (scores.algorithm == "A")))
+    ranks = dataset_ranks(scores)
+    np.testing.assert_array_equal(ranks.to_numpy(), [[1, 2, 3], [np.nan, 2, 1], [2, 1, 3]])
+    with pytest.warns(UserWarning, match=r"left out 1 data set\(s\).*\['D2'\]"):
+        assert dataset_ranks(scores, missing="drop").index.tolist() == ["D1", "D3"]
+
+
+def change_tolerance(complete, partial, draws_complete, draws_partial):
+    """Four standard deviations of the difference of two posterior means of the expected ranks: the two MCSEs and
+    the spread that removing data gives a posterior mean. By the law of total variance, given the data kept the
+    complete data's posterior mean varies (over the data removed) by Var(partial posterior) - E[Var(complete
+    posterior)], estimated by the difference of the two fits' posterior variances."""
+    spread = np.maximum(draws_partial.var(("chain", "draw")).values - draws_complete.var(("chain", "draw")).values, 0)
+    return 4 * np.sqrt(complete.expected_rank_mcse ** 2 + partial.expected_rank_mcse ** 2 + spread)
+
+
+@pytest.mark.slow
+def test_uci54_with_a_tenth_of_its_cells_missing_ranks_every_algorithm_as_the_complete_data(uci54, uci54_gappy):
+    """27 of the 270 cells removed at random: every data set is kept (24 of them as partial rankings), every algorithm
+    gets its expected rank, and each is within the tolerance of change_tolerance of the complete data's."""
+    gappy, mask = uci54_gappy
+    complete, partial = fit(uci54, random_seed=1), fit(gappy, random_seed=1)
+    assert partial.ranks.index.tolist() == [str(d) for d in uci54.dataset.values]
+    assert (partial.ranks.notna().to_numpy() == mask.values).all()
+    assert "24 data sets rank only the algorithms they have (partial rankings)" in partial.summary()
+    table_c, table_p = complete.to_frame(), partial.to_frame().loc[complete.to_frame().index]
+    assert table_p.expected_rank.sum() == pytest.approx(15, rel=1e-12)
+    assert table_p.n_datasets.tolist() == mask.sel(algorithm=table_c.index).sum("dataset").values.tolist()
+    tolerance = change_tolerance(table_c, table_p, complete._per_draw().expected_rank.sel(algorithm=table_c.index),
+                                 partial._per_draw().expected_rank.sel(algorithm=table_c.index))
+    change = (table_p.expected_rank - table_c.expected_rank).to_numpy()
+    assert (np.abs(change) <= tolerance).all(), (change, tolerance)
+    # the partial fit itself, against its posterior computed by importance sampling from the prior
+    oracle, oracle_se = importance_expected_ranks(partial.ranks[table_c.index].to_numpy(), 400_000, seed=2)
+    assert (np.abs(table_p.expected_rank - oracle) <= 4 * np.sqrt(table_p.expected_rank_mcse ** 2 + oracle_se ** 2)).all()
+
+
+def importance_expected_ranks(ranks, n, seed):
+    """The posterior mean of the expected ranks under a Dirichlet(1) prior and its Monte Carlo standard error, by
+    self-normalised importance sampling from the prior, with each data set's likelihood the product of choices over
+    the algorithms it ranks (its ties: the average over their orders) - no tail sets."""
+    w = np.random.default_rng(seed).dirichlet(np.ones(ranks.shape[1]), size=n)
+    log_lik = np.zeros(n)
+    for row in ranks:
+        present = np.flatnonzero(~np.isnan(row))
+        orders = [[present[i] for i in p] for p in compatible_orders(row[present])]
+        per_order = []
+        for order in orders:
+            tails = np.cumsum(w[:, order[::-1]], axis=1)[:, ::-1]  # sum of w over each position and those after it
+            per_order.append(np.log(w[:, order]).sum(axis=1) - np.log(tails).sum(axis=1))
+        log_lik += np.mean(per_order, axis=0)
+    weights = np.exp(log_lik - log_lik.max())
+    weights /= weights.sum()
+    expected = 0.5 + (w[:, :, None] / (w[:, :, None] + w[:, None, :])).sum(axis=1)
+    mean = weights @ expected
+    return mean, np.sqrt((weights[:, None] ** 2 * (expected - mean) ** 2).sum(axis=0))

@@ -483,3 +483,78 @@ def test_a_scores_dataset_without_data_sets_is_refused_by_name():
     scores = pp_corr.load_scores(pp_corr.example_path()).isel(dataset=[])
     with pytest.raises(ValueError, match="the scores hold no data sets"):
         correlated_ttest(scores, algorithms=("tree", "knn"))
+
+
+# ---- incomplete designs: failed folds ----------------------------------------------------------------------------
+
+def gappy_example():
+    """The example's scores with failed folds of 'knn' on 'wine' (runs of 10, 8 and 9 folds) and of 'tree' there
+    (one fold where both failed, one where only 'tree' did), and 'knn' not run on 'iris'."""
+    scores = pp_corr.load_scores(pp_corr.example_path())
+    gappy = scores.copy(deep=True)
+    for algorithm, run, folds in (("knn", 1, [2, 5]), ("knn", 3, [7]), ("tree", 1, [2]), ("tree", 4, [0])):
+        gappy["score"].loc[dict(dataset="wine", algorithm=algorithm, run=run + 1)][folds] = np.nan
+    gappy["score"] = gappy.score.where(~((gappy.dataset == "iris") & (gappy.algorithm == "knn")))
+    return scores, gappy
+
+
+def test_failed_folds_use_the_folds_both_have_with_the_designs_rho():
+    """On 'wine' the test uses the 96 folds where both have a score, with rho = 1/10 of the design's splits, and
+    equals the correlated t-test written out on those folds: the matching prior's posterior is
+    t_{n-1}(mean, sqrt((1/n + rho/(1 - rho)) s^2)). The data sets without gaps keep their complete-data answer
+    exactly; 'iris', where knn has no score, is left out and named."""
+    scores, gappy = gappy_example()
+    res = correlated_ttest(gappy, algorithms=("tree", "knn"), rope=0.01)
+    assert res.datasets == ("wine", "breast_cancer", "digits") and res.left_out == ("iris",)
+    assert "left out: 1 data set where tree and knn do not both have scores: iris" in repr(res)
+    assert res.to_dict()["left_out"] == ["iris"]
+    assert res.with_rope(0.02).left_out == ("iris",)
+    given_rho = correlated_ttest(gappy, algorithms=("tree", "knn"), rho=[0.4, 0.1, 0.2, 0.3])  # one per data set
+    assert np.asarray(given_rho.rho).tolist() == [0.1, 0.2, 0.3]
+    assert given_rho.p_right[0] == res.with_rope(None).p_right[0]
+    d = (gappy.score.sel(dataset="wine", algorithm="knn") - gappy.score.sel(dataset="wine", algorithm="tree")).values
+    d = d[~np.isnan(d)]
+    n, rho = len(d), 0.1
+    assert n == 96 and float(gappy.rho.sel(dataset="wine")) == rho
+    law = stats.t(n - 1, d.mean(), np.sqrt((1 / n + rho / (1 - rho)) * d.var(ddof=1)))
+    assert float(res.p_right[0]) == pytest.approx(law.sf(0.01), rel=1e-12)
+    assert float(res.p_left[0]) == pytest.approx(law.cdf(-0.01), rel=1e-12)
+    complete = correlated_ttest(scores, algorithms=("tree", "knn"), rope=0.01)
+    np.testing.assert_array_equal(res.p_right[1:], complete.p_right[2:])
+    np.testing.assert_array_equal(res.p_left[1:], complete.p_left[2:])
+
+
+@pytest.mark.parametrize("rho", [0.1, 0.3])
+def test_intraclass_statistics_on_unequal_runs_equal_the_dense_likelihood(rho):
+    """The sufficient statistics of the folds present (runs of 10, 7 and 4 folds, NaN for the failed ones) give the
+    log-likelihood of x ~ MVN(mu 1, sigma^2 ((1 - rho) I + rho 1 1^T)) over those folds, as scipy's dense
+    multivariate normal computes it with the explicit covariance; so does a known corr= of that matrix."""
+    from pp_corr.pairwise.intraclass import SufficientStats
+
+    rng = np.random.default_rng(38)
+    x = rng.normal(0.02, 0.03, size=(3, 10))
+    x[1, 7:], x[2, [0, 2, 4, 5, 6, 9]] = np.nan, np.nan
+    present = x[~np.isnan(x)]
+    n = len(present)
+    cov = (1 - rho) * np.eye(n) + rho * np.ones((n, n))
+    s = SufficientStats.from_samples(x.reshape(1, -1), rho, padded=True)
+    assert int(s.n[0]) == n == 21
+    dense = SufficientStats.from_samples(present, corr=cov)
+    for mu, sigma in ((0.0, 0.03), (0.02, 0.05), (-0.01, 0.01)):
+        oracle = stats.multivariate_normal(np.full(n, mu), sigma**2 * cov).logpdf(present)
+        for st_ in (s, dense):
+            logdet = (n - 1) * np.log1p(-rho) + np.log1p((n - 1) * rho)
+            quad = st_.weighted_ss + st_.effective_n * (st_.mean - mu) ** 2
+            logp = -0.5 * (n * np.log(2 * np.pi * sigma**2) + logdet + quad / sigma**2)
+            assert float(np.ravel(logp)[0]) == pytest.approx(oracle, rel=1e-12)
+
+
+def test_a_pair_without_two_common_folds_or_a_common_data_set_is_named():
+    scores, gappy = gappy_example()
+    gappy["score"].loc[dict(dataset="digits", algorithm="tree")][:, 1:] = np.nan
+    gappy["score"].loc[dict(dataset="digits", algorithm="tree")][1:, :] = np.nan
+    with pytest.raises(ValueError, match=r"'tree' and 'knn' have fewer than 2 folds in common .* 'digits'"):
+        correlated_ttest(gappy, algorithms=("tree", "knn"))
+    alone = gappy.sel(dataset=["iris"])
+    with pytest.raises(ValueError, match=r"'tree' and 'knn' have no data set where both have scores \(of 1"):
+        correlated_ttest(alone, algorithms=("tree", "knn"))

@@ -49,10 +49,12 @@ Sigma0, which nearly identical algorithms make nearly singular). At k = 2 this i
 Every pairwise contrast then comes from the same draws: delta0_b - delta0_a for the population, and for a new
 data set delta_new ~ t_nu(delta0, Sigma0), whose contrast (e_b - e_a)^T delta_new is t_nu with scale
 sqrt((e_b - e_a)^T Sigma0 (e_b - e_a)) - the pairwise model's new-data-set probabilities, per pair.
+
+A data set where some algorithms have no score observes the differences among those it has, y_i = T_i d: the
+likelihood above with T_i delta_i, T_i Sigma_i T_i^T and T_i Sigma0 T_i^T, the exact marginal (:mod:`.joint_data`).
 """
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass
 from itertools import combinations
 
@@ -60,18 +62,15 @@ import numpy as np
 import pandas as pd
 import pymc as pm
 import pytensor.tensor as pt
-import xarray as xr
 from scipy import stats
 
 from .._args import as_generator, as_rope, check_probability_level, check_real
-from ..data.scores import check_layout
-from ..pairwise.intraclass import resolve_rho
 from ..sampling import RefittableModel
 from .covariance import covariance_values, pivot_order, regression_covariance, regression_values
 from .fit import CHECKED, _plain, _unconverged_lines, check_fit_settings, fit_with_policy
 from .fit import DEFAULT as PAIRWISE_DEFAULT, ROBUST as PAIRWISE_ROBUST
-from .model import (PRIORS, SIGMA_CEILING, SIGMA_FLOOR, _check_bounds, _check_priors, _nu_minus_one, _unit,
-                    _warn_far_out, centred_uniform)
+from .joint_data import _JointData, _prepare_joint
+from .model import PRIORS, SIGMA_CEILING, SIGMA_FLOOR, _check_bounds, _check_priors, _nu_minus_one, centred_uniform
 
 FORMS = ("centered", "marginal")
 # marginal first: on uci54's five classifiers, target_accept 0.8 took 31 leapfrog steps a draw, 0.9 took 60 for the
@@ -79,106 +78,6 @@ FORMS = ("centered", "marginal")
 DEFAULT = {"form": "marginal", "draws": 1000, "tune": 1000, "target_accept": 0.8}
 ROBUST = {"form": "marginal", "draws": 2000, "tune": 2000, "target_accept": 0.95}
 NEW_PER_DRAW = 20  # draws of a new data set's delta per posterior draw, for P(best) and ranks on a new data set
-
-
-@dataclass(frozen=True)
-class _JointData:
-    names: list            # data sets
-    algorithms: tuple      # k names, the reference first
-    n: np.ndarray          # (q,) folds used per data set
-    rho: np.ndarray        # (q,)
-    mean: np.ndarray       # (q, m) mean differences from the reference, original units
-    scatter: np.ndarray    # (q, m, m) scatter matrices, original units
-    scale: np.ndarray      # (m,) the unit s_a of each coordinate
-    max_abs: np.ndarray    # (m,) max |d| over all folds
-
-    @property
-    def sd(self) -> np.ndarray:
-        """(q, m) per-data-set sds of each coordinate."""
-        return np.sqrt(np.diagonal(self.scatter, axis1=1, axis2=2) / (self.n[:, None] - 1))
-
-    def c(self) -> np.ndarray:
-        return (1 - self.rho) / self.n + self.rho
-
-
-def _score_blocks(x, algorithms):
-    """(q, cells, k) scores, data set names and algorithm names from a scores Dataset or a (q, n, k) array."""
-    if isinstance(x, xr.Dataset):
-        check_layout(x)
-        present = [str(v) for v in x.algorithm.values]
-        chosen = present if algorithms is None else [str(a) for a in algorithms]
-        unknown = [a for a in chosen if a not in present]
-        if unknown:
-            raise ValueError(f"algorithms {unknown} are not in the scores (have {present})")
-        block = x.score.sel(algorithm=chosen).transpose("dataset", ..., "algorithm").values
-        return block.reshape(block.shape[0], -1, block.shape[-1]), [str(d) for d in x.dataset.values], chosen
-    block = np.asarray(x, dtype=float)
-    if block.ndim != 3:
-        raise ValueError(f"x must be a scores Dataset or an array (data sets, folds, algorithms), got shape "
-                         f"{block.shape}")
-    chosen = [f"A{j + 1}" for j in range(block.shape[2])] if algorithms is None else [str(a) for a in algorithms]
-    if len(chosen) != block.shape[2]:
-        raise ValueError(f"algorithms names {len(chosen)} algorithms, x holds {block.shape[2]}")
-    return block, [f"D{i + 1}" for i in range(block.shape[0])], chosen
-
-
-def _prepare_joint(x, algorithms=None, reference=None, rho=None, n_test=None, n_train=None, folds=None,
-                   scale=None, missing="raise") -> _JointData:
-    if missing not in ("raise", "drop"):
-        raise ValueError(f"missing must be 'raise' or 'drop', got {missing!r}")
-    block, names, chosen = _score_blocks(x, algorithms)
-    if len(chosen) < 2:
-        raise ValueError(f"the joint model compares at least 2 algorithms, got {len(chosen)}: {chosen}")
-    if len(set(chosen)) != len(chosen):
-        raise ValueError(f"algorithms must be distinct, got {chosen}")
-    if reference is not None:
-        if str(reference) not in chosen:
-            raise ValueError(f"reference={reference!r} is not among the algorithms {chosen}")
-        order = [chosen.index(str(reference))] + [j for j, a in enumerate(chosen) if a != str(reference)]
-        block, chosen = block[..., order], [chosen[j] for j in order]
-    if np.isinf(block).any():
-        raise ValueError("x holds infinite scores")
-    if isinstance(x, xr.Dataset) and all(v is None for v in (rho, n_test, n_train, folds)):
-        rho = np.asarray(x.rho.values, dtype=float)
-    else:
-        rho = np.broadcast_to(resolve_rho(rho, n_test=n_test, n_train=n_train, folds=folds), (len(names),)).copy()
-    keep, problems, rows = [], [], []
-    for i, name in enumerate(names):
-        cells = block[i][~np.isnan(block[i]).all(axis=1)]  # padding of a ragged design: no algorithm has a score
-        absent = [a for j, a in enumerate(chosen) if np.isnan(cells[:, j]).all()]
-        partial = int(np.isnan(cells).any(axis=1).sum())
-        if absent or partial:
-            problems.append(f"{name!r}: " + (f"no scores of {absent}" if absent else
-                                             f"{partial} of {len(cells)} folds lack some algorithm's score"))
-            if absent:
-                continue
-            cells = cells[~np.isnan(cells).any(axis=1)]
-        if len(cells) < 2:
-            problems.append(f"{name!r}: {len(cells)} complete fold(s), at least 2 are needed")
-            continue
-        keep.append(i)
-        rows.append(cells[:, 1:] - cells[:, :1])
-    if problems and missing == "raise":
-        raise ValueError("incomplete scores: " + "; ".join(problems) + ". Pass missing='drop' to compare on the "
-                         "complete folds and data sets only.")
-    if problems:
-        warnings.warn("dropped: " + "; ".join(problems), UserWarning, stacklevel=3)
-    if len(rows) < 2:
-        raise ValueError(f"{len(rows)} data set(s) with complete scores: the joint model needs at least 2")
-    names = [names[i] for i in keep]
-    n = np.array([len(r) for r in rows])
-    mean = np.array([r.mean(axis=0) for r in rows])
-    scatter = np.array([(r - r.mean(axis=0)).T @ (r - r.mean(axis=0)) for r in rows])
-    sd = np.sqrt(np.diagonal(scatter, axis1=1, axis2=2) / (n[:, None] - 1))
-    units = np.array([_unit(sd[:, a], mean[:, a]) for a in range(mean.shape[1])])
-    for a, other in enumerate(chosen[1:]):
-        _warn_far_out([f"{d} ({other} - {chosen[0]})" for d in names], sd[:, a], mean[:, a], units[a])
-    if scale is not None:
-        scale = np.broadcast_to([check_real("scale", v, low=0, low_open=True) for v in np.ravel(scale)],
-                                units.shape)
-    return _JointData(names, tuple(chosen), n, rho[keep], mean, scatter,
-                      units if scale is None else np.array(scale, dtype=float),
-                      np.array([max(float(np.abs(r[:, a]).max()) for r in rows) for a in range(mean.shape[1])]))
 
 
 def _check_form(form):
@@ -197,17 +96,20 @@ def _limits(data: _JointData, bounds) -> dict:
 
 
 def joint_model(x, *, algorithms=None, reference=None, rho=None, n_test=None, n_train=None, folds=None,
-                priors="current", scale=None, bounds=None, eta=1.0, missing="raise", form="marginal") -> pm.Model:
+                priors="current", scale=None, bounds=None, eta=1.0, missing="marginalise",
+                form="marginal") -> pm.Model:
     """The joint hierarchical model of k algorithms (the module docstring gives its mathematics).
 
     ``x`` is a scores Dataset (:func:`pp_corr.load_scores`; all its algorithms, or ``algorithms``) or an array
     (data sets, folds, algorithms) with ``rho``, ``n_test``/``n_train`` or ``folds``. Ragged designs are NaN
     padding in either: each data set uses its complete folds. ``reference`` (default: the first algorithm) is
     the baseline of the coordinates: the likelihood does not depend on it, the priors (set on the coordinates)
-    do, a little. An algorithm without scores on a
-    data set, or folds lacking some algorithm's score, raise unless ``missing="drop"`` (then those data sets
-    or folds are dropped, with a warning naming them). ``priors``, ``scale`` (one unit, or one per
-    non-reference algorithm) and ``bounds`` are those of :func:`pp_corr.hierarchical_model`, per coordinate;
+    do, a little. An algorithm without scores on a data set is integrated out there by default
+    (``missing="marginalise"``: the data set observes the differences among the algorithms it has, an exact
+    marginal of the model, :mod:`.joint_data`), and folds lacking a present algorithm's score are dropped with a
+    warning naming them; ``missing="drop"`` drops such data sets too, ``missing="raise"`` refuses any gap.
+    ``priors``, ``scale`` (one unit, or one per non-reference algorithm) and ``bounds`` are those of
+    :func:`pp_corr.hierarchical_model`, per coordinate;
     ``eta`` is the LKJ shape of the correlation matrices (1: uniform); ``form`` ``"centered"`` or
     ``"marginal"`` (the module docstring).
 
@@ -247,6 +149,8 @@ def _build(data: _JointData, priors, bounds, eta=1.0, form="marginal") -> pm.Mod
         dbar = pm.Data("dbar_obs", values["dbar_obs"], dims=("dataset", "algorithm"))
         scatter = pm.Data("scatter_obs", values["scatter_obs"], dims=("dataset", "algorithm", "algorithm_2"))
         nu = pm.Deterministic("nu", _nu_minus_one(PRIORS[priors]) + 1)
+        gaps = None if data.transform is None else (pm.Data("transform", values["transform"]),
+                                                    pm.Data("padding", values["padding"]))
         if m > 1:
             delta0, cov0, cov = _covariance_blocks(data, limits, eta, values, orders)
         else:  # the pairwise model's variables
@@ -254,19 +158,20 @@ def _build(data: _JointData, priors, bounds, eta=1.0, form="marginal") -> pm.Mod
             sigma0 = pm.Uniform("sigma0_scaled", 0, limits["sigma0"], dims="algorithm")
             sigma = pm.Uniform("sigma_scaled", *limits["sigma"], dims=("dataset", "algorithm"))
             cov0, cov = sigma0[:, None] ** 2, sigma[:, :, None] ** 2
-        root = pt.sqrt(cov) if m == 1 else pt.linalg.cholesky(cov)  # of Sigma_i
+        root = pt.sqrt(cov) if m == 1 else pt.linalg.cholesky(_seen(cov, gaps))  # of Sigma_i (as observed)
         if form == "marginal":  # delta_i integrated out given lambda_i; drawn afterwards (_draw_delta)
             lam = pm.Gamma("lambda", alpha=nu / 2, beta=nu / 2, dims="dataset") if m == 1 else _mixing(nu)
             total = cov0[None] / lam[:, None, None] + data.c()[:, None, None] * cov
             if m > 1:
-                pm.MvNormal("dbar", mu=delta0, cov=total, observed=dbar, dims=("dataset", "algorithm"))
+                pm.MvNormal("dbar", mu=_seen_mean(delta0, gaps), cov=_seen(total, gaps), observed=dbar,
+                            dims=("dataset", "algorithm"))
             else:  # k = 2 in the pairwise model's univariate laws: Numba runs the batched m = 1 gradients in Python
                 pm.Normal("dbar", mu=delta0, sigma=pt.sqrt(total[..., 0]), observed=dbar, dims=("dataset", "algorithm"))
         else:
             if m > 1:
                 delta = pm.MvStudentT("delta_scaled", nu=nu, mu=delta0, scale=cov0, dims=("dataset", "algorithm"))
-                pm.MvNormal("dbar", mu=delta, chol=np.sqrt(data.c())[:, None, None] * root, observed=dbar,
-                            dims=("dataset", "algorithm"))
+                pm.MvNormal("dbar", mu=_seen_mean(delta, gaps), chol=np.sqrt(data.c())[:, None, None] * root,
+                            observed=dbar, dims=("dataset", "algorithm"))
             else:
                 delta = pm.StudentT("delta_scaled", nu=nu, mu=delta0, sigma=pt.sqrt(cov0[0]),
                                     dims=("dataset", "algorithm"))
@@ -282,6 +187,20 @@ def _build(data: _JointData, priors, bounds, eta=1.0, form="marginal") -> pm.Mod
         pm.Deterministic("delta0", delta0 * s, dims="algorithm")
         pm.Deterministic("sigma0", model["sigma0_scaled"] * s, dims="algorithm")
     return model
+
+
+def _seen(matrix, gaps):
+    """T_i M T_i^T + E_i, the covariance of what data set i observes (:mod:`.joint_data`), for M (q or 1, m, m);
+    M itself for a complete design (``gaps`` None)."""
+    if gaps is None:
+        return matrix
+    transform, padding = gaps
+    return transform @ matrix @ transform.mT + padding[:, :, None] * pt.eye(padding.shape[-1])
+
+
+def _seen_mean(vector, gaps):
+    """T_i v for v (m,) or (q, m): the mean of what data set i observes; v itself for a complete design."""
+    return vector if gaps is None else (gaps[0] @ vector[..., None])[..., 0]
 
 
 def _mixing(nu):
@@ -431,6 +350,9 @@ def _data_values(data: _JointData, orders) -> dict:
     data's orders, :class:`pp_corr.sampling.RefittableModel`)."""
     s = data.scale
     values = {"dbar_obs": data.mean / s, "scatter_obs": data.scatter / np.outer(s, s)}
+    if data.transform is not None:  # what the data sets observe, the maps to it and the padding
+        values = {"dbar_obs": data.observed_mean, "scatter_obs": data.observed_scatter,
+                  "transform": data.transform, "padding": data.padding}
     if orders is not None:
         values["delta0_centre"], values["delta0_basis"] = _delta0_basis(data)
         values["population_scaling"], values["dataset_scaling"] = _scalings(data, orders)
@@ -439,16 +361,25 @@ def _data_values(data: _JointData, orders) -> dict:
 
 def _draw_delta(idata, data: _JointData, random_seed):
     """Add delta_i (``delta_scaled``; ``delta`` in the scores' units) to the posterior: per draw, from its
-    exact conditional normal given delta0, Sigma0, lambda_i, Sigma_i and dbar_i (the module docstring)."""
+    exact conditional normal given delta0, Sigma0, lambda_i, Sigma_i and what data set i observes, y_i = T_i dbar_i
+    (T_i = I in a complete design, :mod:`.joint_data`): with A = Sigma0 / lambda_i, B = c_i Sigma_i and the gain
+    K = A T^T (T (A + B) T^T + E)^-1, mean delta0 + K (y_i - T delta0) and covariance A - K T A (the module
+    docstring; with T = I the same bits as A (A + B)^-1)."""
     post = idata.posterior
     rng = as_generator(random_seed)
     cov0, cov = _population_covariance(post), _dataset_covariances(post, data)
     a = cov0[:, :, None] / post["lambda"].values[..., None, None]
     b = data.c()[:, None, None] * cov
-    gain = np.swapaxes(np.linalg.solve(a + b, np.swapaxes(a, -1, -2)), -1, -2)  # A (A + B)^-1 (both symmetric)
+    q, m = data.mean.shape
+    if data.transform is None:
+        t, seen, y = np.broadcast_to(np.eye(m), (q, m, m)), a + b, data.mean / data.scale
+    else:
+        t, y = data.transform, data.observed_mean
+        seen = t @ (a + b) @ np.swapaxes(t, -1, -2) + data.padding[:, :, None] * np.eye(m)
+    gain = np.swapaxes(np.linalg.solve(seen, t @ np.swapaxes(a, -1, -2)), -1, -2)  # A T^T S^-1 (S symmetric)
     d0 = post["delta0_scaled"].values[:, :, None, :]
-    mean = d0 + (gain @ (data.mean / data.scale - d0)[..., None])[..., 0]
-    spread = a - gain @ a
+    mean = d0 + (gain @ (y - (t @ d0[..., None])[..., 0])[..., None])[..., 0]
+    spread = a - gain @ (t @ a)
     spread = 0.5 * (spread + np.swapaxes(spread, -1, -2))
     values, vectors = np.linalg.eigh(spread)  # PSD: a Cholesky factor may not exist when A is nearly singular
     root = vectors * np.sqrt(np.clip(values, 0, None))[..., None, :]
@@ -557,9 +488,11 @@ class JointResult:
         return pd.concat(frames, ignore_index=True)
 
     def to_dict(self, confidence_level=0.95) -> dict:
-        """Plain Python values (JSON-ready): settings, ranking, pairs, convergence."""
+        """Plain Python values (JSON-ready): settings, the absent cells integrated out, ranking, pairs,
+        convergence."""
         return _plain({"test": "joint hierarchical", "algorithms": list(self.algorithms), "rope": list(self.rope),
-                       "n_datasets": len(self.data.names), "confidence_level": confidence_level,
+                       "n_datasets": len(self.data.names), "absent": {d: list(a) for d, a in self.data.absent},
+                       "confidence_level": confidence_level,
                        "converged": self.converged, "convergence_problems": list(self.convergence_problems),
                        "attempts": [dict(a) for a in self.attempts],
                        "ranking": self.ranking().reset_index().to_dict(orient="records"),
@@ -571,6 +504,10 @@ class JointResult:
         CONVERGED)."""
         lines = [f"Joint hierarchical model, {len(self.algorithms)} algorithms on {len(self.data.names)} data sets, "
                  f"rope {self.rope}"]
+        if self.data.absent:
+            shown = "; ".join(f"{d} lacks {', '.join(a)}" for d, a in self.data.absent[:5])
+            lines.append(f"  {len(self.data.absent)} data set{'s' * (len(self.data.absent) != 1)} without some "
+                         f"algorithms, integrated out there: {shown}{' ...' if len(self.data.absent) > 5 else ''}")
         if not self.converged:
             lines += _unconverged_lines(self.attempts, self.convergence_problems, allow_unconverged)
             if not allow_unconverged:
@@ -598,7 +535,7 @@ def _best_share(levels) -> np.ndarray:
 
 
 def joint_test(x, *, rope=0.01, algorithms=None, reference=None, rho=None, n_test=None, n_train=None, folds=None,
-               priors="current", scale=None, bounds=None, eta=1.0, missing="raise", form=None, draws=None,
+               priors="current", scale=None, bounds=None, eta=1.0, missing="marginalise", form=None, draws=None,
                tune=None, chains=4, random_seed=None, sampler="pymc", target_accept=None, retry=True,
                progressbar=False) -> JointResult:
     """Fit the joint hierarchical model of k algorithms (:func:`joint_model`) and summarise every pair and

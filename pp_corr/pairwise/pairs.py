@@ -24,7 +24,9 @@ def compare_all_pairs(scores: xr.Dataset, *, rope=0.01, alpha=0.05, prior=None, 
     ``wilcoxon_pvalue`` (one-sided, column better); ``signed_rank_right`` and ``sign_right`` = posterior
     P(column better) of the Bayesian signed-rank and sign tests with the rope; and ``decision_<test>``,
     the algorithm each test declares better at ``alpha`` (``"none"`` if undecided, ``"rope"`` if equivalent).
-    The Bayesian signed-rank and sign tests use the data sets' mean differences.
+    The Bayesian signed-rank and sign tests use the data sets' mean differences. Each pair uses the data sets
+    where both have scores (and there the folds both have): ``n_datasets`` counts them, ``left_out`` names the
+    others (comma-separated, "" if none).
 
     >>> from pp_corr.data.scores import example_path
     >>> from pp_corr import load_scores
@@ -46,6 +48,7 @@ def compare_all_pairs(scores: xr.Dataset, *, rope=0.01, alpha=0.05, prior=None, 
     numbers = {v: np.full((k, k), np.nan) for v in ("p_b_majority", "wilcoxon_pvalue", "signed_rank_right",
                                                      "sign_right")}
     decisions = {t: np.full((k, k), "", dtype=object) for t in TESTS}
+    counts, left_out = np.full((k, k), scores.sizes["dataset"]), np.full((k, k), "", dtype=object)
     with warnings.catch_warnings():  # point-mass data sets are part of the answer, not news here
         warnings.simplefilter("ignore", DegenerateWarning)
         for (i, a), (j, b) in itertools.combinations(enumerate(algos), 2):
@@ -59,12 +62,15 @@ def compare_all_pairs(scores: xr.Dataset, *, rope=0.01, alpha=0.05, prior=None, 
             numbers["wilcoxon_pvalue"][i, j], numbers["wilcoxon_pvalue"][j, i] = wil_b, wil_a
             numbers["signed_rank_right"][i, j], numbers["signed_rank_right"][j, i] = sr.p_right, sr.p_left
             numbers["sign_right"][i, j], numbers["sign_right"][j, i] = st.p_right, st.p_left
+            counts[i, j] = counts[j, i] = pt.n_datasets
+            left_out[i, j] = left_out[j, i] = ", ".join(pt.left_out)
             wilcoxon = b if wil_b < alpha else a if wil_a < alpha else "none"
             for test, verdict in zip(TESTS, (pt.decision, wilcoxon, sr.decision(alpha), st.decision(alpha))):
                 decisions[test][i, j] = decisions[test][j, i] = verdict
     coords = {"a": algos, "b": algos}
     data = {name: (("a", "b"), values) for name, values in numbers.items()}
     data.update({f"decision_{t}": (("a", "b"), d.astype(str)) for t, d in decisions.items()})
+    data.update(n_datasets=(("a", "b"), counts), left_out=(("a", "b"), left_out.astype(str)))
     return xr.Dataset(data, coords=coords, attrs={"rope": rope, "alpha": alpha, "n_datasets": scores.sizes["dataset"],
                                                   "orientation": "b - a: column minus row"})
 
@@ -92,16 +98,33 @@ def format_pairs(table: xr.Dataset, order=None) -> str:
     >>> text = format_pairs(compare_all_pairs(load_scores(example_path()), n_samples=2000, random_seed=0))
     >>> text.splitlines()[0]
     'P(column better than row on a majority of 4 data sets), Poisson test, rope 0.01:'
+
+    A pair that leaves out data sets (where the two do not both have scores) is listed at the end.
     """
-    needed = {"p_b_majority", *(f"decision_{t}" for t in TESTS)}
+    needed = {"p_b_majority", "n_datasets", "left_out", *(f"decision_{t}" for t in TESTS)}
     if not isinstance(table, xr.Dataset) or not needed <= set(table.data_vars):
         raise TypeError(f"table must be the xarray Dataset compare_all_pairs returns, got {type(table).__name__}")
     table = table.sel(a=pairs_order(table, order), b=pairs_order(table, order))
     frame = table.p_b_majority.to_pandas()
-    parts = [f"P(column better than row on a majority of {table.attrs['n_datasets']} data sets), "
+    gaps = _gap_lines(table)
+    fewer = " (fewer for the pairs listed at the end)" if gaps else ""
+    parts = [f"P(column better than row on a majority of {table.attrs['n_datasets']} data sets{fewer}), "
              f"Poisson test, rope {table.attrs['rope']}:",
              frame.map(lambda v: "" if np.isnan(v) else f"{v:.3f}").to_string()]
     for test in TESTS:
         verdicts = pd.DataFrame(table[f"decision_{test}"].values, index=frame.index, columns=frame.columns)
         parts += [f"\nBetter of the pair at alpha = {table.attrs['alpha']} ({test} test):", verdicts.to_string()]
-    return "\n".join(parts)
+    return "\n".join(parts + gaps)
+
+
+def _gap_lines(table: xr.Dataset) -> list[str]:
+    """The lines naming, per pair, the data sets it leaves out (none: an empty list)."""
+    names = [str(v) for v in table.a.values]
+    lines = [f"  {a} and {b}: {_count(table.n_datasets.values[i, j])} used, left out: "
+             f"{table.left_out.values[i, j]}"
+             for (i, a), (j, b) in itertools.combinations(enumerate(names), 2) if table.left_out.values[i, j]]
+    return ["\nData sets left out (a pair uses the data sets where both have scores):", *lines] if lines else []
+
+
+def _count(n) -> str:
+    return f"{int(n)} data set{'s' * (int(n) != 1)}"

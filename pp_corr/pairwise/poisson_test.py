@@ -8,6 +8,7 @@ import xarray as xr
 
 from .._args import check_probability_level, warn_percent_scale
 from .frequentist import as_differences
+from .incomplete import left_out_line
 from .poisson_binomial import PoissonBinomial
 from .ttest import CorrelatedTTestResult, correlated_ttest
 
@@ -20,6 +21,8 @@ class PoissonTestResult:
     ``p_b_majority`` = P(X > q/2), ``p_a_majority`` = P(Y > q/2); ``decision`` names the algorithm
     declared better at ``alpha`` (P(majority) > 1 - alpha) or is ``"none"``. On a single data set
     (``n_datasets`` = 1) the majority is that data set: the test is its correlated t-test, and says so.
+    ``left_out`` names the data sets of a scores Dataset where A and B do not both have scores: they are not
+    counted (q is the number of the others).
     """
 
     per_dataset: CorrelatedTTestResult
@@ -32,6 +35,10 @@ class PoissonTestResult:
     @property
     def names(self):
         return self.per_dataset.names
+
+    @property
+    def left_out(self) -> tuple[str, ...]:
+        return self.per_dataset.left_out
 
     @property
     def n_datasets(self) -> int:
@@ -55,10 +62,12 @@ class PoissonTestResult:
              "p_right": ("dataset", self.per_dataset.p_right), "p_left": ("dataset", self.per_dataset.p_left)},
             coords={"count": np.arange(q + 1), "dataset": list(self.per_dataset.datasets)},
             attrs={"a": self.names[0], "b": self.names[1], "p_b_majority": self.p_b_majority,
-                   "p_a_majority": self.p_a_majority, "alpha": self.alpha, "decision": self.decision})
+                   "p_a_majority": self.p_a_majority, "alpha": self.alpha, "decision": self.decision,
+                   "left_out": ", ".join(self.left_out)})
 
     def to_dict(self) -> dict:
         return {"a": self.names[0], "b": self.names[1], "n_datasets": self.distribution.n_trials,
+                "left_out": list(self.left_out),
                 "p_b_majority": self.p_b_majority, "p_a_majority": self.p_a_majority, "alpha": self.alpha,
                 "decision": self.decision, "pmf_b": self.distribution.pmf().tolist(),
                 "pmf_a": self.distribution_a.pmf().tolist(),
@@ -69,6 +78,8 @@ class PoissonTestResult:
         q = self.distribution.n_trials
         single = (f"  (one data set: the majority is that data set, so this is its correlated t-test, "
                   f"P({b} better) = {self.p_b_majority:.4g})\n" if q == 1 else "")
+        if self.left_out:
+            single = f"  {left_out_line(self.left_out, self.names)}\n{single}"
         return (f"Poisson test, {b} vs {a} on {q} data set{'s' * (q != 1)} (rope {self.per_dataset.rope}):\n"
                 f"{single}"
                 f"  expected number of data sets where {b} is better: {float(self.distribution.mean):.2f}\n"
@@ -80,7 +91,9 @@ class PoissonTestResult:
 def poisson_test(x, y=None, *, alpha=0.05, **ttest_options) -> PoissonTestResult:
     """The Poisson test on ``(q, n)`` per-fold differences (or scores of A and B) or a scores Dataset.
 
-    A 1-D ``x`` is one data set (q = 1): the majority is then that data set and the result says so.
+    A 1-D ``x`` is one data set (q = 1): the majority is then that data set and the result says so. A scores
+    Dataset's data sets where A and B have no fold in common are left out (``left_out``), and its others use the
+    folds both have.
 
     Each data set's P(B better) comes from :func:`correlated_ttest` (``ttest_options``: rho, n_test,
     n_train, folds, prior, rope, algorithms, names); the count of data sets where B is better is

@@ -4,8 +4,9 @@ Bayesian (Dirichlet process, imprecise DP, rope variants).
 Every test takes a scores Dataset with ``algorithms=(a, b)``, the scores of A (``x``) and of B (``y``), or
 differences B - A: ``(q, n)`` per fold or ``(q,)`` per data set (a 1-D array is one value per data set,
 never the folds of one data set); see :func:`pp_corr.data.scores.mean_differences`, which keeps exact ties at
-exactly 0. These tests compare algorithms across data sets: scores of a single data set are refused (use
-:func:`pp_corr.correlated_ttest` for one data set). ``rope`` is a half-width r (the interval [-r, r]) or a
+exactly 0. A scores Dataset's data sets where the two algorithms have no fold in common are left out (the result's
+``left_out`` names them); the others use the folds both have. These tests compare algorithms across data sets:
+scores of a single data set are refused (use :func:`pp_corr.correlated_ttest` for one data set). ``rope`` is a half-width r (the interval [-r, r]) or a
 pair (lo, hi), as for the correlated t-test."""
 from __future__ import annotations
 
@@ -18,7 +19,8 @@ from scipy import stats
 
 from .._args import (as_generator, as_rope, b_minus_a, check_alternative, check_count, check_probability_level,
                      check_real, warn_percent_scale)
-from ..data.scores import mean_differences
+from ..data.scores import mean_differences, pick_algorithms
+from .incomplete import common_datasets, left_out_line
 
 IDP_STRENGTH = (np.sqrt(17) - 3) / 2
 REGIONS = ("left", "rope", "right")
@@ -49,17 +51,21 @@ def dirichlet(rng, alpha, size):
 
 
 def _differences(x, y, algorithms):
-    """(z, names) for a rank test: the per-data-set mean differences, refusing scores of one data set."""
+    """(z, names, left_out) for a rank test: the per-data-set mean differences on the data sets where both
+    algorithms have scores, refusing scores of one data set, and the names of the data sets left out."""
     advice = "to compare two algorithms on one data set use correlated_ttest"
+    left_out = ()
     if isinstance(x, xr.Dataset):
+        x, left_out = common_datasets(x, *pick_algorithms(x, algorithms, y))
         if x.sizes.get("dataset", 0) == 1:
-            raise ValueError(f"the rank tests compare data sets: the scores hold only one data set "
+            where = f" where both algorithms have scores (left out: {', '.join(left_out)})" if left_out else ""
+            raise ValueError(f"the rank tests compare data sets: the scores hold only one data set{where} "
                              f"({str(x.dataset.values[0])!r}); {advice}")
     elif (shape := b_minus_a(x, y).shape) and len(shape) == 2 and shape[0] == 1:
         raise ValueError(f"the rank tests compare data sets: x has the {shape[1]} per-fold values of only one "
                          f"data set (shape {shape}); {advice} (a 1-D x is one value per data set)")
     z, names, _ = mean_differences(x, y, algorithms=algorithms)
-    return z, names
+    return z, names, left_out
 
 
 def _rope_bounds(rope) -> tuple[float, float]:
@@ -273,7 +279,8 @@ class RegionProbabilities:
     ``p_left``, ``p_rope``, ``p_right`` are the posterior means; ``win_left``, ``win_rope``, ``win_right``
     the share of draws in which each region has the largest probability (ties shared equally);
     ``samples`` the draws (n_samples, 3) in the order left, rope, right. ``rope`` is the half-width r of
-    the rope [-r, r], or the pair (lo, hi) when the rope is not symmetric.
+    the rope [-r, r], or the pair (lo, hi) when the rope is not symmetric. ``left_out`` names the data sets
+    where A and B do not both have scores.
     """
 
     @classmethod
@@ -297,6 +304,7 @@ class RegionProbabilities:
     method: str
     rope: float | tuple[float, float]
     names: tuple[str, str]
+    left_out: tuple[str, ...] = ()
 
     @property
     def p_left(self):
@@ -330,7 +338,7 @@ class RegionProbabilities:
     def to_dict(self):
         return {"method": self.method, "a": self.names[0], "b": self.names[1], "rope": self.rope,
                 **{f"p_{r}": getattr(self, f"p_{r}") for r in REGIONS},
-                **{f"win_{r}": getattr(self, f"win_{r}") for r in REGIONS}}
+                **{f"win_{r}": getattr(self, f"win_{r}") for r in REGIONS}, "left_out": list(self.left_out)}
 
     def __repr__(self):
         a, b = self.names
@@ -338,7 +346,12 @@ class RegionProbabilities:
                 f"  posterior mean:      P({a} better) = {self.p_left:.4f}  P(rope) = {self.p_rope:.4f}  "
                 f"P({b} better) = {self.p_right:.4f}\n"
                 f"  P(region largest):   {a}: {self.win_left:.4f}  rope: {self.win_rope:.4f}  "
-                f"{b}: {self.win_right:.4f}")
+                f"{b}: {self.win_right:.4f}" + _left_out_tail(self.left_out, self.names))
+
+
+def _left_out_tail(left_out, names) -> str:
+    """A result's last line about the data sets left out, with its line break ("" if none)."""
+    return f"\n  {left_out_line(left_out, names)}" if left_out else ""
 
 
 def bayesian_signed_rank(x, y=None, *, rope=0.0, prior_strength=0.5, z0=0.0, n_samples=50_000, random_seed=None,
@@ -366,7 +379,7 @@ def bayesian_signed_rank(x, y=None, *, rope=0.0, prior_strength=0.5, z0=0.0, n_s
     """
     lo, hi, prior_strength, z0, n_samples = _prior_arguments(rope, prior_strength, z0, n_samples)
     rng = as_generator(random_seed)
-    z, names = _differences(x, y, algorithms)
+    z, names, left_out = _differences(x, y, algorithms)
     warn_percent_scale(x, y, rope, stacklevel=2)
     points = np.concatenate([[z0], z]) if prior_strength > 0 else z
     alpha = np.concatenate([[prior_strength], np.ones(len(z))]) if prior_strength > 0 else np.ones(len(z))
@@ -375,7 +388,7 @@ def bayesian_signed_rank(x, y=None, *, rope=0.0, prior_strength=0.5, z0=0.0, n_s
     samples /= samples.sum(axis=1, keepdims=True)
     method = "Bayesian signed-rank test" + (" (DP, s -> 0)" if prior_strength == 0
                                             else f" (s = {prior_strength}, z0 = {z0})")
-    return RegionProbabilities(samples, method, _rope_record((lo, hi)), names)
+    return RegionProbabilities(samples, method, _rope_record((lo, hi)), names, left_out)
 
 
 def bayesian_sign_test(x, y=None, *, rope=0.0, prior_strength=1.0, z0=0.0, n_samples=50_000, random_seed=None,
@@ -393,7 +406,7 @@ def bayesian_sign_test(x, y=None, *, rope=0.0, prior_strength=1.0, z0=0.0, n_sam
     """
     lo, hi, prior_strength, z0, n_samples = _prior_arguments(rope, prior_strength, z0, n_samples)
     rng = as_generator(random_seed)
-    z, names = _differences(x, y, algorithms)
+    z, names, left_out = _differences(x, y, algorithms)
     warn_percent_scale(x, y, rope, stacklevel=2)
     z_unit, lo_unit, hi_unit = _in_unit(z, lo, hi)
     below = _step(lo_unit, z_unit, np.abs(z_unit) + abs(lo_unit)) == 1
@@ -402,7 +415,7 @@ def bayesian_sign_test(x, y=None, *, rope=0.0, prior_strength=1.0, z0=0.0, n_sam
     counts[0 if z0 < lo else 2 if z0 > hi else 1] += prior_strength
     samples = dirichlet(rng, counts, n_samples)
     return RegionProbabilities(samples, f"Bayesian sign test (prior {prior_strength} at z0 = {z0})",
-                               _rope_record((lo, hi)), names)
+                               _rope_record((lo, hi)), names, left_out)
 
 
 @dataclass(frozen=True, repr=False)
@@ -410,7 +423,7 @@ class ImpreciseSignedRankResult:
     """Lower and upper posterior probabilities of theta > 1/2 under the imprecise Dirichlet process.
 
     ``decision``: B if lower > threshold; A (theta <= 1/2 preferred) if upper < threshold; otherwise
-    ``"indeterminate"`` (the answer depends on the prior).
+    ``"indeterminate"`` (the answer depends on the prior). ``left_out``: as for :class:`RegionProbabilities`.
     """
 
     lower: float
@@ -419,6 +432,7 @@ class ImpreciseSignedRankResult:
     upper_mean: float
     threshold: float
     names: tuple[str, str]
+    left_out: tuple[str, ...] = ()
 
     @property
     def decision(self) -> str:
@@ -431,13 +445,13 @@ class ImpreciseSignedRankResult:
     def to_dict(self):
         return {"a": self.names[0], "b": self.names[1], "lower": self.lower, "upper": self.upper,
                 "lower_mean": self.lower_mean, "upper_mean": self.upper_mean, "threshold": self.threshold,
-                "decision": self.decision}
+                "decision": self.decision, "left_out": list(self.left_out)}
 
     def __repr__(self):
         a, b = self.names
         return (f"Imprecise DP signed-rank test, {b} vs {a}: P(theta > 1/2) in [{self.lower:.4f}, {self.upper:.4f}]"
                 f" (posterior mean of theta in [{self.lower_mean:.4f}, {self.upper_mean:.4f}]); "
-                f"threshold {self.threshold:.3g}: {self.decision}")
+                f"threshold {self.threshold:.3g}: {self.decision}" + _left_out_tail(self.left_out, self.names))
 
 
 def imprecise_signed_rank(x, y=None, *, loss_ratio=19.0, n_samples=50_000, random_seed=None,
@@ -458,7 +472,7 @@ def imprecise_signed_rank(x, y=None, *, loss_ratio=19.0, n_samples=50_000, rando
     loss_ratio = check_real("loss_ratio", loss_ratio, low=0, low_open=True)
     n_samples = check_count("n_samples", n_samples)
     rng = as_generator(random_seed)
-    z, names = _differences(x, y, algorithms)
+    z, names, left_out = _differences(x, y, algorithms)
     q, s = len(z), IDP_STRENGTH
     regions = PairSumRegions(z, 0.0, 0.0, columns=np.arange(1, q + 1))  # column 0 of the draws: w0
     alpha = np.concatenate([[s], np.ones(q)])
@@ -469,7 +483,7 @@ def imprecise_signed_rank(x, y=None, *, loss_ratio=19.0, n_samples=50_000, rando
     low_mean = (regions.right_count() + regions.right_trace) / ((s + q) * (s + q + 1))
     return ImpreciseSignedRankResult(float(np.mean(low > 0.5)), float(np.mean(high > 0.5)), float(low_mean),
                                      float(low_mean + (s**2 + 2 * q * s + s) / ((s + q) * (s + q + 1))),
-                                     loss_ratio / (1 + loss_ratio), names)
+                                     loss_ratio / (1 + loss_ratio), names, left_out)
 
 
 def wilcoxon_test(x, y=None, *, alternative="two-sided", algorithms=None):
@@ -490,18 +504,18 @@ def wilcoxon_test(x, y=None, *, alternative="two-sided", algorithms=None):
     1.0
     """
     alternative = check_alternative(alternative)
-    z, _ = _differences(x, y, algorithms)
+    z, _, left_out = _differences(x, y, algorithms)
     if not z.any():  # scipy: about 1/2 one-sided by the normal approximation (q > 13), an error for q = 1
         q = len(z)
-        return WilcoxonTestResult(q * (q + 1) / 4, 1.0)
+        return WilcoxonTestResult(q * (q + 1) / 4, 1.0, left_out)
     result = stats.wilcoxon(z, zero_method="zsplit", alternative=alternative)
-    return WilcoxonTestResult(float(result.statistic), float(result.pvalue))
+    return WilcoxonTestResult(float(result.statistic), float(result.pvalue), left_out)
 
 
 @dataclass(frozen=True)
 class WilcoxonTestResult:
     """The Wilcoxon signed-rank test's ``statistic`` (T+ for a one-sided test, min(T+, T-) two-sided, as scipy
-    reports it) and ``pvalue``.
+    reports it) and ``pvalue``; ``left_out`` names the data sets where the two algorithms do not both have scores.
 
     >>> WilcoxonTestResult(3.0, 0.25).pvalue
     0.25
@@ -509,12 +523,14 @@ class WilcoxonTestResult:
 
     statistic: float
     pvalue: float
+    left_out: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
 class SignTestResult:
     """A sign test: ``k`` positive differences among the ``n`` non-zero ones, ``statistic`` = k / n, the
-    ``pvalue`` of the binomial test and its ``alternative`` (the attributes of scipy's BinomTestResult).
+    ``pvalue`` of the binomial test and its ``alternative`` (the attributes of scipy's BinomTestResult);
+    ``left_out`` names the data sets where the two algorithms do not both have scores.
 
     >>> SignTestResult(3, 4, "two-sided", 0.75, 0.625).pvalue
     0.625
@@ -525,6 +541,7 @@ class SignTestResult:
     alternative: str
     statistic: float
     pvalue: float
+    left_out: tuple[str, ...] = ()
 
 
 def sign_test(x, y=None, *, alternative="two-sided", algorithms=None) -> SignTestResult:
@@ -539,9 +556,9 @@ def sign_test(x, y=None, *, alternative="two-sided", algorithms=None) -> SignTes
     1.0
     """
     alternative = check_alternative(alternative)
-    z, _ = _differences(x, y, algorithms)
+    z, _, left_out = _differences(x, y, algorithms)
     k, n = int(np.sum(z > 0)), int(np.sum(z != 0))
     if n == 0:
-        return SignTestResult(0, 0, alternative, 0.5, 1.0)
+        return SignTestResult(0, 0, alternative, 0.5, 1.0, left_out)
     result = stats.binomtest(k, n, 0.5, alternative=alternative)
-    return SignTestResult(k, n, alternative, float(result.statistic), float(result.pvalue))
+    return SignTestResult(k, n, alternative, float(result.statistic), float(result.pvalue), left_out)

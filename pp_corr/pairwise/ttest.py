@@ -1,6 +1,7 @@
 """The Bayesian correlated t-test (Corani & Benavoli 2015, Theorem 2), exact and vectorised."""
 from __future__ import annotations
 
+import dataclasses
 import functools
 import warnings
 from dataclasses import dataclass
@@ -13,6 +14,7 @@ from scipy import special, stats
 from .._args import as_rope, check_probability_level, warn_percent_scale
 from ..data.scores import differences, pick_algorithms
 from .frequentist import TTestResult, shaped_differences, t_from_stats
+from .incomplete import common_datasets, left_out_line
 from .intraclass import SufficientStats, check_no_runs, rho_for
 from .priors import NormalGamma
 
@@ -28,7 +30,8 @@ class CorrelatedTTestResult:
     ``p_left`` = P(A better) = P(mu < rope lo), ``p_rope`` = P(lo <= mu <= hi), ``p_right`` =
     P(B better) = P(mu > hi); without a rope lo = hi = 0 and ``p_rope`` = 0. ``p_not_left`` and
     ``p_not_right`` are 1 - ``p_left`` and 1 - ``p_right`` computed without cancellation.
-    ``degenerate`` flags point-mass posteriors.
+    ``degenerate`` flags point-mass posteriors. ``left_out`` names the data sets of a scores Dataset where the
+    two algorithms do not both have a score (they are not rows of the result).
 
     The posterior is stored as ``scaled_posterior``, the Normal-Gamma posterior of mu / ``scale`` (a power of
     two per data set near the magnitude of its differences), whose parameters stay in float range whatever
@@ -51,6 +54,7 @@ class CorrelatedTTestResult:
     degenerate: np.ndarray
     names: tuple[str, str] = ("A", "B")
     datasets: tuple[str, ...] | None = None
+    left_out: tuple[str, ...] = ()
 
     @property
     def posterior_params(self) -> NormalGamma:
@@ -93,8 +97,9 @@ class CorrelatedTTestResult:
         """
         with warnings.catch_warnings():  # already warned when the posterior was computed
             warnings.simplefilter("ignore", DegenerateWarning)
-            return _result(self.scaled_posterior, self.scale, self.stats, self.prior, as_rope(rope), self.rho,
-                           self.names, self.datasets)
+            return dataclasses.replace(_result(self.scaled_posterior, self.scale, self.stats, self.prior,
+                                               as_rope(rope), self.rho, self.names, self.datasets),
+                                       left_out=self.left_out)
 
     def frequentist(self, alternative="two-sided") -> TTestResult:
         """The frequentist corrected t-test on the same data (its p-values; rho = 0: paired t-test)."""
@@ -126,8 +131,8 @@ class CorrelatedTTestResult:
                                                              rope=str(self.rope), prior=repr(self.prior))
 
     def to_dict(self) -> dict:
-        """Plain Python values: names, rope, rho and one record per data set."""
-        return {"a": self.names[0], "b": self.names[1], "rope": self.rope,
+        """Plain Python values: names, rope, rho, the data sets left out and one record per data set."""
+        return {"a": self.names[0], "b": self.names[1], "rope": self.rope, "left_out": list(self.left_out),
                 "rho": np.asarray(self.rho).tolist() if self.rho is not None else None,
                 "prior": "matching" if self.prior.is_matching else vars(self.prior),
                 "results": self.to_frame().reset_index().to_dict(orient="records")}
@@ -137,6 +142,8 @@ class CorrelatedTTestResult:
         prior = "matching" if self.prior.is_matching else repr(self.prior)
         head = (f"Bayesian correlated t-test: {b} - {a} (positive: {b} better), rope = {self.rope}, "
                 f"prior = {prior}")
+        if self.left_out:
+            head += "\n" + left_out_line(self.left_out, self.names)
         with pd.option_context("display.width", 200, "display.max_rows", 60, "display.max_columns", None,
                                "display.float_format", "{:.4g}".format):
             return f"{head}\n{self.to_frame()}"
@@ -148,7 +155,9 @@ def correlated_ttest(x, y=None, *, rho=None, n_test=None, n_train=None, folds=No
 
     ``x`` holds differences B - A on the last axis (shape ``(n,)`` or ``(q, n)``), or the scores of A
     with ``y`` those of B; or it is a scores Dataset from :func:`load_scores`, with ``algorithms=(a, b)``
-    (default: its two algorithms) and rho taken from it unless given. rho is fixed by ``rho``,
+    (default: its two algorithms) and rho taken from it unless given; each data set uses the folds where both
+    algorithms have a score, and data sets where they have none in common are left out (``left_out``). rho is
+    fixed by ``rho``,
     ``n_test`` and ``n_train``, ``folds``, or ``runs`` for arrays (the n scores are ``runs`` repetitions of
     k-fold cross-validation: rho = 1/k = runs/n); ``corr`` is a known correlation matrix instead.
     ``prior`` is a :class:`NormalGamma` (default: the matching prior, under which P(B better) = 1 - p
@@ -163,7 +172,7 @@ def correlated_ttest(x, y=None, *, rho=None, n_test=None, n_train=None, folds=No
     if not isinstance(prior, NormalGamma):
         raise TypeError(f"prior must be a NormalGamma (or None for the matching prior), got {type(prior).__name__}")
     rope = as_rope(rope)
-    datasets, padded = None, False
+    datasets, padded, left_out = None, False, None  # left_out: the Dataset's data sets without common folds
     rho_given = any(v is not None for v in (rho, n_test, n_train, folds, runs))
     if corr is not None and rho_given:
         raise ValueError("give either corr or rho (n_test/n_train, folds, runs), not both")
@@ -171,6 +180,14 @@ def correlated_ttest(x, y=None, *, rho=None, n_test=None, n_train=None, folds=No
         check_no_runs(runs)
         a, b = pick_algorithms(x, algorithms, y)
         names = names or (a, b)
+        if x.sizes["dataset"] == 0:
+            raise ValueError("the scores hold no data sets")
+        kept, left_out = common_datasets(x, a, b)
+        if left_out:  # design values given one per data set follow their data sets
+            rows = np.isin(x.dataset.values, kept.dataset.values)
+            rho, n_test, n_train, folds = (np.asarray(v)[rows] if np.ndim(v) == 1 and len(v) == len(rows) else v
+                                           for v in (rho, n_test, n_train, folds))
+        x = kept
         diff = differences(x, a, b)
         datasets = tuple(str(d) for d in diff.dataset.values)
         if not rho_given and corr is None:
@@ -179,8 +196,6 @@ def correlated_ttest(x, y=None, *, rho=None, n_test=None, n_train=None, folds=No
             warnings.warn(f"folds={folds} but the scores have {x.sizes['fold']} folds per run: rho is fixed by "
                           "folds as 1/folds; give the number of folds of one cross-validation run",
                           UserWarning, stacklevel=2)
-        if diff.shape[0] == 0:
-            raise ValueError("the scores hold no data sets")
         x, padded = diff.values.reshape(diff.shape[0], -1), True
         if corr is not None and np.isnan(x).any():
             raise ValueError(f"corr needs every score: {_name_rows(np.isnan(x).any(axis=1), datasets)} have "
@@ -194,9 +209,14 @@ def correlated_ttest(x, y=None, *, rho=None, n_test=None, n_train=None, folds=No
         datasets = _default_names(x.shape[0])
     stats_ = SufficientStats.from_samples(x, rho, corr=corr, padded=padded)
     if np.any(stats_.n < 2):
-        raise ValueError(f"need at least 2 scores per data set; {_name_rows(stats_.n < 2, datasets)} have fewer")
+        short = _name_rows(stats_.n < 2, datasets)
+        if left_out is None:
+            raise ValueError(f"need at least 2 scores per data set; {short} have fewer")
+        raise ValueError(f"algorithms {names[0]!r} and {names[1]!r} have fewer than 2 folds in common (where both "
+                         f"have a score) on {short}: the correlated t-test needs at least 2")
     post, scale = prior.update_scaled(stats_)
-    return _result(post, scale, stats_, prior, rope, rho, tuple(names or ("A", "B")), datasets)
+    result = _result(post, scale, stats_, prior, rope, rho, tuple(names or ("A", "B")), datasets)
+    return dataclasses.replace(result, left_out=left_out) if left_out else result
 
 
 def _spread(post):

@@ -196,11 +196,14 @@ def test_every_plot_uses_the_palette_and_names_algorithms(uci54, nbc_hnb, uci54_
 
 
 def test_regression_plot_source_has_no_default_or_named_colours():
-    """Every colour in plots.py comes from pp_corr.palette: no matplotlib cycle colour ('C3'), no named hue."""
+    """Every colour in plots.py and pp_corr.figures comes from pp_corr.palette: no matplotlib cycle colour ('C3'),
+    no named hue."""
     import inspect
     import re
 
-    source = inspect.getsource(plots)
+    from pp_corr.figures import pairs_matrix, rank_diagram
+
+    source = "".join(inspect.getsource(module) for module in (plots, pairs_matrix, rank_diagram))
     assert not re.findall(r"""["']C\d["']|["'](?:red|green|RdYlGn|tab:\w+)["']|cmap=""", source)
 
 

@@ -22,6 +22,7 @@ from scipy import stats
 
 import pp_corr
 from pp_corr import palette, plots
+from pp_corr.figures import rank_diagram
 from pp_corr.cli import main
 from pp_corr.ranking import PlackettLuceResult, order_by_ranking
 from tests.test_joint import result_from_levels
@@ -139,19 +140,19 @@ def test_groups_and_cliques_against_brute_force(k, seed, level, spread):
     upper = np.clip(0.5 + spread * rng.uniform(-0.5, 0.5, (k, k)), 0, 1)
     before = np.triu(upper, 1) + np.tril(1 - upper.T, -1)
     np.fill_diagonal(before, np.nan)
-    assert plots._not_separated_groups(before, level) == oracle_groups(before, level)
+    assert rank_diagram._not_separated_groups(before, level) == oracle_groups(before, level)
     marked = np.triu(rng.random((k, k)) < rng.uniform(0.2, 0.9), 1)
     marked = marked | marked.T
-    assert plots._equivalent_cliques(marked) == oracle_cliques(marked)
+    assert rank_diagram._equivalent_cliques(marked) == oracle_cliques(marked)
 
 
 def test_level_boundaries_separate():
     """P(a before b) exactly at the level separates the pair (>= level), as exactly 1 - level does (<=); the
     numbers are exact in binary, so 1 - level is too."""
     before = np.array([[np.nan, 0.75, 0.625], [0.25, np.nan, 0.625], [0.375, 0.375, np.nan]])
-    assert plots._not_separated_groups(before, 0.75) == [(1, 2)]
-    assert plots._not_separated_groups(before.T, 0.75) == [(1, 2)]
-    assert plots._not_separated_groups(before, 0.7500001) == [(0, 2)]
+    assert rank_diagram._not_separated_groups(before, 0.75) == [(1, 2)]
+    assert rank_diagram._not_separated_groups(before.T, 0.75) == [(1, 2)]
+    assert rank_diagram._not_separated_groups(before, 0.7500001) == [(0, 2)]
 
 
 # --- both result types, read back from the figure -------------------------------------------------------------------

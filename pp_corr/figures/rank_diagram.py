@@ -66,9 +66,19 @@ def _not_separated_groups(before, level) -> list[tuple[int, int]]:
     [(0, 1), (1, 2)]
     """
     before = np.asarray(before, dtype=float)
-    k = len(before)
-    apart = (before >= level) | (before <= 1 - level)
+    return _runs_not_apart((before >= level) | (before <= 1 - level))
+
+
+def _runs_not_apart(apart) -> list[tuple[int, int]]:
+    """The maximal runs ``(first, last)`` of two or more consecutive algorithms with no pair marked in the boolean
+    (k, k) matrix ``apart`` (read as symmetric).
+
+    >>> _runs_not_apart(np.array([[0, 0, 1], [0, 0, 0], [1, 0, 0]], dtype=bool))
+    [(0, 1), (1, 2)]
+    """
+    apart = np.asarray(apart, dtype=bool)
     apart = apart | apart.T
+    k = len(apart)
     groups, reach = [], 0  # reach: the last algorithm of the runs found so far (a run's end never moves left)
     for first in range(k):
         last = max(reach, first)
@@ -80,36 +90,36 @@ def _not_separated_groups(before, level) -> list[tuple[int, int]]:
     return groups
 
 
-def _equivalent_matrix(equivalent, names) -> np.ndarray:
-    """``equivalent`` (pairs of names, or a boolean DataFrame indexed and columned by the names) as a symmetric
-    boolean (k, k) matrix in the order of ``names``."""
+def _pair_matrix(pairs, names, argument) -> np.ndarray:
+    """``pairs`` (pairs of names, or a boolean DataFrame indexed and columned by the names) as a symmetric boolean
+    (k, k) matrix in the order of ``names``; errors name the ``argument`` they came in."""
     where = {name: i for i, name in enumerate(names)}
     k = len(names)
     matrix = np.zeros((k, k), dtype=bool)
-    if isinstance(equivalent, pd.DataFrame):
-        labels = [str(v) for v in (*equivalent.index, *equivalent.columns)]
+    if isinstance(pairs, pd.DataFrame):
+        labels = [str(v) for v in (*pairs.index, *pairs.columns)]
         unknown = sorted(set(labels) - set(names))
-        if unknown or len(equivalent.index) != k or len(equivalent.columns) != k:
-            raise ValueError(f"equivalent must be a k x k DataFrame indexed and columned by the algorithms {names}; "
-                             f"unknown {unknown}, shape {equivalent.shape}")
-        if not all(pd.api.types.is_bool_dtype(dtype) for dtype in equivalent.dtypes):
-            raise TypeError("equivalent must hold True/False (a boolean DataFrame)")
-        frame = equivalent.set_axis([str(v) for v in equivalent.index]).set_axis(
-            [str(v) for v in equivalent.columns], axis=1)
+        if unknown or len(pairs.index) != k or len(pairs.columns) != k:
+            raise ValueError(f"{argument} must be a k x k DataFrame indexed and columned by the algorithms {names}; "
+                             f"unknown {unknown}, shape {pairs.shape}")
+        if not all(pd.api.types.is_bool_dtype(dtype) for dtype in pairs.dtypes):
+            raise TypeError(f"{argument} must hold True/False (a boolean DataFrame)")
+        frame = pairs.set_axis([str(v) for v in pairs.index]).set_axis(
+            [str(v) for v in pairs.columns], axis=1)
         matrix = frame.loc[names, names].to_numpy(bool)
-    elif isinstance(equivalent, (str, bytes, Mapping)) or not isinstance(equivalent, Iterable):
-        raise TypeError("equivalent must be pairs (a, b) of algorithm names or a k x k boolean DataFrame, "
-                        f"got {type(equivalent).__name__}")
+    elif isinstance(pairs, (str, bytes, Mapping)) or not isinstance(pairs, Iterable):
+        raise TypeError(f"{argument} must be pairs (a, b) of algorithm names or a k x k boolean DataFrame, "
+                        f"got {type(pairs).__name__}")
     else:
-        for pair in equivalent:
+        for pair in pairs:
             if isinstance(pair, (str, bytes)) or not isinstance(pair, Iterable) or len(pair := tuple(pair)) != 2:
-                raise TypeError(f"equivalent must hold pairs (a, b) of algorithm names, got {pair!r}")
+                raise TypeError(f"{argument} must hold pairs (a, b) of algorithm names, got {pair!r}")
             unknown = [str(a) for a in pair if str(a) not in where]
             if unknown:
-                raise ValueError(f"equivalent names {unknown[0]!r}, which is not an algorithm of the result {names}")
+                raise ValueError(f"{argument} names {unknown[0]!r}, which is not an algorithm of the result {names}")
             a, b = (where[str(v)] for v in pair)
             if a == b:
-                raise ValueError(f"equivalent pairs an algorithm with itself: {pair!r}")
+                raise ValueError(f"{argument} pairs an algorithm with itself: {pair!r}")
             matrix[a, b] = True
     matrix = matrix | matrix.T
     np.fill_diagonal(matrix, False)
@@ -169,7 +179,7 @@ EQUIVALENT_BAR = dict(color=ROPE, lw=3.0, ls=(0, (2.5, 1.2)), marker="D", ms=5, 
 def _equivalent_choice(equivalent, summary, level):
     """The practically equivalent pairs to draw (a boolean matrix, or None) and their legend's words."""
     if equivalent is not None:
-        return _equivalent_matrix(equivalent, summary.names), "practically equivalent (the pairs given)"
+        return _pair_matrix(equivalent, summary.names, "equivalent"), "practically equivalent (the pairs given)"
     if summary.rope_equivalent is not None:
         return summary.rope_equivalent >= level, f"practically equivalent: P(rope) ≥ {level:g} on a new data set"
     return None, None
@@ -188,14 +198,16 @@ def _draw_rank_axis(ax, k, y, font):
             color=INK)
 
 
-def plot_rank_diagram(result, *, level=0.95, equivalent=None, ax=None):
+def plot_rank_diagram(result, *, level=0.95, equivalent=None, separated=None, rule=None, ax=None):
     """The posterior rank diagram, in the spirit of the critical-difference diagram (Demsar 2006): the algorithms
     on an axis by posterior expected rank (1 = best, on the left), their names to the left (the better half) and
     right, with elbow lines to their places on the axis. Returns the figure.
 
     ``result`` is a :class:`pp_corr.PlackettLuceResult` or a :class:`pp_corr.JointResult` (its population:
     expected ranks of delta0 and P(delta0_a > delta0_b)). A pair is separated at ``level`` (in (0.5, 1)) when
-    P(a ranked before b) >= ``level`` or <= 1 - ``level``. Black bars join the maximal runs of algorithms,
+    P(a ranked before b) >= ``level`` or <= 1 - ``level``, unless ``separated`` gives the separated pairs (pairs
+    ``(a, b)`` of names or a k x k boolean DataFrame, e.g. those a pairwise test decides), with ``rule`` saying in
+    words when a pair is separated (shown in the title). Black bars join the maximal runs of algorithms,
     consecutive in rank order, with no pair separated (as the cliques of a CD diagram). Grey dashed bars with a
     diamond at each member join the maximal sets of algorithms whose every pair is **practically equivalent**,
     as ``equivalent`` says: pairs ``(a, b)`` of names or a k x k boolean DataFrame; by default none for
@@ -217,10 +229,16 @@ def plot_rank_diagram(result, *, level=0.95, equivalent=None, ax=None):
     summary = _rank_summary(result)
     marked, equivalent_words = _equivalent_choice(equivalent, summary, level)
     names, expected, k = summary.names, summary.expected, len(summary.names)
-    groups = _not_separated_groups(summary.before, level)
+    if separated is None:
+        if rule is not None:
+            raise ValueError("rule words the separated pairs given: give separated= with it, or leave rule out")
+        groups = _not_separated_groups(summary.before, level)
+        rule = f"P(a ranked before b) ≥ {level:g} or ≤ {1 - level:.3g}"
+    else:
+        groups = _runs_not_apart(_pair_matrix(separated, names, "separated"))
+        rule = rule or "it is one of the pairs given"
     cliques = _equivalent_cliques(marked) if marked is not None else []
-    title = (f"posterior rank diagram: {summary.source}\n"
-             f"a pair is separated when P(a ranked before b) ≥ {level:g} or ≤ {1 - level:.3g}")
+    title = f"posterior rank diagram: {summary.source}\na pair is separated when {rule}"
     entries = [("not separated: no pair within the bar is separated" if groups
                 else "not separated: none (every pair is separated)", RANK_BAR)]
     if equivalent_words is not None:

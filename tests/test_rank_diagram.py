@@ -309,6 +309,32 @@ def test_bad_equivalent_is_named(small_result, equivalent, error, words):
         plots.plot_rank_diagram(small_result, equivalent=equivalent)
 
 
+@pytest.mark.parametrize("seed", range(6))
+def test_separated_pairs_given_decide_the_bars(seed):
+    """separated= (a pairwise test's verdicts): the bars are the maximal runs, in expected-rank order, with no pair
+    given (the brute-force oracle on that matrix), and the title says the rule; P(a before b) plays no part."""
+    rng = np.random.default_rng(seed)
+    names = [f"alg{i}" for i in range(7)]
+    result = fake_plackett_luce(names, rng)
+    order = list(result.to_frame().index)
+    pairs = [(a, b) for a, b in itertools.combinations(order, 2) if rng.random() < 0.4]
+    figure = plots.plot_rank_diagram(result, separated=pairs, rule="a test says so")
+    marked = np.zeros((7, 7))  # as "before": 1 where separated, 0.5 where not
+    marked[:] = 0.5
+    for a, b in pairs:
+        marked[order.index(a), order.index(b)] = marked[order.index(b), order.index(a)] = 1.0
+    _, _, bars, _, _ = drawn(figure)
+    assert sorted((order.index(a), order.index(b)) for (a, b), _, _ in bars) == oracle_groups(marked, 0.95)
+    assert figure.axes[0].get_legend().get_title().get_text().endswith("a pair is separated when a test says so")
+
+
+def test_bad_separated_and_rule_are_named(small_result):
+    with pytest.raises(ValueError, match="separated names 'zzz'"):
+        plots.plot_rank_diagram(small_result, separated=[("a", "zzz")])
+    with pytest.raises(ValueError, match="rule words the separated pairs given"):
+        plots.plot_rank_diagram(small_result, rule="a test says so")
+
+
 @pytest.mark.parametrize("result", [None, "a result", pd.DataFrame({"a": [1.0]})])
 def test_bad_result_is_named(result):
     with pytest.raises(TypeError, match="result must be a PlackettLuceResult .* got"):

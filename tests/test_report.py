@@ -419,6 +419,8 @@ def test_cli_writes_the_report_and_names_its_errors(example_scores, tmp_path, ca
     assert row_value(settings, "Random seed", "Value") == "3"
     captured = capsys.readouterr()
     assert "report written to" in captured.out and "wrote" in captured.err
+    assert main(["report", str(source), "-o", str(tmp_path / "bare"), "--no-pair-figures"]) == 0
+    assert {p.name for p in (tmp_path / "bare").iterdir()} == set(FILES.values())  # no figure: none asked for
     for argv, message in ((["-o", str(out)], "pp-corr: --output .* is not empty.*--overwrite"),
                           (["-o", str(tmp_path / "x"), "--joint"], "pp-corr: --joint models the population"),
                           (["-o", str(tmp_path / "x"), "--method", "mcmc"], "pp-corr: --method applies to"),
@@ -555,6 +557,8 @@ def test_a_report_of_16_algorithms_is_small_and_leads_with_the_verdict(wide_repo
         lost = sum(row[-1].split(" better")[0] in set(row[:2]) - {name} for row in mine)
         tied = sum(row[-1].startswith("equivalent") for row in mine)
         assert (int(better), int(worse), int(equivalent), int(undecided)) == (won, lost, tied, 15 - won - lost - tied)
+    unbeaten = [row[0] for row in standing[1:] if row[3] == "0"]  # the verdict names the top group
+    assert f"No other algorithm is better than {', '.join(unbeaten)} (Bayesian" in verdict_of(markdown)
     assert html.index("Each algorithm against") < html.index("<details><summary>The pair tables (120 rows each)")
     matrix = written["figures/pairs_signed_rank.png"].read_bytes()
     assert int.from_bytes(matrix[16:20], "big") <= 1120  # its width in pixels: the page's, at its own size

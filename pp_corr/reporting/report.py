@@ -271,9 +271,9 @@ _SEPARATION = ("The diagram places the algorithms at their expected ranks. Two a
                "Bayesian signed-rank test of the pair table decides a winner at level {level:g}: black bars join "
                "runs of algorithms of which no pair is separated, grey dashed bars those it finds practically "
                "equivalent, so the diagram and the tables read the same verdicts. The Plackett-Luce P(a ranked "
-               "before b) is not used to separate: it is the chance that a comes before b on a new data set, and "
-               "stays below {level:g} even for pairs the test finds clearly different, since an algorithm rarely "
-               "wins on nearly every data set.")
+               "before b) is not used to separate: it is the chance that a comes before b on a new data set, which "
+               "can stay below {level:g} for pairs the test finds clearly different (an algorithm that is better on "
+               "average rarely wins on nearly every data set).")
 
 
 def _rule(test, level) -> str:
@@ -398,7 +398,7 @@ def _verdict_many(ranking, decisions, hier, joint, settings) -> list[str]:
     else:
         sentences.append(f"No pair is practically equivalent at level {level:g} (Bayesian signed-rank test, "
                          f"{_rope_words(settings['rope'])}).")
-    sentences += _clear_differences(decisions.values(), "Bayesian signed-rank test")
+    sentences += _unbeaten(decisions) + _clear_differences(decisions.values(), "Bayesian signed-rank test")
     if hier is not None:
         failed = [f"{a} vs {b}" for (a, b), result in hier.items() if not result.converged]
         if failed:
@@ -415,6 +415,18 @@ def _verdict_many(ranking, decisions, hier, joint, settings) -> list[str]:
                              "Joint hierarchical model: no algorithm is clearly best in the population of data sets "
                              f"(the likeliest, {name}, with probability {_p(p_best)}).")
     return sentences
+
+
+def _unbeaten(decisions) -> list[str]:
+    """A sentence naming the algorithms that no other is found better than, when some are beaten (the top group a
+    reader of many algorithms looks for first)."""
+    names = list(dict.fromkeys(name for pair in decisions for name in pair))
+    beaten = {d.b if d.region == 0 else d.a for d in decisions.values() if d.region in (0, 2)}
+    top = [name for name in names if name not in beaten]
+    if not beaten or not top:
+        return []
+    return [f"No other algorithm is better than {', '.join(top)} (Bayesian signed-rank test; each of the others "
+            "is beaten by at least one)."]
 
 
 def _clear_differences(decisions, test, shown=SHOWN) -> list[str]:

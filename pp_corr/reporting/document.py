@@ -353,8 +353,8 @@ def to_latex(document: Document) -> str:
         if len(table.rows) > LONG_TABLE:
             lines += ["\\begingroup", f"  {size}", f"  \\setlength{{\\tabcolsep}}{{{space}pt}}",
                       f"  \\begin{{longtable}}{{{columns}}}", caption[0] + caption[1].strip() + " \\\\", *header,
-                      "  \\endfirsthead",
-                      f"  \\multicolumn{{{count}}}{{@{{}}l}}{{\\emph{{\\tablename\\ \\thetable{{}} (continued)}}}} \\\\",
+                      "  \\endfirsthead", f"  \\multicolumn{{{count}}}{{@{{}}l}}"
+                      "{\\emph{\\tablename\\ \\thetable{} (continued)}} \\\\",
                       *header, "  \\endhead", "    \\bottomrule", "  \\endfoot", *rows, "  \\end{longtable}",
                       *note, "\\endgroup", ""]
             continue

@@ -297,9 +297,9 @@ def _report(args):
     k, q = scores.sizes["algorithm"], scores.sizes["dataset"]
     write_report(scores, directory, rope=args.rope, alpha=args.alpha, prior=prior, hierarchical=args.hierarchical,
                  joint=args.joint, method=args.method, sampler=args.sampler, random_seed=args.seed,
-                 overwrite=args.overwrite,
+                 overwrite=args.overwrite, pair_figures=args.pair_figures,
                  title=f"{source.name}: {k} algorithms on {q} data set{'s' * (q != 1)}")
-    print(f"report written to {directory}: report.html (self-contained), report.md with figures/, tables.tex")
+    print(f"report written to {directory}: report.html, report.md with figures/, tables.tex")
 
 
 def _demo(args):
@@ -586,6 +586,8 @@ def _build_parser() -> argparse.ArgumentParser:
                           "model of many algorithms)")
     rep.add_argument("--overwrite", action="store_true",
                      help="write into a directory that is not empty, replacing the report's files (only those)")
+    rep.add_argument("--pair-figures", action=argparse.BooleanOptionalAction, default=None,
+                     help="each pair's figures (three a pair); by default drawn up to 15 pairs (6 algorithms)")
     rep.set_defaults(func=_report)
     sim = sub.add_parser("simulate", help="the simulation studies of Corani & Benavoli 2015, of the Bayesian "
                                           "signed-rank paper (Benavoli et al. 2014) and of Nadeau & Bengio 2003",

@@ -62,6 +62,7 @@ from matplotlib.patches import Patch, Rectangle  # noqa: E402
 from matplotlib.text import Text  # noqa: E402
 
 from pp_corr import palette  # noqa: E402
+from pp_corr.figures import pairs_matrix  # noqa: E402
 
 DEFICIENCIES = ("deuteranomaly", "protanomaly", "tritanomaly")
 
@@ -196,11 +197,14 @@ def test_every_plot_uses_the_palette_and_names_algorithms(uci54, nbc_hnb, uci54_
 
 
 def test_regression_plot_source_has_no_default_or_named_colours():
-    """Every colour in plots.py comes from pp_corr.palette: no matplotlib cycle colour ('C3'), no named hue."""
+    """Every colour in plots.py and pp_corr.figures comes from pp_corr.palette: no matplotlib cycle colour ('C3'),
+    no named hue."""
     import inspect
     import re
 
-    source = inspect.getsource(plots)
+    from pp_corr.figures import pairs_matrix, rank_diagram
+
+    source = "".join(inspect.getsource(module) for module in (plots, pairs_matrix, rank_diagram))
     assert not re.findall(r"""["']C\d["']|["'](?:red|green|RdYlGn|tab:\w+)["']|cmap=""", source)
 
 
@@ -235,6 +239,27 @@ def test_pairs_cells_show_the_table(uci54_pairs, uci54, test, right):
         p_column = float(uci54_pairs[right].sel(a=row, b=column))
         p_row = float(uci54_pairs[right].sel(a=column, b=row))
         np.testing.assert_allclose(bars[i, j], [p_row, 1 - p_row - p_column, p_column], atol=1e-12)
+
+
+@pytest.mark.parametrize("k", [12, 40])
+def test_compact_cells_point_to_the_better_and_fit_the_page(k):
+    """Beyond 8 algorithms each cell holds an arrow to the better one's label (left: the row, down: the column), =
+    for equivalent, nothing undecided, and up to 30 algorithms the probability of the region decided; rows are
+    named and numbered, columns numbered; 16 algorithms fit a page of 1,120 px at the report's 110 dpi."""
+    table = _fake_pairs(k, np.random.default_rng(k))
+    ax = plots.plot_pairs(table, test="signed_rank")
+    names = [str(v) for v in table.a.values]
+    assert [t.get_text() for t in ax.get_yticklabels()] == [f"{name}  {i + 1}" for i, name in enumerate(names)]
+    shown = {(round(t.get_position()[1]), round(t.get_position()[0])): t.get_text() for t in ax.texts}
+    right = table.signed_rank_right.values
+    for i, j in itertools.permutations(range(k), 2):
+        verdict = str(table.decision_signed_rank.values[i, j])
+        arrow = {names[i]: "←", names[j]: "↓", "rope": "="}.get(verdict, "")
+        probability = {"←": right[j, i], "↓": right[i, j], "=": 1 - right[i, j] - right[j, i]}.get(arrow)
+        expected = arrow + (f"{probability:.2f}".removeprefix("0") if arrow and k <= 30 else "")
+        assert shown.get((i, j), "") == expected, (i, j, verdict)
+    if k <= 16:
+        assert ax.figure.get_size_inches()[0] * 110 <= 1120
 
 
 def test_regression_pairs_order_and_test_are_checked(uci54_pairs):
@@ -293,7 +318,7 @@ def _assert_rotated_labels_apart(ax, figure):
     assert np.diff(ticks).min() * np.sin(np.pi / 4) > 1.2 * height
 
 
-@pytest.mark.parametrize("k", [5, 20])
+@pytest.mark.parametrize("k", [5, 20, 40])
 def test_pairs_grow_with_algorithms_without_overlap(k):
     """20 algorithms with long names: tick labels, cell words and numbers apart, each inside its cell, and all
     text inside the figure."""
@@ -302,7 +327,11 @@ def test_pairs_grow_with_algorithms_without_overlap(k):
         ax = plots.plot_pairs(table, test=test)
         figure = ax.figure
         figure.canvas.draw()
-        _assert_rotated_labels_apart(ax, figure)
+        if k <= pairs_matrix.FULL_CELLS:
+            _assert_rotated_labels_apart(ax, figure)
+        else:  # numbered columns
+            assert [t.get_text() for t in ax.get_xticklabels()] == [str(i + 1) for i in range(k)]
+            _assert_apart(_boxes(figure, ax.get_xticklabels()), "column numbers")
         _assert_apart(_boxes(figure, ax.get_yticklabels()), "row labels")
         cells = _boxes(figure, ax.texts)
         _assert_apart(cells, "cell text")

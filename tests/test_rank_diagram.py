@@ -22,6 +22,7 @@ from scipy import stats
 
 import pp_corr
 from pp_corr import palette, plots
+from pp_corr.figures import rank_diagram
 from pp_corr.cli import main
 from pp_corr.ranking import PlackettLuceResult, order_by_ranking
 from tests.test_joint import result_from_levels
@@ -139,19 +140,19 @@ def test_groups_and_cliques_against_brute_force(k, seed, level, spread):
     upper = np.clip(0.5 + spread * rng.uniform(-0.5, 0.5, (k, k)), 0, 1)
     before = np.triu(upper, 1) + np.tril(1 - upper.T, -1)
     np.fill_diagonal(before, np.nan)
-    assert plots._not_separated_groups(before, level) == oracle_groups(before, level)
+    assert rank_diagram._not_separated_groups(before, level) == oracle_groups(before, level)
     marked = np.triu(rng.random((k, k)) < rng.uniform(0.2, 0.9), 1)
     marked = marked | marked.T
-    assert plots._equivalent_cliques(marked) == oracle_cliques(marked)
+    assert rank_diagram._equivalent_cliques(marked) == oracle_cliques(marked)
 
 
 def test_level_boundaries_separate():
     """P(a before b) exactly at the level separates the pair (>= level), as exactly 1 - level does (<=); the
     numbers are exact in binary, so 1 - level is too."""
     before = np.array([[np.nan, 0.75, 0.625], [0.25, np.nan, 0.625], [0.375, 0.375, np.nan]])
-    assert plots._not_separated_groups(before, 0.75) == [(1, 2)]
-    assert plots._not_separated_groups(before.T, 0.75) == [(1, 2)]
-    assert plots._not_separated_groups(before, 0.7500001) == [(0, 2)]
+    assert rank_diagram._not_separated_groups(before, 0.75) == [(1, 2)]
+    assert rank_diagram._not_separated_groups(before.T, 0.75) == [(1, 2)]
+    assert rank_diagram._not_separated_groups(before, 0.7500001) == [(0, 2)]
 
 
 # --- both result types, read back from the figure -------------------------------------------------------------------
@@ -306,6 +307,32 @@ def test_bad_level_is_named(small_result, level, error):
 def test_bad_equivalent_is_named(small_result, equivalent, error, words):
     with pytest.raises(error, match=words):
         plots.plot_rank_diagram(small_result, equivalent=equivalent)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_separated_pairs_given_decide_the_bars(seed):
+    """separated= (a pairwise test's verdicts): the bars are the maximal runs, in expected-rank order, with no pair
+    given (the brute-force oracle on that matrix), and the title says the rule; P(a before b) plays no part."""
+    rng = np.random.default_rng(seed)
+    names = [f"alg{i}" for i in range(7)]
+    result = fake_plackett_luce(names, rng)
+    order = list(result.to_frame().index)
+    pairs = [(a, b) for a, b in itertools.combinations(order, 2) if rng.random() < 0.4]
+    figure = plots.plot_rank_diagram(result, separated=pairs, rule="a test says so")
+    marked = np.zeros((7, 7))  # as "before": 1 where separated, 0.5 where not
+    marked[:] = 0.5
+    for a, b in pairs:
+        marked[order.index(a), order.index(b)] = marked[order.index(b), order.index(a)] = 1.0
+    _, _, bars, _, _ = drawn(figure)
+    assert sorted((order.index(a), order.index(b)) for (a, b), _, _ in bars) == oracle_groups(marked, 0.95)
+    assert figure.axes[0].get_legend().get_title().get_text().endswith("a pair is separated when a test says so")
+
+
+def test_bad_separated_and_rule_are_named(small_result):
+    with pytest.raises(ValueError, match="separated names 'zzz'"):
+        plots.plot_rank_diagram(small_result, separated=[("a", "zzz")])
+    with pytest.raises(ValueError, match="rule words the separated pairs given"):
+        plots.plot_rank_diagram(small_result, rule="a test says so")
 
 
 @pytest.mark.parametrize("result", [None, "a result", pd.DataFrame({"a": [1.0]})])

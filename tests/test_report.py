@@ -14,7 +14,8 @@ import numpy as np
 import pytest
 
 import pp_corr
-from pp_corr.reporting.report import FILES, write_report
+from pp_corr.reporting.report import FILES, SHOWN, write_report
+from pp_corr.reporting import document as report_document
 from pp_corr.reporting.document import NOT_CONVERGED, Document, Section, Table, tex_escape, to_latex
 from tests.test_uci54 import formula_probs
 
@@ -88,7 +89,8 @@ class _Checker(HTMLParser):
 
 def check_html(path: Path) -> list:
     """The page parses with every tag closed in order, fetches nothing (no http, no link or script, no CSS url),
-    and every image is an inline PNG. Returns the images' PNG bytes."""
+    and every image is an inline PNG or, above the inline limit, a PNG file in figures/ beside the page, linked.
+    Returns the images' PNG bytes."""
     text = path.read_text(encoding="utf-8")
     checker = _Checker()
     checker.feed(text)
@@ -97,13 +99,19 @@ def check_html(path: Path) -> list:
     assert not re.search(r"https?://|url\(|@import", text)
     tags = [tag for tag, _ in checker.attributes]
     assert "link" not in tags and "script" not in tags and "iframe" not in tags
-    assert all(not ({"href", "src"} & set(attrs)) or tag == "img" for tag, attrs in checker.attributes)
+    assert all(not ({"href", "src"} & set(attrs)) or tag == "img" or (tag == "a" and attrs["href"].startswith(
+        "figures/")) for tag, attrs in checker.attributes)
     images = []
     for tag, attrs in checker.attributes:
         if tag == "img":
             prefix = "data:image/png;base64,"
-            assert attrs["src"].startswith(prefix), attrs["src"][:40]
-            images.append(base64.b64decode(attrs["src"].removeprefix(prefix), validate=True))
+            if attrs["src"].startswith(prefix):
+                images.append(base64.b64decode(attrs["src"].removeprefix(prefix), validate=True))
+                assert len(images[-1]) <= report_document.INLINE_LIMIT
+            else:
+                assert re.fullmatch(r"figures/[\w.-]+\.png", attrs["src"]), attrs["src"][:40]
+                images.append((path.parent / attrs["src"]).read_bytes())
+                assert len(images[-1]) > report_document.INLINE_LIMIT
             assert images[-1][:8] == b"\x89PNG\r\n\x1a\n"
     return images
 
@@ -129,11 +137,12 @@ def check_latex_source(text):
     assert stack == []
     assert not re.search(r"(?<!\\)[_#%$~^]", body.replace("$-$", "")), "unescaped special character"
     flat = re.sub(r"\\begin\{tabular\}\[b\].*?\\end\{tabular\}", "H", body)  # two-line header cells
-    for spec, rows in re.findall(r"\\begin\{tabular\}\{([^\n]*)\}\n(.*?)\\end\{tabular\}", flat, flags=re.S):
+    for spec, rows in re.findall(r"\\begin\{(?:long)?tabular\}\{([^\n]*)\}\n(.*?)\\end\{(?:long)?tabular\}", flat,
+                                 flags=re.S):
         columns = len(re.sub(r"p\{[^}]*\}", "p", re.sub(r">\{[^}]*\}", "", spec)))
         assert columns > 1 and set(re.sub(r"p\{[^}]*\}", "p", re.sub(r">\{[^}]*\}", "", spec))) <= set("lrcp")
         for row in rows.splitlines():
-            if row.strip().endswith("\\\\"):
+            if row.strip().endswith("\\\\") and not row.strip().startswith(("\\caption", "\\multicolumn")):
                 assert len(re.findall(r"(?<!\\)&", row)) == columns - 1, row
 
 
@@ -142,11 +151,13 @@ def compile_latex(tex_path: Path, tmp_path: Path) -> Path:
         pytest.skip("pdflatex is not installed (apt-get install texlive-latex-base texlive-latex-recommended); "
                     "the LaTeX source is still checked for balanced environments and escapes")
     shutil.copy(tex_path, tmp_path / "tables.tex")
-    (tmp_path / "paper.tex").write_text("\\documentclass{article}\n\\usepackage{booktabs, array, graphicx}\n"
+    (tmp_path / "paper.tex").write_text("\\documentclass{article}\n"
+                                        "\\usepackage{booktabs, array, graphicx, longtable}\n"
                                         "\\begin{document}\n\\input{tables}\n\\end{document}\n")
-    run = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "paper.tex"], cwd=tmp_path,
-                         capture_output=True, text=True, timeout=120)
-    assert run.returncode == 0, run.stdout[-2000:]
+    for _ in range(2):  # as a paper is compiled: a longtable settles its column widths on the second run
+        run = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "paper.tex"], cwd=tmp_path,
+                             capture_output=True, text=True, timeout=120)
+        assert run.returncode == 0, run.stdout[-2000:]
     assert "Overfull \\hbox" not in run.stdout, "a table runs into the margin"
     return tmp_path / "paper.pdf"
 
@@ -193,9 +204,11 @@ def check_verdict(markdown, level=0.95):
     signed = table_by_start(tables, "Every pair: Bayesian signed-rank test")
     equivalent = [(row[0], row[1], row[-1].split("(")[1].rstrip(")")) for row in signed[1:]
                   if row[-1].startswith("equivalent")]
-    for a, b, share in equivalent:
+    for a, b, share in equivalent[:SHOWN]:  # the first ones named, the others counted
         assert re.search(rf"{re.escape(a)} and {re.escape(b)} \((the rope [^)]* in )?{share}( of the draws)?\)",
                          verdict)
+    more = len(equivalent) - SHOWN
+    assert (f"and {more} more in the table." in verdict) == (more > 0)
     assert ("No pair is practically equivalent" in verdict) == (not equivalent)
     return verdict, tables
 
@@ -224,7 +237,7 @@ def test_example_report_files_html_and_verdict(example_report, example_scores):
 def test_signed_rank_table_matches_the_test_and_the_matrix_its_draws(example_report, example_scores):
     """Each pair's row against the Bayesian signed-rank test run on its own (same rope and seed), orientation
     B - A with A ranked first; the matrix figure's table carries the same decisions."""
-    from pp_corr.reporting.report import _Decision, _with_signed_rank
+    from pp_corr.reporting.report import _Decision, signed_rank_table
 
     directory, _ = example_report
     signed = table_by_start(markdown_tables((directory / FILES["md"]).read_text(encoding="utf-8")),
@@ -237,8 +250,7 @@ def test_signed_rank_table_matches_the_test_and_the_matrix_its_draws(example_rep
         assert [left, rope, right] == [f"{v:.3f}" for v in (results[a, b].p_left, results[a, b].p_rope,
                                                              results[a, b].p_right)]
         assert words == _Decision.decide(a, b, results[a, b].wins, 0.05).words()
-    table = pp_corr.compare_all_pairs(example_scores, rope=0.01, n_samples=1000, random_seed=1)
-    table = _with_signed_rank(table, results, 0.05)
+    table = signed_rank_table(results, order, 0.05, (-0.01, 0.01), example_scores.sizes["dataset"])
     for (a, b), result in results.items():
         assert str(table.decision_signed_rank.sel(a=a, b=b).values) == result.decision(0.05)
         assert float(table.signed_rank_right.sel(a=b, b=a)) == result.p_left
@@ -407,6 +419,8 @@ def test_cli_writes_the_report_and_names_its_errors(example_scores, tmp_path, ca
     assert row_value(settings, "Random seed", "Value") == "3"
     captured = capsys.readouterr()
     assert "report written to" in captured.out and "wrote" in captured.err
+    assert main(["report", str(source), "-o", str(tmp_path / "bare"), "--no-pair-figures"]) == 0
+    assert {p.name for p in (tmp_path / "bare").iterdir()} == set(FILES.values())  # no figure: none asked for
     for argv, message in ((["-o", str(out)], "pp-corr: --output .* is not empty.*--overwrite"),
                           (["-o", str(tmp_path / "x"), "--joint"], "pp-corr: --joint models the population"),
                           (["-o", str(tmp_path / "x"), "--method", "mcmc"], "pp-corr: --method applies to"),
@@ -490,3 +504,143 @@ def test_a_converged_joint_fit_shows_its_numbers_and_how_it_was_sampled(example_
     assert "Sampled with nutpie, 4 chains, form='marginal', draws=200, tune=300 (after a retry)" in section
     assert f"largest R-hat {rhat:.3f} and smallest bulk ESS {ess:.0f} of the population parameters" in section
     assert "3 divergent transitions" in section
+
+
+# --- reports of many algorithms (issue 38) ---------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def wide_report(tmp_path_factory):
+    """16 classifiers on 12 data sets (the shape of issue 38's benchmark, fewer data sets): the report's size,
+    order, tables and diagram at 120 pairs."""
+    from pp_corr import plots
+    from pp_corr.testing import messy_benchmark
+
+    frame = messy_benchmark(16, 12, random_seed=1, failed=())
+    scores = pp_corr.load_scores(frame, columns={"dataset": "db"}, format="wide")
+    directory = tmp_path_factory.mktemp("wide") / "report"
+    captured = {}
+    real = plots.plot_rank_diagram
+
+    def spy(result, **kwargs):  # the diagram as drawn, with what it was given
+        captured["figure"] = real(result, **kwargs)
+        captured["names"] = list(result.to_frame().index)
+        return captured["figure"]
+
+    plots.plot_rank_diagram = spy
+    try:
+        written = write_report(scores, directory, progress=False)
+    finally:
+        plots.plot_rank_diagram = real
+    return directory, written, scores, captured
+
+
+def test_a_report_of_16_algorithms_is_small_and_leads_with_the_verdict(wide_report, tmp_path):
+    """No per-pair figures unless asked (three files, not 360), the ranking right after the verdict, each
+    algorithm's standing before the 120-row pair tables (folded in HTML), settings last; a compact matrix that fits
+    the page; LaTeX longtables that compile without running into the margin."""
+    directory, written, scores, _ = wide_report
+    check_files(directory, written)
+    assert sorted(written) == ["figures/pairs_signed_rank.png", "figures/rank_diagram.png", *sorted(FILES.values())]
+    html = (directory / FILES["html"]).read_text(encoding="utf-8")
+    assert len(html) < 1_500_000
+    check_html(directory / FILES["html"])
+    markdown = (directory / FILES["md"]).read_text(encoding="utf-8")
+    sections = re.findall(r"^## (.*)$", markdown, flags=re.M)
+    assert sections == ["Ranking", "All pairs", "Settings"]
+    tables = markdown_tables(markdown)
+    standing = table_by_start(tables, "Each algorithm against the 15 others")
+    signed = table_by_start(tables, "Every pair: Bayesian signed-rank test")
+    assert [row[0] for row in standing[1:]] == pp_corr.order_by_ranking(scores) and len(signed) == 121
+    for name, better, equivalent, worse, undecided in standing[1:]:  # the counts of the pair table's verdicts
+        mine = [row for row in signed[1:] if name in row[:2]]
+        won = sum(row[-1].startswith(f"{name} better") for row in mine)
+        lost = sum(row[-1].split(" better")[0] in set(row[:2]) - {name} for row in mine)
+        tied = sum(row[-1].startswith("equivalent") for row in mine)
+        assert (int(better), int(worse), int(equivalent), int(undecided)) == (won, lost, tied, 15 - won - lost - tied)
+    unbeaten = [row[0] for row in standing[1:] if row[3] == "0"]  # the verdict names the top group
+    assert f"No other algorithm is better than {', '.join(unbeaten)} (Bayesian" in verdict_of(markdown)
+    assert html.index("Each algorithm against") < html.index("<details><summary>The pair tables (120 rows each)")
+    matrix = written["figures/pairs_signed_rank.png"].read_bytes()
+    assert int.from_bytes(matrix[16:20], "big") <= 1120  # its width in pixels: the page's, at its own size
+    check_verdict(markdown)
+    tex = (directory / FILES["tex"]).read_text(encoding="utf-8")
+    check_latex_source(tex)
+    assert tex.count("\\begin{longtable}") == 2 and "\\endhead" in tex
+    compile_latex(directory / FILES["tex"], tmp_path)
+
+
+def test_the_rank_diagram_separates_as_the_pair_table_decides(wide_report):
+    """The diagram's black bars against the signed-rank table: no bar holds a pair the table gives a winner, and
+    every two neighbours (in the diagram's order) the table does not separate share a bar."""
+    directory, _, _, captured = wide_report
+    signed = table_by_start(markdown_tables((directory / FILES["md"]).read_text(encoding="utf-8")),
+                            "Every pair: Bayesian signed-rank test")
+    separated = {frozenset(row[:2]) for row in signed[1:] if re.match(r".+ better \(", row[-1])}
+    names = captured["names"]
+    bars = [line.get_gid().removeprefix("not separated: ").split(" .. ") for line in captured["figure"].axes[0].lines
+            if (line.get_gid() or "").startswith("not separated: ")]
+    spans = [set(names[names.index(first):names.index(last) + 1]) for first, last in bars]
+    assert separated and bars  # both kinds occur on this benchmark
+    for span in spans:
+        assert not any(frozenset((a, b)) in separated for a in span for b in span if a != b), span
+    for a, b in zip(names, names[1:]):
+        if frozenset((a, b)) not in separated:
+            assert any({a, b} <= span for span in spans), (a, b)
+    title = captured["figure"].axes[0].get_legend().get_title().get_text()
+    assert "separated when the Bayesian signed-rank test decides a winner at 0.95" in title
+
+
+def test_pair_figures_on_request(example_scores, tmp_path):
+    """pair_figures=False leaves out each pair's figures (the example draws them by default: 6 pairs);
+    a report without Markdown still writes the figures its HTML links."""
+    written = write_report(example_scores, tmp_path / "r", pair_figures=False, progress=False)
+    assert sorted(n for n in written if n.startswith("figures/")) == ["figures/pairs_signed_rank.png",
+                                                                      "figures/rank_diagram.png"]
+    assert "Figures of each pair" not in written[FILES["md"]].read_text(encoding="utf-8")
+    with pytest.raises(TypeError, match="pair_figures must be True or False"):
+        write_report(example_scores, tmp_path / "bad", pair_figures="yes", progress=False)
+
+
+def test_large_figures_are_linked_and_written_with_the_html(example_scores, tmp_path, monkeypatch):
+    import pp_corr.reporting.document as document
+
+    monkeypatch.setattr(document, "INLINE_LIMIT", 60_000)
+    written = write_report(example_scores.isel(algorithm=[0, 1, 2]), tmp_path / "r", formats=("html",),
+                           progress=False)
+    large = sorted(n for n in written if n.startswith("figures/"))
+    assert large and all(written[n].stat().st_size > 60_000 for n in large)
+    html = written[FILES["html"]].read_text(encoding="utf-8")
+    assert all(f'src="{n}"' in html and f'href="{n}"' in html for n in large)
+    assert len(check_html(written[FILES["html"]])) > len(large)  # the small ones still inline
+
+
+def test_gaps_name_each_missing_cell_and_not_the_design(example_scores):
+    """A missing score is a gap; a fold that no algorithm has (a data set with fewer folds) is the design."""
+    from pp_corr.reporting.overview import gaps_section
+
+    scores = example_scores.copy(deep=True)
+    assert gaps_section(scores) is None
+    names, datasets = list(scores.algorithm.values), list(scores.dataset.values)
+    scores["score"].loc[{"algorithm": names[1], "dataset": datasets[2]}] = np.nan  # every fold: a cell missing
+    scores["score"][0, 3, 0, 4] = np.nan
+    scores["score"][1, :, 0, 0] = np.nan  # no algorithm: the design
+    section = gaps_section(scores)
+    folds = scores.sizes["run"] * scores.sizes["fold"]
+    assert section.title == "Gaps"
+    words, table = section.blocks
+    cells = {(row[0], row[1]): row[2] for row in table.rows}
+    assert cells == {(names[1], datasets[2]): f"{folds} of {folds}", (names[3], datasets[0]): f"1 of {folds}"}
+    assert words.startswith(f"{folds + 1} scores are missing: 2 (algorithm, data set) cells, of 2 algorithms on 2 "
+                            "data sets.")
+
+
+def test_long_tables_break_across_pages(tmp_path):
+    """A table of 100 rows is a longtable: it compiles, its header repeats, and it spans more than one page."""
+    rows = tuple((f"algorithm_{i}", f"{i / 7:+.4f}") for i in range(100))
+    document = Document("T", ("v",), (Section("S", (Table("long", "many rows", ("name", "value"), rows,
+                                                          (False, True)),)),))
+    (tmp_path / "long.tex").write_text(to_latex(document), encoding="utf-8")
+    check_latex_source(to_latex(document))
+    pdf = compile_latex(tmp_path / "long.tex", tmp_path)
+    pages = re.search(r"Output written on paper\.pdf \((\d+) pages?", (pdf.parent / "paper.log").read_text())
+    assert int(pages.group(1)) >= 2

@@ -1,6 +1,7 @@
 """The report's document (paragraphs, tables and figures in sections) and its three renderings: Markdown with
-the figures as files beside it, one self-contained HTML page (figures inline as base64 PNG, CSS inline, no
-network), and booktabs LaTeX tables to ``\\input`` into a paper. Every table is formatted once, as text, so the
+the figures as files beside it, one HTML page (figures inline as base64 PNG up to :data:`INLINE_LIMIT` bytes, larger
+ones linked to their files beside it; CSS inline, no network), and booktabs LaTeX tables to ``\\input`` into a
+paper (a long table as a ``longtable`` that breaks across pages). Every table is formatted once, as text, so the
 three renderings show the same numbers."""
 from __future__ import annotations
 
@@ -11,6 +12,9 @@ from dataclasses import dataclass, field
 
 NOT_CONVERGED = "NOT CONVERGED: no verdict"
 WRAP = 40  # in HTML, text cells longer than this many characters wrap
+INLINE_LIMIT = 400_000  # bytes: a larger figure is linked from the HTML page, not inlined
+PAGE_WIDTH = 1120  # pixels of the HTML page's text (its CSS max-width): a wider figure scrolls at its own size
+LONG_TABLE = 40  # rows: a longer table becomes a LaTeX longtable, which breaks across pages
 
 
 @dataclass(frozen=True)
@@ -45,6 +49,16 @@ class Figure:
     caption: str
     png: bytes
 
+    @property
+    def width(self) -> int:
+        """The PNG's width in pixels (from its header)."""
+        return int.from_bytes(self.png[16:20], "big")
+
+    @property
+    def linked(self) -> bool:
+        """Whether the HTML page links the figure's file instead of inlining it."""
+        return len(self.png) > INLINE_LIMIT
+
 
 @dataclass(frozen=True)
 class Details:
@@ -73,6 +87,10 @@ class Document:
     def figures(self) -> list[Figure]:
         """Every figure, in reading order."""
         return [block for section in self.sections for block in _flat(section.blocks) if isinstance(block, Figure)]
+
+    def linked_figures(self) -> list[Figure]:
+        """The figures the HTML page links instead of inlining (larger than :data:`INLINE_LIMIT` bytes)."""
+        return [figure for figure in self.figures() if figure.linked]
 
     def tables(self) -> list[Table]:
         """Every table, in reading order."""
@@ -172,6 +190,8 @@ td.flag { font-weight: 700; }
 p.note { font-size: 0.85em; color: #333; margin-top: 0.2em; }
 figure { margin: 0.8em 0; }
 figure.single img { max-width: 100%; }
+figure.wide { overflow-x: auto; }
+figure.wide img { max-width: none; }
 figure img { max-width: 100%; height: auto; border: 1px solid #eee; }
 figcaption { font-size: 0.85em; color: #333; }
 details { margin: 0.4em 0; }
@@ -181,8 +201,10 @@ summary { cursor: pointer; font-weight: 600; }
 """
 
 
-def to_html(document: Document) -> str:
-    """The document as one self-contained HTML page: CSS inline, figures as base64 PNG ``data:`` URIs.
+def to_html(document: Document, figure_dir="figures") -> str:
+    """The document as one HTML page: CSS inline, figures as base64 PNG ``data:`` URIs, or, above
+    :data:`INLINE_LIMIT` bytes, linked as ``figure_dir/<stem>.png`` (:meth:`Document.linked_figures`); a figure
+    wider than the page scrolls sideways at its own size, so that its text keeps its size.
 
     >>> page = to_html(Document("T", ("It is so.",), (Section("S", ("a < b",)),)))
     >>> "<p>a &lt; b</p>" in page, "http" in page
@@ -192,29 +214,38 @@ def to_html(document: Document) -> str:
             '<p class="verdict"><strong>Verdict.</strong> ' + " ".join(map(html.escape, document.verdict)) + "</p>"]
     for section in document.sections:
         body.append(f"<h2>{html.escape(section.title)}</h2>")
-        body += _html_blocks(section.blocks)
+        body += _html_blocks(section.blocks, figure_dir)
     return ("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
             f"<title>{html.escape(document.title)}</title>\n<style>{CSS}</style>\n</head>\n<body>\n"
             + "\n".join(body) + "\n</body>\n</html>\n")
 
 
-def _html_blocks(blocks) -> list[str]:
+def _html_blocks(blocks, figure_dir) -> list[str]:
     out = []
     figures = []  # consecutive figures share a flexible grid
 
     def flush():  # one figure at its own size, several side by side
         if len(figures) == 1:
-            out.append(figures[0].replace("<figure>", '<figure class="single">'))
+            out.append(figures[0].replace("<figure>", '<figure class="single">', 1))
         elif figures:
             out.append('<div class="grid">' + "".join(figures) + "</div>")
         figures.clear()
 
     for block in blocks:
         if isinstance(block, Figure):
-            data = base64.b64encode(block.png).decode("ascii")
             caption = html.escape(block.caption)
-            figures.append(f'<figure><img src="data:image/png;base64,{data}" alt="{caption}">'
-                           f"<figcaption>{caption}</figcaption></figure>")
+            if block.linked:
+                source = html.escape(f"{figure_dir}/{block.stem}.png")
+                caption += f' (<a href="{source}">the figure alone</a>)'
+            else:
+                source = "data:image/png;base64," + base64.b64encode(block.png).decode("ascii")
+            wide = block.width > PAGE_WIDTH
+            if wide:  # on its own, at its own size
+                flush()
+            figures.append(f'<figure{" class=" + chr(34) + "wide" + chr(34) if wide else ""}><img src="{source}" '
+                           f'alt="{html.escape(block.caption)}"><figcaption>{caption}</figcaption></figure>')
+            if wide:
+                flush()
             continue
         flush()
         if isinstance(block, str):
@@ -223,7 +254,7 @@ def _html_blocks(blocks) -> list[str]:
             out.append(_html_table(block))
         elif isinstance(block, Details):
             out.append(f"<details><summary>{html.escape(block.summary)}</summary>"
-                       + "\n".join(_html_blocks(block.blocks)) + "</details>")
+                       + "\n".join(_html_blocks(block.blocks, figure_dir)) + "</details>")
         else:
             raise TypeError(f"unknown block {type(block).__name__}")
     flush()
@@ -284,9 +315,10 @@ def _tex_header(text, numeric) -> str:
 
 
 def to_latex(document: Document) -> str:
-    r"""The document's tables as booktabs LaTeX, one ``table`` float each (needs
-    ``\usepackage{booktabs, array, graphicx}``): smaller type for more columns, and a table still wider than the line
-    scaled down to it (``\resizebox``), so that none runs into the margin.
+    r"""The document's tables as booktabs LaTeX (needs ``\usepackage{booktabs, array, graphicx, longtable}``):
+    smaller type for more columns; a table of at most :data:`LONG_TABLE` rows is one ``table`` float, scaled down
+    to the line when still wider (``\resizebox``), so that none runs into the margin; a longer one is a
+    ``longtable`` that breaks across pages, its header repeated on each.
 
     >>> table = Table("r", "a_b", ("x", "d"), (("n_1", "-0.5"),), (False, True))
     >>> doc = Document("T", ("v",), (Section("S", (table,)),))
@@ -297,8 +329,11 @@ def to_latex(document: Document) -> str:
         \midrule
         n\_1 & $-$0.5 \\
         \bottomrule
+    >>> long = Table("l", "many", ("x", "d"), (("n", "1"),) * (LONG_TABLE + 1), (False, True))
+    >>> "\\begin{longtable}{lr}" in to_latex(Document("T", ("v",), (Section("S", (long,)),)))
+    True
     """
-    lines = ["% Tables written by pp-corr report. In the preamble: \\usepackage{booktabs, array, graphicx}",
+    lines = ["% Tables written by pp-corr report. In the preamble: \\usepackage{booktabs, array, graphicx, longtable}",
              "% Verdict: " + " ".join(document.verdict).replace("\n", " "), ""]
     for table in document.tables():
         if not table.in_latex:
@@ -308,16 +343,25 @@ def to_latex(document: Document) -> str:
         count = len(table.header)
         size, space = ("\\small", 4) if count < 7 else ("\\footnotesize", 4) if count < 9 else \
             ("\\scriptsize", 3 if count < 10 else 2)
-        lines += ["\\begin{table}[htbp]", "  \\centering", f"  {size}", f"  \\setlength{{\\tabcolsep}}{{{space}pt}}",
-                  f"  \\caption{{{tex_escape(table.caption)}}}", f"  \\label{{tab:{table.label}}}",
-                  f"  \\resizebox{{\\ifdim\\width>\\linewidth\\linewidth\\else\\width\\fi}}{{!}}"
-                  f"{{\\begin{{tabular}}{{{columns}}}", "    \\toprule",
+        header = ["    \\toprule",
                   "    " + " & ".join(_tex_header(h, n) for h, n in zip(table.header, table.numeric)) + " \\\\",
                   "    \\midrule"]
-        lines += ["    " + " & ".join(_tex_number(c) if n else tex_escape(c) for c, n in zip(row, table.numeric))
-                  + " \\\\" for row in table.rows]
-        lines += ["    \\bottomrule", "  \\end{tabular}}"]
-        if table.note:
-            lines += ["", "  \\smallskip", f"  \\parbox{{0.95\\linewidth}}{{\\footnotesize {tex_escape(table.note)}}}"]
+        rows = ["    " + " & ".join(_tex_number(c) if n else tex_escape(c) for c, n in zip(row, table.numeric))
+                + " \\\\" for row in table.rows]
+        note = ([f"  \\parbox{{0.95\\linewidth}}{{\\footnotesize {tex_escape(table.note)}}}"] if table.note else [])
+        caption = [f"  \\caption{{{tex_escape(table.caption)}}}", f"  \\label{{tab:{table.label}}}"]
+        if len(table.rows) > LONG_TABLE:
+            lines += ["\\begingroup", f"  {size}", f"  \\setlength{{\\tabcolsep}}{{{space}pt}}",
+                      f"  \\begin{{longtable}}{{{columns}}}", caption[0] + caption[1].strip() + " \\\\", *header,
+                      "  \\endfirsthead", f"  \\multicolumn{{{count}}}{{@{{}}l}}"
+                      "{\\emph{\\tablename\\ \\thetable{} (continued)}} \\\\",
+                      *header, "  \\endhead", "    \\bottomrule", "  \\endfoot", *rows, "  \\end{longtable}",
+                      *note, "\\endgroup", ""]
+            continue
+        lines += ["\\begin{table}[htbp]", "  \\centering", f"  {size}", f"  \\setlength{{\\tabcolsep}}{{{space}pt}}",
+                  *caption, f"  \\resizebox{{\\ifdim\\width>\\linewidth\\linewidth\\else\\width\\fi}}{{!}}"
+                  f"{{\\begin{{tabular}}{{{columns}}}", *header, *rows, "    \\bottomrule", "  \\end{tabular}}"]
+        if note:
+            lines += ["", "  \\smallskip", *note]
         lines += ["\\end{table}", ""]
     return "\n".join(lines)

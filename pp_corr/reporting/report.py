@@ -1,13 +1,16 @@
 """The report of a comparison of k algorithms: :func:`write_report` (``pp-corr report FILE -o DIR``).
 
 It runs the comparison of every algorithm in a scores Dataset and writes, into one directory: ``report.md``
-(its figures in ``figures/``), ``report.html`` (the same, self-contained: figures and CSS inline, nothing
-fetched) and ``tables.tex`` (booktabs tables to ``\\input`` into a paper). At the top, one verdict in plain
-words, built from the numbers the tables show.
+(its figures in ``figures/``), ``report.html`` (the same page: CSS and figures inline, a figure above 400 kB linked
+to its file in ``figures/``; nothing fetched) and ``tables.tex`` (booktabs tables to ``\\input`` into a paper,
+long ones as longtables). At the top, one verdict in plain words, built from the numbers the tables show.
 
-Several data sets: the Bayesian Plackett-Luce ranking and its rank diagram, the Bayesian signed-rank test of
-every pair (its matrix, with the Poisson test beside it in the table), each pair's figures, and on request the
-pairwise hierarchical model (``hierarchical=True``) and the joint model of all algorithms (``joint=True``).
+Several data sets: the Bayesian Plackett-Luce ranking and its rank diagram, each algorithm's standing against the
+others, the Bayesian signed-rank test of every pair (its matrix, with the Poisson test beside it in the table),
+each pair's figures (on request, or by default up to 15 pairs), on request the pairwise hierarchical model
+(``hierarchical=True``) and the joint model of all algorithms (``joint=True``), the gaps (missing scores) and the
+settings. The rank diagram separates two algorithms when the pair table's test decides a winner: the diagram and
+the tables read the same verdicts.
 One data set: the correlated t-test of every pair on its folds, and no ranking (the report says why).
 
 Decisions. A test decides for a region (A better, practically equivalent, B better) when it is the most
@@ -21,15 +24,14 @@ from __future__ import annotations
 
 import functools
 import io
-import platform
 import sys
 import warnings
 from dataclasses import dataclass
-from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
 import numpy as np
 import xarray as xr
+from tqdm import tqdm
 
 from .._args import as_rope, check_count, check_flag, check_probability_level, check_sampler
 from ..hierarchical.exact import check_method
@@ -40,13 +42,17 @@ from ..pairwise.ttest import DegenerateWarning
 from .document import (NOT_CONVERGED, Details, Document, Figure, Section, Table, to_html, to_latex, to_markdown)
 from .figure_files import figure_stem, pair_figures, save_figure
 from .output import check_output_dir, write_files
+from .overview import gaps, gaps_section, standing_table
+from .settings import _dataset_details, _settings_table
 
 FORMATS = ("md", "html", "tex")
 FILES = {"md": "report.md", "html": "report.html", "tex": "tables.tex"}
 FIGURE_DIR = "figures"
 FIGURE_DPI = 110
 VERDICT = 0.18  # width of a verdict column in LaTeX, a share of the line: long verdicts wrap
-PACKAGES = ("pp_corr", "numpy", "scipy", "pymc", "arviz")
+PAIR_FIGURES = 15  # by default, each pair's figures up to this many pairs (6 algorithms); beyond, on request
+FOLDED_ROWS = 60  # in HTML, pair tables longer than this are folded (opened on demand) below the standing table
+SHOWN = 6  # the verdict names this many pairs of a kind, and counts the rest
 FIGURE_CAPTIONS = {  # a figure's kind (its file stem's start) -> caption, given (a, b)
     "forest": "{b} - {a} on each data set: posterior mean and 95% interval (correlated t-test)",
     "poisson_binomial": "Poisson test: the number of data sets on which {a} or {b} is better",
@@ -78,7 +84,7 @@ def check_report_directory(directory, overwrite=False, *, name="directory", allo
 
 def write_report(scores, directory, *, rope=0.01, alpha=0.05, prior=None, hierarchical=False, joint=False,
                  method="auto", sampler="pymc", random_seed=0, formats=FORMATS, overwrite=False, title=None,
-                 progress=True) -> dict[str, Path]:
+                 pair_figures=None, progress=True) -> dict[str, Path]:
     """Compare every algorithm of ``scores`` (a scores Dataset, :func:`pp_corr.load_scores`) and write the
     report into ``directory`` (see the module's docstring); returns ``{file name relative to directory: path}``
     of every file written.
@@ -87,9 +93,11 @@ def write_report(scores, directory, *, rope=0.01, alpha=0.05, prior=None, hierar
     (the correlated t-test's :class:`pp_corr.NormalGamma`, default matching) and ``random_seed`` (an int:
     every random draw) are those of :func:`pp_corr.compare_all_pairs`; ``method`` is the hierarchical test's;
     ``sampler`` (``"pymc"`` or ``"nutpie"``) samples the hierarchical and joint models.
-    ``formats`` chooses among ``"md"``, ``"html"`` and ``"tex"`` (the figures' files come with ``"md"``).
-    ``directory`` must be new or empty unless ``overwrite``; every argument is checked before any work and the
-    files are written all or none. ``progress`` says what runs on stderr.
+    ``formats`` chooses among ``"md"``, ``"html"`` and ``"tex"`` (the figures' files come with ``"md"``, and
+    with ``"html"`` those it links). ``pair_figures`` (True or False) draws each pair's figures (forest, Poisson
+    binomial, simplex: three a pair); by default (None) up to 15 pairs. ``directory`` must be new or empty unless
+    ``overwrite``; every argument is checked before any work and the files are written all or none. ``progress``
+    says what runs on stderr, with progress bars for the long parts.
 
     >>> import tempfile, pp_corr
     >>> scores = pp_corr.load_scores(pp_corr.example_path()).isel(dataset=[0])  # one data set: t-tests only
@@ -100,6 +108,11 @@ def write_report(scores, directory, *, rope=0.01, alpha=0.05, prior=None, hierar
     """
     settings = _check_arguments(scores, rope, alpha, prior, hierarchical, joint, method, random_seed, formats)
     settings["sampler"] = check_sampler(sampler)
+    k = scores.sizes["algorithm"]
+    if pair_figures is not None:
+        check_flag("pair_figures", pair_figures)
+    settings["pair_figures"] = k * (k - 1) // 2 <= PAIR_FIGURES if pair_figures is None else bool(pair_figures)
+    settings["progress"] = progress
     directory = check_report_directory(directory, overwrite)
     from ..ranking import order_by_ranking  # PyMC: imported when a report is asked for
 
@@ -193,69 +206,119 @@ class _Decision:
 
 def _many_datasets(scores, order, settings, say):
     from .. import plots
-    from ..pairwise.pairs import compare_all_pairs
     from ..ranking import plackett_luce
 
-    alpha, rope, seed = settings["alpha"], settings["rope"], settings["random_seed"]
+    alpha, rope, seed, level = settings["alpha"], settings["rope"], settings["random_seed"], settings["level"]
     pairs = [(a, b) for i, a in enumerate(order) for b in order[i + 1:]]
     say(f"Poisson and Bayesian signed-rank tests of {len(pairs)} pairs")
     with warnings.catch_warnings():  # point-mass data sets are part of the answer (forest figures mark them)
         warnings.simplefilter("ignore", DegenerateWarning)
         poisson = {pair: poisson_test(scores, algorithms=pair, rope=rope, prior=settings["prior"], alpha=alpha)
-                   for pair in pairs}
-        table = compare_all_pairs(scores, rope=rope, alpha=alpha, prior=settings["prior"], random_seed=seed)
-    signed = {pair: bayesian_signed_rank(scores, algorithms=pair, rope=rope, random_seed=seed) for pair in pairs}
-    table = _with_signed_rank(table, signed, alpha)
+                   for pair in _bar(pairs, "Poisson tests", settings)}
+    signed = {pair: bayesian_signed_rank(scores, algorithms=pair, rope=rope, random_seed=seed)
+              for pair in _bar(pairs, "signed-rank tests", settings)}
+    table = signed_rank_table(signed, order, alpha, rope, scores.sizes["dataset"])
     decisions = {pair: _Decision.decide(*pair, signed[pair].wins, alpha) for pair in pairs}
     say("Plackett-Luce ranking")
     ranking = plackett_luce(scores, random_seed=seed)
     equivalent = [pair for pair, d in decisions.items() if d.region == 1]
+    separated = [pair for pair, d in decisions.items() if d.region in (0, 2)]
     hier = _hierarchical_fits(scores, pairs, settings, say) if settings["hierarchical"] else None
     joint = _joint_fit(scores, order, settings, say) if settings["joint"] else None
     say("figures")
-    level = settings["level"]
+    pair_tables = _pair_tables(scores, pairs, poisson, signed, decisions)
+    if len(pairs) > FOLDED_ROWS:
+        pair_tables = (Details(f"The pair tables ({len(pairs)} rows each)", pair_tables),)
     sections = [
-        Section("Settings", (_settings_table(scores, order, settings, ranking, signed[pairs[0]]),
-                             *_dataset_details(scores))),
         Section("Ranking", (
             "Bayesian Plackett-Luce model on the data sets' mean scores (each data set ranks the algorithms; ties "
             "averaged). P(first) = P(ranked first on a new data set) = E[w]; P(best) = P(its weight is the "
-            "largest). The diagram places the algorithms at their expected ranks; black bars join algorithms not "
-            f"separated at level {level:g}, grey dashed bars those the signed-rank test finds practically "
-            "equivalent.",
+            "largest).",
             _ranking_table(ranking, order, level),
-            _figure("rank_diagram", "Posterior rank diagram (Plackett-Luce); the practically equivalent pairs are "
-                    "those of the Bayesian signed-rank test",
-                    functools.partial(plots.plot_rank_diagram, ranking, level=level, equivalent=equivalent)))),
+            _SEPARATION.format(level=level),
+            _figure("rank_diagram", "Posterior rank diagram (Plackett-Luce expected ranks); black bars: not "
+                    "separated by the Bayesian signed-rank test, grey dashed bars: practically equivalent by it",
+                    functools.partial(plots.plot_rank_diagram, ranking, level=level, equivalent=equivalent,
+                                      separated=separated, rule=_rule("the Bayesian signed-rank test", level))))),
         Section("All pairs", (
             f"Each pair (A, B), B - A: the Bayesian signed-rank test on the data sets' mean differences "
             f"({_rope_words(rope)}) and the Poisson test (is B better on a majority of data sets?). A test "
             f"decides for a region when it is the most probable of the three in more than {level:g} of the "
             "posterior draws (the share in brackets); P(A), P(rope) and P(B), the posterior means of P(A better), "
             "P(practically equivalent) and P(B better).",
-            *_pair_tables(scores, pairs, poisson, signed, decisions),
+            standing_table(order, decisions, "Bayesian signed-rank test"),
             _figure("pairs_signed_rank", "All pairs: the Bayesian signed-rank test (row A, column B)",
                     functools.partial(plots.plot_pairs, table, test="signed_rank", order=order)),
-            *[Details(f"Figures of {a} vs {b}", tuple(_pair_figure_blocks(poisson[a, b], scores, settings,
-                                                                           signed[a, b])))
-              for a, b in pairs])),
+            *pair_tables)),
     ]
+    if settings["pair_figures"]:
+        sections.append(Section("Figures of each pair", tuple(
+            Details(f"Figures of {a} vs {b}", tuple(_pair_figure_blocks(poisson[a, b], scores, settings,
+                                                                         signed[a, b])))
+            for a, b in _bar(pairs, "pair figures", settings))))
     if hier is not None:
         sections.append(_hierarchical_section(hier, settings))
     if joint is not None:
         sections.append(_joint_section(joint, order, settings))
-    verdict = _verdict_many(ranking, decisions, hier, joint, settings)
+    sections += [s for s in (gaps_section(scores),) if s is not None]
+    sections.append(Section("Settings", (_settings_table(scores, order, settings, ranking, signed[pairs[0]]),
+                                         *_dataset_details(scores))))
+    verdict = _verdict_many(ranking, decisions, hier, joint, settings) + _gap_words(scores)
     return verdict, sections
 
 
-def _with_signed_rank(table, signed, alpha):
-    """The all-pairs table with the signed-rank test's numbers and decisions replaced by those of ``signed``
-    (one seeded test per pair): the matrix then shows the same draws as the table, figures and verdict."""
-    right, decision = table.signed_rank_right.copy(), table.decision_signed_rank.copy()
+_SEPARATION = ("The diagram places the algorithms at their expected ranks. Two algorithms are separated when the "
+               "Bayesian signed-rank test of the pair table decides a winner at level {level:g}: black bars join "
+               "runs of algorithms of which no pair is separated, grey dashed bars those it finds practically "
+               "equivalent, so the diagram and the tables read the same verdicts. The Plackett-Luce P(a ranked "
+               "before b) is not used to separate: it is the chance that a comes before b on a new data set, which "
+               "can stay below {level:g} for pairs the test finds clearly different (an algorithm that is better on "
+               "average rarely wins on nearly every data set).")
+
+
+def _rule(test, level) -> str:
+    """When the rank diagram separates a pair, in words (its title)."""
+    return f"{test} decides a winner at {level:g}"
+
+
+def _bar(items, what, settings):
+    """``items`` with a progress bar on stderr (when the report shows its progress)."""
+    return tqdm(items, desc=f"report: {what}", unit="pair", disable=not settings["progress"], file=sys.stderr,
+                leave=False)
+
+
+def _gap_words(scores) -> list[str]:
+    """A sentence for the verdict when scores are missing (the section Gaps lists them)."""
+    total = int(gaps(scores).sum())
+    return [f"{total} score{'s are' if total != 1 else ' is'} missing (section Gaps)."] if total else []
+
+
+def signed_rank_table(signed, order, alpha, rope, n_datasets) -> xr.Dataset:
+    """The all-pairs table that :func:`pp_corr.plots.plot_pairs` draws (``test="signed_rank"``), made of the
+    Bayesian signed-rank results ``signed`` (``{(a, b): result}``, one seeded test per pair): the matrix shows the
+    same draws as the report's table, diagram and verdict.
+
+    >>> import pp_corr
+    >>> scores = pp_corr.load_scores(pp_corr.example_path())
+    >>> pair = ("tree", "knn")
+    >>> signed = {pair: pp_corr.bayesian_signed_rank(scores, algorithms=pair, rope=0.01, random_seed=0)}
+    >>> table = signed_rank_table(signed, list(pair), 0.05, (-0.01, 0.01), 4)
+    >>> float(table.signed_rank_right.sel(a="tree", b="knn")) == signed[pair].p_right, table.attrs["rope"]
+    (True, 0.01)
+    """
+    k = len(order)
+    right, decision = np.full((k, k), np.nan), np.full((k, k), "", dtype=object)
+    where = {name: i for i, name in enumerate(order)}
     for (a, b), result in signed.items():
-        right.loc[{"a": a, "b": b}], right.loc[{"a": b, "b": a}] = result.p_right, result.p_left
-        decision.loc[{"a": a, "b": b}] = decision.loc[{"a": b, "b": a}] = result.decision(alpha)
-    return table.assign(signed_rank_right=right, decision_signed_rank=decision)
+        i, j = where[a], where[b]
+        right[i, j], right[j, i] = result.p_right, result.p_left
+        decision[i, j] = decision[j, i] = result.decision(alpha)
+    lo, hi = rope
+    return xr.Dataset({"signed_rank_right": (("a", "b"), right),
+                       "decision_signed_rank": (("a", "b"), decision.astype(str))},
+                      coords={"a": order, "b": order},
+                      attrs={"rope": hi if lo == -hi else f"[{lo:g}, {hi:g}]", "alpha": alpha,
+                             "n_datasets": n_datasets, "orientation": "b - a: column minus row"})
 
 
 def _figure(stem, caption, draw) -> Figure:
@@ -274,77 +337,6 @@ def _pair_figure_blocks(result, scores, settings, signed_rank=None, datasets=())
             continue  # one data set: its posterior says more than a forest of one row
         blocks.append(_figure(stem, FIGURE_CAPTIONS[kind].format(a=a, b=b), draw))
     return blocks
-
-
-def _versions() -> str:
-    found = []
-    for package in PACKAGES:
-        try:
-            found.append(f"{package} {version(package)}")
-        except PackageNotFoundError:
-            found.append(f"{package} (not installed)")
-    return ", ".join(found + [f"Python {platform.python_version()}"])
-
-
-def _design(scores):
-    """Per data set: the number of runs and of folds per run that hold scores."""
-    held = np.isfinite(scores.score)
-    runs = held.any(["algorithm", "fold"]).sum("run").values
-    folds = held.any(["algorithm", "run"]).sum("fold").values
-    return runs, folds
-
-
-def _spread(values, unit="") -> str:
-    lo, hi = int(values.min()), int(values.max())
-    return f"{lo}{unit}" if lo == hi else f"{lo} to {hi}{unit}"
-
-
-def _rho_words(scores) -> str:
-    rho = scores.rho.values
-    _, folds = _design(scores)
-    if np.allclose(rho, rho[0], rtol=1e-9, atol=0):
-        how = " = 1/folds" if np.allclose(rho, 1 / folds, rtol=1e-9, atol=0) else ""
-        return f"{rho[0]:.4g} on every data set{how} (Nadeau-Bengio heuristic: n_test / (n_test + n_train))"
-    return (f"{rho.min():.4g} to {rho.max():.4g} across data sets, median {np.median(rho):.4g} (Nadeau-Bengio "
-            "heuristic: n_test / (n_test + n_train); per data set below)")
-
-
-def _settings_table(scores, order, settings, ranking=None, signed_rank=None) -> Table:
-    runs, folds = _design(scores)
-    q = scores.sizes["dataset"]
-    prior = settings["prior"]
-    rows = [("Data", f"{len(order)} algorithms, {q} data set{'s' * (q != 1)}, {_spread(runs)} runs x "
-                     f"{_spread(folds)} folds"),
-            ("Algorithms (best average rank first)", ", ".join(order)),
-            ("Scores", str(scores.attrs.get("score_sense", "as given (higher is better)"))),
-            ("rho (correlation of the folds)", _rho_words(scores)),
-            ("Rope", f"[{settings['rope'][0]:g}, {settings['rope'][1]:g}] in the scores' units"),
-            ("Decision level", f"{settings['level']:g} (alpha = {settings['alpha']:g})"),
-            ("Prior of the correlated t-test", "matching (P(B better) = 1 - p of the corrected t-test)"
-             if prior.is_matching else repr(prior))]
-    if ranking is not None:
-        pl = ranking.settings
-        dirichlet = f"{pl['prior'][0]:g}" if len(set(pl["prior"])) == 1 else ", ".join(f"{v:g}" for v in pl["prior"])
-        rows += [("Plackett-Luce", f"Dirichlet({dirichlet}) prior, tie rule {pl['ties']!r}, "
-                                   f"{pl['chains']} chains x {pl['draws']} draws ({pl['tune']} tuning)"),
-                 ("Bayesian signed-rank test", f"{signed_rank.method}, {len(signed_rank.samples)} draws per pair")]
-    if settings["hierarchical"] or settings["joint"]:
-        rows.append(("Hierarchical models", f"default priors, sampler {settings['sampler']!r}, method "
-                                            f"{settings['method']!r} (pairwise), convergence: R-hat <= 1.01, "
-                                            "bulk ESS >= 400, no divergences"))
-    rows += [("Random seed", str(settings["random_seed"])), ("Versions", _versions())]
-    return Table("ppcorr-settings", "Settings of the comparison", ("Setting", "Value"), tuple(rows), (False, False),
-                 widths=(0.3, 0.62))
-
-
-def _dataset_details(scores):
-    """The data sets' design and rho, on demand (Markdown and HTML only)."""
-    runs, folds = _design(scores)
-    rows = tuple((str(d), str(r), str(f), f"{rho:.4g}") for d, r, f, rho in
-                 zip(scores.dataset.values, runs, folds, scores.rho.values))
-    table = Table("ppcorr-datasets", "The data sets", ("Data set", "Runs", "Folds", "rho"), rows,
-                  (False, True, True, True), in_latex=False)
-    return (Details(f"The {len(rows)} data sets: runs, folds and rho", (table,)),)
 
 
 def _ranking_table(ranking, order, level) -> Table:
@@ -398,13 +390,15 @@ def _verdict_many(ranking, decisions, hier, joint, settings) -> list[str]:
                      f"with probability {_p(p_best)}, not above the level {level:g}."]
     equivalent = [d for d in decisions.values() if d.region == 1]
     if equivalent:
-        listed = [f"{d.a} and {d.b} ({_p(d.value)})" for d in equivalent]
+        listed = [f"{d.a} and {d.b} ({_p(d.value)})" for d in equivalent[:SHOWN]]
         listed[0] = listed[0].replace(" (", " (the rope is the most probable region in ", 1)[:-1] + " of the draws)"
-        sentences.append("Practically equivalent by the Bayesian signed-rank test: " + "; ".join(listed) + ".")
+        more = f"; and {len(equivalent) - SHOWN} more in the table" if len(equivalent) > SHOWN else ""
+        sentences.append("Practically equivalent by the Bayesian signed-rank test: " + "; ".join(listed) + more
+                         + ".")
     else:
         sentences.append(f"No pair is practically equivalent at level {level:g} (Bayesian signed-rank test, "
                          f"{_rope_words(settings['rope'])}).")
-    sentences += _clear_differences(decisions.values(), "Bayesian signed-rank test")
+    sentences += _unbeaten(decisions) + _clear_differences(decisions.values(), "Bayesian signed-rank test")
     if hier is not None:
         failed = [f"{a} vs {b}" for (a, b), result in hier.items() if not result.converged]
         if failed:
@@ -423,7 +417,19 @@ def _verdict_many(ranking, decisions, hier, joint, settings) -> list[str]:
     return sentences
 
 
-def _clear_differences(decisions, test, shown=6) -> list[str]:
+def _unbeaten(decisions) -> list[str]:
+    """A sentence naming the algorithms that no other is found better than, when some are beaten (the top group a
+    reader of many algorithms looks for first)."""
+    names = list(dict.fromkeys(name for pair in decisions for name in pair))
+    beaten = {d.b if d.region == 0 else d.a for d in decisions.values() if d.region in (0, 2)}
+    top = [name for name in names if name not in beaten]
+    if not beaten or not top:
+        return []
+    return [f"No other algorithm is better than {', '.join(top)} (Bayesian signed-rank test; each of the others "
+            "is beaten by at least one)."]
+
+
+def _clear_differences(decisions, test, shown=SHOWN) -> list[str]:
     """A sentence naming the pairs with a clear winner (the first ``shown`` of them), or none."""
     won = [d for d in decisions if d.region in (0, 2)]
     if not won:
@@ -529,11 +535,11 @@ def _joint_section(result, order, settings) -> Section:
                        ("Algorithm", "P(best)", "Expected rank", "P(best), new data set",
                         "Expected rank, new data set"), rank_rows, (False, True, True, True, True),
                        "P(best) and expected rank of the population means (delta0), and of a new data set.")
-    rows, equivalent = [], []
+    rows, equivalent, separated = [], [], []
     for r in result.pairs(level).itertuples():
         decision = _Decision.decide(r.a, r.b, (r.win_left, r.win_rope, r.win_right), alpha)
-        if decision.region == 1:
-            equivalent.append((r.a, r.b))
+        if decision.region is not None:
+            (equivalent if decision.region == 1 else separated).append((r.a, r.b))
         rows.append((r.a, r.b, _diff(r.delta0_mean), _interval(r.delta0_lower, r.delta0_upper),
                      _p(r.p_delta0_positive), _p(r.p_left), _p(r.p_rope), _p(r.p_right), decision.words()))
     pair_table = Table("ppcorr-joint-pairs", "Joint hierarchical model: every pair, B - A",
@@ -541,8 +547,10 @@ def _joint_section(result, order, settings) -> Section:
                         "Verdict on a new data set (share)"), tuple(rows),
                        (False, False, True, True, True, True, True, True, False), widths=(None,) * 8 + (VERDICT,),
                        note="As in the pairwise hierarchical table; every pair here comes from one posterior.")
-    diagram = _figure("rank_diagram_joint", "Posterior rank diagram (joint hierarchical model, population)",
-                      functools.partial(plots.plot_rank_diagram, result, level=level, equivalent=equivalent))
+    diagram = _figure("rank_diagram_joint", "Posterior rank diagram (joint hierarchical model, population): "
+                      "black bars, not separated by the verdicts of the table above; grey dashed, equivalent by them",
+                      functools.partial(plots.plot_rank_diagram, result, level=level, equivalent=equivalent,
+                                        separated=separated, rule=_rule("its new-data-set verdict", level)))
     return Section("Joint hierarchical model", (intro, rank_table, pair_table, diagram))
 
 
@@ -585,7 +593,7 @@ def _one_dataset(scores, order, settings, say):
             f"A pair is decided when one region (A better, rope, B better) has posterior probability above "
             f"{level:g}.", table,
             *[_figure_or_details(_pair_figure_blocks(tests[pair], scores, settings, datasets=[dataset]))
-              for pair in pairs])),
+              for pair in (_bar(pairs, "posterior figures", settings) if settings["pair_figures"] else ())])),
     ]
     return _verdict_one(dataset, order, decisions, settings), sections
 
@@ -621,13 +629,14 @@ def _write(document: Document, directory: Path, formats, progress) -> dict[str, 
     writers = {}
     if "md" in formats:
         writers[FILES["md"]] = lambda path: path.write_text(to_markdown(document, FIGURE_DIR), encoding="utf-8")
-        for figure in document.figures():
-            name = f"{FIGURE_DIR}/{figure.stem}.png"
-            if name in writers:
-                raise ValueError(f"two figures would both be written to {directory / name}: rename an algorithm")
-            writers[name] = functools.partial(lambda path, data: path.write_bytes(data), data=figure.png)
+    figures = document.figures() if "md" in formats else document.linked_figures() if "html" in formats else []
+    for figure in figures:
+        name = f"{FIGURE_DIR}/{figure.stem}.png"
+        if name in writers:
+            raise ValueError(f"two figures would both be written to {directory / name}: rename an algorithm")
+        writers[name] = functools.partial(lambda path, data: path.write_bytes(data), data=figure.png)
     if "html" in formats:
-        writers[FILES["html"]] = lambda path: path.write_text(to_html(document), encoding="utf-8")
+        writers[FILES["html"]] = lambda path: path.write_text(to_html(document, FIGURE_DIR), encoding="utf-8")
     if "tex" in formats:
         writers[FILES["tex"]] = lambda path: path.write_text(to_latex(document), encoding="utf-8")
     _say(progress, f"writing {len(writers)} files into {directory}")

@@ -311,8 +311,8 @@ BAD_CALLS = [
     (lambda: bc.SignedRankTest.probs(X4, Y4, prior=-0.5), ValueError, "prior must be in"),
     (lambda: bc.SignTest.probs(X4, Y4, prior=(1.0, 5)), ValueError, "prior must be a strength or a pair"),
     (lambda: bc.SignTest.probs(X4, Y4, prior=(bc.SignTest.LEFT, 1.0)), ValueError, "prior must be a strength"),
-    (lambda: bc.SignTest.probs(X4, Y4, runs=2), TypeError, "^SignTest got an unexpected keyword argument 'runs': "
-                                                           "it takes x, y, rope, prior, nsamples, random_state, names$"),
+    (lambda: bc.SignTest.probs(X4, Y4, runs=2), TypeError,
+     "^SignTest got an unexpected keyword argument 'runs': it takes x, y, rope, prior, nsamples, random_state, names$"),
     (lambda: bc.SignedRankTest.probs(X4, Y4, test="x"), TypeError, "^SignedRankTest got an unexpected keyword "
                                                                    "argument 'test': it takes x, y, rope, prior,"),
     (lambda: bc.two_on_multiple(X4, Y4, rope=1, test="x"), TypeError, "^SignedRankTest got an unexpected keyword "

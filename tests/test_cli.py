@@ -413,7 +413,7 @@ def test_exclude_options_leave_out_and_name_unknown_names(messy_csv, capsys):
     main(["compare", str(messy_csv), "-a", "lr", "-b", "ridge", "--exclude-algorithms", "passive"])  # not loaded
     assert "on 80 data sets" in capsys.readouterr().out
     _fails(["compare", str(messy_csv), "--exclude-datasets", "dataset_01,iris"], capsys,
-           "--exclude-datasets names ['iris'], not in the scores")
+           "--exclude-datasets names ['iris'], not in the scores (they have 80: dataset_01, dataset_02, ")
     _fails(["report", str(messy_csv), "-o", str(messy_csv.parent / "r"), "--exclude-algorithms", "svm"], capsys,
            "--exclude-algorithms names ['svm']")
 

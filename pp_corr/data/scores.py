@@ -19,7 +19,7 @@ LABELS = ("dataset", "algorithm", "run", "fold")  # read from a CSV as text, exa
 MAX_GRID_CELLS, MAX_GRID_RATIO = 100_000_000, 50  # refuse a (dataset, algorithm, run, fold) grid above both
 
 
-MISSING_SHOWN = 12  # cells named one by one in the warning of missing scores; the rest are counted
+NAMES_SHOWN = 12  # names (of cells, data sets) listed one by one in a message; the rest are counted
 
 
 class MissingScoresWarning(AssumptionWarning):
@@ -196,9 +196,9 @@ def describe_missing(cells: pd.DataFrame, n_scores: int) -> str:
             shown = "all folds" if isinstance(folds, str) else \
                 f"fold{'s' * (len(folds) != 1)} {', '.join(str(f) for f in folds)}"
             parts.append(f"{algorithm} on {dataset}, run {run}: {shown}")
-    rest = len(parts) - MISSING_SHOWN
+    rest = len(parts) - NAMES_SHOWN
     more = f"; and {rest} more (on {cells['dataset'].nunique()} data sets in all)" if rest > 0 else ""
-    return f"{counted(n_scores, 'missing score')}, kept as NaN: {'; '.join(parts[:MISSING_SHOWN])}{more}"
+    return f"{counted(n_scores, 'missing score')}, kept as NaN: {'; '.join(parts[:NAMES_SHOWN])}{more}"
 
 
 def _gaps(scores):
@@ -221,7 +221,9 @@ def _exclude(frame, names):
         have = list(pd.unique(frame[role].astype(str)))
         unknown = [str(v) for v in excluded if str(v) not in have]
         if unknown:
-            raise ValueError(f"{argument}= names {unknown}, not in the scores (they have {have})")
+            shown = f"{have}" if len(have) <= NAMES_SHOWN else \
+                f"{len(have)}: {', '.join(have[:NAMES_SHOWN])}, ..."
+            raise ValueError(f"{argument}= names {unknown}, not in the scores (they have {shown})")
         frame = frame[~frame[role].astype(str).isin([str(v) for v in excluded])]
     return frame
 
@@ -487,9 +489,9 @@ def _check_design(what, given, n_runs, n_folds, names):
     if bad.any():
         i = int(np.argmax(bad))
         raise ValueError(f"{what}={np.broadcast_to(given, held.shape)[i]:g} contradicts the data: data set "
-                         f"{names[i]!r} holds {counted(n_runs[i], 'run')} x {counted(n_folds[i], 'fold')} ({what} counts the "
-                         f"{'runs of a data set' if what == 'runs' else 'folds of one run'}; give rho= to set "
-                         "the correlation directly)")
+                         f"{names[i]!r} holds {counted(n_runs[i], 'run')} x {counted(n_folds[i], 'fold')} ({what} "
+                         f"counts the {'runs of a data set' if what == 'runs' else 'folds of one run'}; give rho= to "
+                         "set the correlation directly)")
 
 
 def _column_means(frame, column, names, where):

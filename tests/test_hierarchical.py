@@ -12,6 +12,7 @@ import pymc as pm
 import pytest
 from scipy import integrate, stats
 
+import pp_corr
 from pp_corr import correlated_ttest, poisson_test
 from pp_corr.hierarchical.model import OutlierWarning, hierarchical_model
 from pp_corr.sampling import ConvergenceWarning
@@ -500,3 +501,22 @@ def test_the_exact_method_agrees_with_a_converged_fit():
         se_exact = ours[name].std() / np.sqrt(ours[name].size)
         gap = abs(ours[name].mean() - theirs[name].mean()) / np.hypot(se_fit, se_exact)
         assert gap < 4, (name, gap)
+
+
+def test_a_pair_uses_the_data_sets_where_both_have_scores_and_says_which_it_left_out():
+    """A data set where B was not run is left out (named in the summary and to_dict), a data set with two failed
+    folds keeps the other folds: the answer is, draw for draw, the one on those data sets and folds alone."""
+    scores = pp_corr.load_scores(pp_corr.example_path())
+    a, b = "naive_bayes", "logistic"
+    gappy = scores.copy()
+    gappy["score"] = scores.score.where(~((scores.dataset == "breast_cancer") & (scores.algorithm == b)))
+    gappy["score"] = gappy.score.where(~((gappy.dataset == "iris") & (gappy.algorithm == b) & (gappy.run == 1)
+                                         & gappy.fold.isin([2, 5])))
+    options = {"algorithms": (a, b), "draws": 100, "chains": 2, "random_seed": 1}
+    res = hierarchical_test(gappy, **options)
+    alone = hierarchical_test(gappy.sel(dataset=["iris", "wine", "digits"]), **options)
+    assert res.left_out == ("breast_cancer",) and list(res.data.names) == ["iris", "wine", "digits"]
+    assert res.data.n.tolist() == [98, 100, 100]
+    np.testing.assert_array_equal(res.idata.posterior["delta"].values, alone.idata.posterior["delta"].values)
+    assert f"left out: 1 data set where {a} and {b} do not both have scores: breast_cancer" in res.summary()
+    assert res.to_dict()["left_out"] == ["breast_cancer"] and alone.to_dict()["left_out"] == []

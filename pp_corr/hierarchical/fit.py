@@ -24,8 +24,9 @@ import xarray as xr
 from scipy import stats
 
 from .._args import (as_generator, as_rope, b_minus_a, check_count, check_flag, check_probability_level,
-                     check_sampler)
+                     check_sampler, warn_percent_scale)
 from ..data.scores import pick_algorithms
+from ..pairwise.incomplete import common_datasets, left_out_line
 from ..pairwise.poisson_binomial import PoissonBinomial
 from ..pairwise.rank_tests import RegionProbabilities
 from ..pairwise.ttest import DegenerateWarning, correlated_ttest
@@ -63,6 +64,7 @@ class HierarchicalResult:
     priors: str = "current"  # the variant (see hierarchical_model)
     population: str = "student_t"
     bounds: object = None  # the prior limits the caller fixed (see hierarchical_model)
+    left_out: tuple[str, ...] = ()  # the data sets of a scores Dataset where the pair has no score in common
 
     def with_log_likelihood(self) -> HierarchicalResult:
         """This result, its ``idata`` now holding the per-data-set log-likelihoods ``by_dataset`` (integrated) and
@@ -172,6 +174,7 @@ class HierarchicalResult:
         new = self.new_dataset(rope)
         records = self.to_frame(confidence_level, rope).drop(columns=["a", "b", "converged"]).to_dict(orient="records")
         result = {"test": "hierarchical", "a": self.names[0], "b": self.names[1], "rope": list(self._rope(rope)),
+                  "left_out": list(self.left_out),
                   "n_datasets": len(self.data.names), "confidence_level": confidence_level,
                   "delta0_mean": self.delta0.mean(), "delta0_lower": lower, "delta0_upper": upper,
                   "p_delta0_positive": self.p_delta0_positive,
@@ -251,6 +254,8 @@ class HierarchicalResult:
         """
         a, b = self.names
         lines = [f"Hierarchical model, {b} - {a} on {len(self.data.names)} data sets, rope {self.rope}"]
+        if self.left_out:
+            lines.append("  " + left_out_line(self.left_out, self.names))
         if not self.converged:
             lines += _unconverged_lines(self.attempts, self.convergence_problems, allow_unconverged)
             if not allow_unconverged:
@@ -364,10 +369,15 @@ def hierarchical_test(x, y=None, *, rope=0.01, rho=None, n_test=None, n_train=No
     method = "exact" if method == "auto" and exact_known else "mcmc" if method == "auto" else method
     bounds = _check_bounds(bounds)
     rope = as_rope(rope) or (0.0, 0.0)
+    if not isinstance(x, xr.Dataset):  # a Dataset's scores were looked at when they were loaded
+        warn_percent_scale(x, y, rope, stacklevel=2)
     if y is not None:
         if isinstance(x, xr.Dataset):
             pick_algorithms(x, algorithms, y)  # refuses y, naming the pair to give
         x = b_minus_a(x, y)
+    left_out = ()
+    if isinstance(x, xr.Dataset):  # a pair uses the data sets where both algorithms have scores
+        x, left_out = common_datasets(x, *pick_algorithms(x, algorithms))
     data = _prepare(x, rho, n_test, n_train, folds, algorithms, scale, runs)
     if isinstance(x, xr.Dataset):
         names = names or pick_algorithms(x, algorithms)
@@ -398,7 +408,8 @@ def hierarchical_test(x, y=None, *, rope=0.01, rho=None, n_test=None, n_train=No
     form = attempts[-1].get("form", DEFAULT["form"])
     model = _build(data, priors, form, bounds, population, delta0_prior)
     result = HierarchicalResult(add_log_prior(idata, model, _shape(data, priors, form, population, delta0_prior)),
-                                data, rope, names, independent, problems, attempts, model, priors, population, bounds)
+                                data, rope, names, independent, problems, attempts, model, priors, population, bounds,
+                                left_out)
     return result.with_log_likelihood() if log_likelihood else result
 
 

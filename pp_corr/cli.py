@@ -199,6 +199,9 @@ def _compare(args):
         raise ValueError("--method applies to --hierarchical only")
     if args.sampler != "pymc" and not args.hierarchical:
         raise ValueError("--sampler applies to --hierarchical only")
+    for option in ("workers", "scheduler"):
+        if getattr(args, option) is not None and not args.hierarchical:
+            raise ValueError(f"--{option} applies to --hierarchical only")
     unknown = [d for d in args.plot_dataset or [] if d not in set(scores.dataset.values)]
     if unknown:
         raise ValueError(f"--plot-dataset {unknown[0]!r} is not in {source} (it has {list(scores.dataset.values)})")
@@ -252,13 +255,14 @@ UNCONVERGED = 3  # exit status of ``compare --hierarchical --method mcmc`` when 
 def _compare_hierarchical(scores, pairs, args, output, plots_dir=None):
     from .hierarchical.batch import hierarchical_tests  # PyMC: imported only when asked for
 
-    # one compiled model serves every pair (each pair's line on stderr as it finishes)
+    # the pairs on the Dask layer (each pair's line on stderr as it finishes)
     results = list(hierarchical_tests(scores, pairs, rope=args.rope, random_seed=args.seed, method=args.method,
-                                      sampler=args.sampler, progressbar=True).values())
+                                      sampler=args.sampler, progressbar=True, workers=args.workers,
+                                      scheduler=args.scheduler).values())
     for result in results:
         print(result.summary(allow_unconverged=args.allow_unconverged), end="\n\n")
-        if result.converged or args.allow_unconverged:  # to_string: every column, unwrapped
-            print(result.datasets().round(4).to_string(), end="\n\n")
+        if result.converged or args.allow_unconverged:
+            print(result.format_datasets(), end="\n\n")
     if output:
         write_result(output, lambda: [r.to_dict() for r in results],
                      lambda: pd.concat([r.to_frame() for r in results], ignore_index=True))
@@ -549,12 +553,21 @@ def _build_parser() -> argparse.ArgumentParser:
     cmp_.add_argument("--all-pairs", action="store_true",
                       help="matrices of every pair: P(column better on a majority) and each test's verdict")
     cmp_.add_argument("--hierarchical", action="store_true",
-                      help="the hierarchical model over data sets (its exact posterior by quadrature; seconds to a minute a pair)")
+                      help="the hierarchical model over data sets (its exact posterior by quadrature; seconds to a "
+                           "minute a pair)")
     cmp_.add_argument("--method", choices=METHODS, default="auto",
                       help="with --hierarchical: auto (default) = the exact posterior by quadrature where the model has "
                            "one; exact = quadrature only; mcmc = PyMC's NUTS with one robust retry")
     cmp_.add_argument("--sampler", choices=SAMPLERS, default="pymc",
-                      help="with --hierarchical: PyMC's NUTS (default) or nutpie's (compiled once for all pairs)")
+                      help="with --hierarchical --method mcmc: PyMC's NUTS (default) or nutpie's (compiled once for all "
+                           "pairs)")
+    cluster = cmp_.add_mutually_exclusive_group()
+    cluster.add_argument("--workers", type=option(check_count, parse=int),
+                         help="with --hierarchical and several pairs: local Dask worker processes answering the pairs "
+                              "(default and at most: one per core)")
+    cluster.add_argument("--scheduler", type=option(check_scheduler, parse=str),
+                         help="with --hierarchical and several pairs: the Dask cluster answering them "
+                              "(tcp://HOST:PORT) instead of a local one")
     cmp_.add_argument("--allow-unconverged", action="store_true",
                       help=f"with --hierarchical --method mcmc: show the numbers of a fit that did not converge, and "
                            f"exit 0 (default: its diagnostics, no verdict, exit status {UNCONVERGED})")

@@ -147,6 +147,32 @@ def test_sampler_needs_a_hierarchical_fit(scores_csv, capsys):
            "--hierarchical")
 
 
+@pytest.mark.parametrize("extra, option", [(["--workers", "2"], "--workers"),
+                                           (["--scheduler", "tcp://127.0.0.1:8786"], "--scheduler")])
+def test_dask_options_need_a_hierarchical_fit(scores_csv, capsys, extra, option):
+    _fails(["compare", str(scores_csv), "--all-pairs", *extra], capsys, option, "--hierarchical")
+
+
+def test_hierarchical_pairs_on_workers_print_the_shrinkage_table(scores_csv, capsys, monkeypatch):
+    """compare --all-pairs --hierarchical hands --workers to the batch and prints each pair's per-data-set table
+    at terminal width, the shrinkage explained above it (the fits: the real exact posterior, 50 draws)."""
+    import pp_corr.hierarchical.batch as batch
+
+    seen = {}
+    real = batch.hierarchical_tests
+
+    def spy(scores, pairs, **options):
+        seen.update(options)
+        return real(scores, pairs, **{**options, "workers": 1, "draws": 50, "chains": 2})
+
+    monkeypatch.setattr(batch, "hierarchical_tests", spy)
+    assert main(["compare", str(scores_csv), "-a", "A", "-b", "B", "--hierarchical", "--workers", "1"]) == 0
+    out = capsys.readouterr().out
+    assert seen["workers"] == 1 and seen["scheduler"] is None
+    assert "per data set: 'shrunk' toward the population's delta0" in out
+    assert max(len(line) for line in out.splitlines()) <= 120
+
+
 def test_regression_cli_simulate_output_must_be_a_directory(tmp_path, capsys, monkeypatch):
     import pp_corr.studies.simulation
 

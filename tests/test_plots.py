@@ -374,7 +374,7 @@ def test_hierarchical_figures_on_uci54_use_the_palette(uci54, tmp_path):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)  # a short fit: the figures, not the verdict
         res = hierarchical_test(uci54, algorithms=("nbc", "hnb"), rope=0.01, draws=150, tune=150, chains=2,
-                                random_seed=1, retry=False)
+                                random_seed=1, retry=False, method="mcmc")
     shrinkage = plots.plot_shrinkage(res).figure
     check = plots.plot_posterior_predictive(res, n_draws=20, random_seed=2)
     for name, figure in (("shrinkage", shrinkage), ("posterior_predictive", check)):

@@ -178,6 +178,19 @@ def missing_cells(scores: xr.Dataset) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["dataset", "algorithm", "run", "folds"])
 
 
+def missing_mask(scores: xr.Dataset) -> xr.DataArray:
+    """Where a score is missing, dims (dataset, algorithm, run, fold): an algorithm has no score in a fold that
+    another algorithm has (a fold no algorithm has is not part of the design); :func:`missing_cells` lists them.
+
+    >>> scores = load_scores(example_path())
+    >>> scores["score"][0, 1, 0, 2] = np.nan
+    >>> int(missing_mask(scores).sum())
+    1
+    """
+    score = scores.score.transpose("dataset", "algorithm", "run", "fold")
+    return xr.DataArray(_gaps(scores)[1], coords=score.coords, dims=score.dims, name="missing")
+
+
 def describe_missing(cells: pd.DataFrame, n_scores: int) -> str:
     """One line naming the missing ``cells`` (of :func:`missing_cells`; ``n_scores`` missing scores in all): an
     algorithm with no score on a data set once, the others by run and folds; beyond 12 of them, a count.

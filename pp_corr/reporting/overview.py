@@ -2,6 +2,7 @@
 in one row, and the gaps in the scores (missing cells)."""
 from __future__ import annotations
 
+from ..data.scores import missing_mask
 from .document import Section, Table
 
 
@@ -29,20 +30,6 @@ def standing_table(order, decisions, test) -> Table:
                  "than, or not decided against, by the verdicts of the pair table below.")
 
 
-def gaps(scores):
-    """The missing cells of ``scores``: (data set, algorithm, run, fold) where an algorithm has no score while
-    another algorithm has one (a fold no algorithm has is the design, not a gap), as a boolean DataArray.
-
-    >>> import pp_corr
-    >>> scores = pp_corr.load_scores(pp_corr.example_path())
-    >>> scores["score"][0, 1, 0, 2] = float("nan")
-    >>> int(gaps(scores).sum())
-    1
-    """
-    missing = scores.score.isnull()
-    return missing & ~missing.all("algorithm")
-
-
 def gaps_section(scores) -> Section | None:
     """The section "Gaps": each (algorithm, data set) with missing scores and how many of its folds, or None when
     no score is missing.
@@ -51,7 +38,7 @@ def gaps_section(scores) -> Section | None:
     >>> gaps_section(pp_corr.load_scores(pp_corr.example_path())) is None
     True
     """
-    missing = gaps(scores)
+    missing = missing_mask(scores)
     total = int(missing.sum())
     if not total:
         return None

@@ -42,8 +42,9 @@ from ..pairwise.ttest import DegenerateWarning
 from .document import (NOT_CONVERGED, Details, Document, Figure, Section, Table, to_html, to_latex, to_markdown)
 from .figure_files import figure_stem, pair_figures, save_figure
 from .output import check_output_dir, write_files
-from .overview import gaps, gaps_section, standing_table
-from .settings import _dataset_details, _settings_table
+from ..data.scores import missing_mask
+from .overview import gaps_section, standing_table
+from .settings import dataset_details, settings_table
 
 FORMATS = ("md", "html", "tex")
 FILES = {"md": "report.md", "html": "report.html", "tex": "tables.tex"}
@@ -261,8 +262,8 @@ def _many_datasets(scores, order, settings, say):
     if joint is not None:
         sections.append(_joint_section(joint, order, settings))
     sections += [s for s in (gaps_section(scores),) if s is not None]
-    sections.append(Section("Settings", (_settings_table(scores, order, settings, ranking, signed[pairs[0]]),
-                                         *_dataset_details(scores))))
+    sections.append(Section("Settings", (settings_table(scores, order, settings, ranking, signed[pairs[0]]),
+                                         *dataset_details(scores))))
     verdict = _verdict_many(ranking, decisions, hier, joint, settings) + _gap_words(scores)
     return verdict, sections
 
@@ -289,7 +290,7 @@ def _bar(items, what, settings):
 
 def _gap_words(scores) -> list[str]:
     """A sentence for the verdict when scores are missing (the section Gaps lists them)."""
-    total = int(gaps(scores).sum())
+    total = int(missing_mask(scores).sum())
     return [f"{total} score{'s are' if total != 1 else ' is'} missing (section Gaps)."] if total else []
 
 
@@ -583,7 +584,7 @@ def _one_dataset(scores, order, settings, say):
                   "Benavoli 2015).")
     say("figures")
     sections = [
-        Section("Settings", (_settings_table(scores, order, settings),)),
+        Section("Settings", (settings_table(scores, order, settings),)),
         Section("Why there is no ranking", (
             "The scores hold one data set. A ranking across data sets (Plackett-Luce), the signed-rank and Poisson "
             "tests and the hierarchical models learn how the algorithms compare over a population of data sets, "

@@ -44,7 +44,9 @@ def _rho_words(scores) -> str:
             "heuristic: n_test / (n_test + n_train); per data set below)")
 
 
-def _settings_table(scores, order, settings, ranking=None, signed_rank=None) -> Table:
+def settings_table(scores, order, settings, ranking=None, signed_rank=None) -> Table:
+    """The table of the report's settings: the data's shape and design, rho, the rope, priors, level, seed, the
+    versions used (``ranking`` and ``signed_rank`` add their draws when the report has them)."""
     runs, folds = _design(scores)
     q = scores.sizes["dataset"]
     prior = settings["prior"]
@@ -72,8 +74,14 @@ def _settings_table(scores, order, settings, ranking=None, signed_rank=None) -> 
                  widths=(0.3, 0.62))
 
 
-def _dataset_details(scores):
-    """The data sets' design and rho, on demand (Markdown and HTML only)."""
+def dataset_details(scores):
+    """The data sets' design and rho, on demand (Markdown and HTML only).
+
+    >>> import pp_corr
+    >>> details, = dataset_details(pp_corr.load_scores(pp_corr.example_path()))
+    >>> details.summary
+    'The 4 data sets: runs, folds and rho'
+    """
     runs, folds = _design(scores)
     rows = tuple((str(d), str(r), str(f), f"{rho:.4g}") for d, r, f, rho in
                  zip(scores.dataset.values, runs, folds, scores.rho.values))

@@ -74,8 +74,9 @@ class SequentialResult:
 
     def _need(self, over):
         if self.over != over:
-            raise ValueError(f"this result is over {self.over}: "
-                             f"{'runs_used' if self.over == 'runs' else 'stopped_at'} holds its steps")
+            wanted, held = ("runs_used", "stopped_at") if over == "runs" else ("stopped_at", "runs_used")
+            raise ValueError(f"{wanted} is for over={over!r}; this result is over {self.over}: {held} holds "
+                             "its steps")
 
     def to_frame(self) -> pd.DataFrame:
         """The history: one row per step (and data set, over runs)."""

@@ -125,6 +125,7 @@ class SequentialResult:
         'posterior probability'
         """
         import matplotlib.pyplot as plt
+        from matplotlib.ticker import MaxNLocator
 
         from ..palette import INK, REGION_COLORS, REGION_MARKERS, region_labels, series_color
 
@@ -144,12 +145,15 @@ class SequentialResult:
                                                 region_labels(*self.names)):
             ax.plot(steps, frame[region], color=color, marker=marker, label=label)
         ax.axhline(self.level, color=INK, linestyle="--", linewidth=1, label=f"level {self.level}")
-        if self.over == "runs" and frame["p_success"].notna().any():
-            ax.plot(steps, frame["p_success"], color=series_color(2), linestyle=":", marker=".",
-                    label="P(budget decides)")
-            ax.axhline(self.futility, color=series_color(2), linestyle="-.", linewidth=1,
-                       label=f"futility {self.futility}")
-        ax.axvline(stop.used, color=series_color(1), linewidth=1.5, label=f"stop: {_verdict(stop.decision, self.names)}")
+        if self.over == "runs":
+            for column, color, label in (("p_floor", series_color(3), "P(infinitely many runs decide)"),
+                                         ("p_success", series_color(2), "P(budget decides)")):
+                if frame[column].notna().any():
+                    ax.plot(steps, frame[column], color=color, linestyle=":", marker=".", label=label)
+            ax.axhline(self.futility, color=INK, linestyle="-.", linewidth=1, label=f"futility {self.futility}")
+        ax.axvline(stop.used, color=INK, linestyle=":", linewidth=1.5,
+                   label=f"stop: {_verdict(stop.decision, self.names)}")
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         unit = "runs" if self.over == "runs" else "data sets"
         ax.set(xlabel=f"{unit} seen", ylabel="posterior probability", ylim=(-0.02, 1.02),
                title=f"{self.names[1]} - {self.names[0]}" + (f" on {dataset}" if self.over == "runs" else ""))

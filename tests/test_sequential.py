@@ -190,3 +190,27 @@ def test_study_fixed_design_is_exact_and_calibration_is_the_smallest_level():
     assert "rope boundary" in res.summary()
     inside = res.table.xs(0.0, level="mu")  # mostly "rope" decisions there, which are right
     assert (inside.truth == "rope").all() and (inside.wrong <= 0.02).all() and (inside.saving > 0.2).all()
+
+
+def test_command_replays_a_file(uci54, capsys):
+    """The subcommand the lead hooks into cli.py, on a parser of its own."""
+    import argparse
+
+    from pp_corr.sequential.command import add_command
+    from tests.conftest import UCI54
+
+    sub = argparse.ArgumentParser(prog="pp-corr").add_subparsers(dest="command")
+    add_command(sub)
+    parser = sub.choices["sequential"]
+    args = parser.parse_args([str(UCI54), "-a", "nbc", "-b", "hnb", "--column", "score=accuracy", "--algorithms",
+                              "nbc,hnb"])
+    args.func(args)
+    out = capsys.readouterr().out
+    assert "you could have stopped after" in out and "hnb - nbc" in out and out.count("\n") == 56
+    args = parser.parse_args([str(UCI54), "-a", "nbc", "-b", "hnb", "--column", "score=accuracy", "--over",
+                              "datasets", "--orders", "2"])
+    args.func(args)
+    out = capsys.readouterr().out
+    assert out.count("order ") == 2 and "of 54 data sets" in out
+    with pytest.raises(SystemExit):
+        parser.parse_args([str(UCI54), "-a", "nbc", "-b", "hnb", "--level", "2"])

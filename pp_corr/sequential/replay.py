@@ -245,38 +245,40 @@ def _order(order, datasets, random_seed):
 
 def _over_runs(diff, rho, rope, level, futility, min_runs, max_runs, n_sim, seed, names):
     """One data set's replay: (outcome row, history frame)."""
-    folds = diff.shape[1]
     full = decide(posterior_regions(_seen(diff, diff.shape[0]), rho, rope), level)
     rng = np.random.default_rng(seed)
-    records, outcome = [], None
+    records = []
     for runs in range(min_runs, max_runs + 1):
-        x = _seen(diff, runs)
-        p = posterior_regions(x, rho, rope)
-        record = {"runs": runs, "p_left": float(p[0]), "p_rope": float(p[1]), "p_right": float(p[2]),
-                  "floor": max(floor_regions(x, rho, rope)), "p_floor": np.nan, "p_success": np.nan}
+        record, decision, reason = run_step(_seen(diff, runs), runs, diff.shape[1], rho, rope, level, futility,
+                                            max_runs, n_sim, rng, names)
         records.append(record)
-        decision = decide(p, level)
-        if decision != "none":
-            reason = f"{_label(decision, names)} = {max(p):.3g} >= {level} after {runs} of {max_runs} runs"
-        elif runs == max_runs:
-            reason = f"budget exhausted: {max_runs} runs and every region below {level}"
-        else:
-            record["p_floor"] = floor_success(x, rho, rope, level, n_sim=n_sim, random_seed=rng)[0]
-            if record["p_floor"] < futility:
-                reason = (f"even infinitely many runs would decide with probability {record['p_floor']:.3g} < "
-                          f"{futility} (the floor rho/(1-rho) s^2 leaves the best region at {record['floor']:.3g}): "
-                          f"add data sets, not runs")
-            else:
-                record["p_success"] = predictive_success(x, rho, rope, level, max_runs * folds, n_sim=n_sim,
-                                                         random_seed=rng)[0]
-                if record["p_success"] >= futility:
-                    continue
-                reason = (f"the full budget of {max_runs} runs would decide with probability "
-                          f"{record['p_success']:.3g} < {futility}")
-        outcome = {"used": runs, "budget": max_runs, "decision": decision, "reason": reason,
-                   "full_decision": full}
-        break
+        if reason is not None:
+            break
+    outcome = {"used": runs, "budget": max_runs, "decision": decision, "reason": reason, "full_decision": full}
     return outcome, pd.DataFrame(records).set_index("runs")
+
+
+def run_step(x, runs, folds, rho, rope, level, futility, max_runs, n_sim, rng, names):
+    """The rules after ``runs`` runs of ``folds`` folds (the differences ``x``): (history record, decision, reason
+    in words, or None to go on). A decision first, then the budget, the floor and the budget's futility."""
+    p = posterior_regions(x, rho, rope)
+    record = {"runs": runs, "p_left": float(p[0]), "p_rope": float(p[1]), "p_right": float(p[2]),
+              "floor": max(floor_regions(x, rho, rope)), "p_floor": np.nan, "p_success": np.nan}
+    decision = decide(p, level)
+    if decision != "none":
+        return record, decision, f"{_label(decision, names)} = {max(p):.3g} >= {level} after {runs} of {max_runs} runs"
+    if runs >= max_runs:
+        return record, decision, f"budget exhausted: {max_runs} runs and every region below {level}"
+    record["p_floor"] = floor_success(x, rho, rope, level, n_sim=n_sim, random_seed=rng)[0]
+    if record["p_floor"] < futility:
+        return record, decision, (f"even infinitely many runs would decide with probability {record['p_floor']:.3g} "
+                                  f"< {futility} (the floor rho/(1-rho) s^2 leaves the best region at "
+                                  f"{record['floor']:.3g}): add data sets, not runs")
+    record["p_success"] = predictive_success(x, rho, rope, level, max_runs * folds, n_sim=n_sim, random_seed=rng)[0]
+    if record["p_success"] < futility:
+        return record, decision, (f"the full budget of {max_runs} runs would decide with probability "
+                                  f"{record['p_success']:.3g} < {futility}")
+    return record, decision, None
 
 
 def _seen(diff, runs):

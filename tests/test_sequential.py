@@ -214,3 +214,28 @@ def test_command_replays_a_file(uci54, capsys):
     assert out.count("order ") == 2 and "of 54 data sets" in out
     with pytest.raises(SystemExit):
         parser.parse_args([str(UCI54), "-a", "nbc", "-b", "hnb", "--level", "2"])
+
+
+def test_sequential_cv_stops_by_itself_and_its_scores_reproduce_the_decision():
+    """Breast cancer, a depth-2 tree against Gaussian naive Bayes: it stops before the 10-run budget, and
+    correlated_ttest on the scores it returns (written out and read back by load_scores) is its last posterior."""
+    from sklearn.datasets import load_breast_cancer
+    from sklearn.naive_bayes import GaussianNB
+    from sklearn.tree import DecisionTreeClassifier
+
+    from pp_corr.sequential.cv import sequential_cv
+
+    X, y = load_breast_cancer(return_X_y=True)
+    res = sequential_cv(DecisionTreeClassifier(max_depth=2), GaussianNB(), X, y, max_runs=10, rope=0.01,
+                        names=("tree", "nb"), random_seed=4)
+    used = int(res.result.runs_used.iloc[0])
+    assert 2 <= used < 10 and res.scores.sizes == {"dataset": 1, "algorithm": 2, "run": used, "fold": 10}
+    tidy = res.scores.score.to_dataframe().reset_index()
+    tidy["score"] = -tidy["score"]  # back to the losses, read as losses
+    again = pp_corr.load_scores(tidy, format="tidy", higher_is_better=False, rho=float(res.scores.rho[0]))
+    post = pp_corr.correlated_ttest(again, algorithms=("tree", "nb"), rope=0.01)
+    last = res.result.to_frame().iloc[-1]
+    np.testing.assert_allclose([post.p_left[0], post.p_rope[0], post.p_right[0]],
+                               [last.p_left, last.p_rope, last.p_right], rtol=1e-12)
+    assert res.result.decision.iloc[0] == decide((post.p_left[0], post.p_rope[0], post.p_right[0]), 0.95)
+    assert "nb" in repr(res) and "tree" in repr(res)

@@ -23,7 +23,7 @@ def _label(region, names):
 def _verdict(decision, names):
     a, b = names
     return {"left": f"{a} better", "rope": "practically equivalent", "right": f"{b} better",
-            "none": "no decision"}[decision]
+            "none": "no decision", "not run": "not run"}[decision]
 
 
 @dataclass(frozen=True, repr=False)
@@ -32,7 +32,8 @@ class SequentialResult:
 
     ``outcomes`` has one row per data set (``over="runs"``) or one row for the benchmark (``over="datasets"``):
     ``used`` (runs, or data sets, at the stop), ``budget``, ``decision`` ("left" = A better, "rope", "right" =
-    B better, "none"), ``reason`` in words and ``full_decision``, the decision of the whole recorded design.
+    B better, "none"), ``reason`` in words and ``full_decision``, the decision of the whole recorded design ("not
+    run" where the runs were made on demand, :func:`pp_corr.sequential.cv.sequential_cv`).
     ``history`` (:meth:`to_frame`) holds the posterior after every step: the three region probabilities, the
     best region's probability at the floor (over runs) and the predictive probability that the budget decides.
     """
@@ -100,12 +101,13 @@ class SequentialResult:
             return (f"{head}\n  you could have stopped after {row.used} of {row.budget} data sets: "
                     f"{_verdict(row.decision, self.names)} ({row.reason}); all {row.budget} data sets: "
                     f"{_verdict(row.full_decision, self.names)}")
-        decided = out.full_decision != "none"
+        decided = ~out.full_decision.isin(["none", "not run"])
         agree = (out.decision == out.full_decision)[decided]
         lines = [head, f"  you could have stopped after {out.used.mean():.2f} runs on average "
-                       f"({out.used.sum() / out.budget.sum():.0%} of the runs); the full design decides on "
-                       f"{decided.sum()} of {len(out)} data sets and the sequential decision agrees on "
-                       f"{agree.sum()} of them"]
+                       f"({out.used.sum() / out.budget.sum():.0%} of the runs)"]
+        if (out.full_decision != "not run").all():
+            lines[-1] += (f"; the full design decides on {decided.sum()} of {len(out)} data sets and the sequential "
+                          f"decision agrees on {agree.sum()} of them")
         for dataset, row in out.iterrows():
             lines.append(f"  {dataset}: {_verdict(row.decision, self.names)} after {row.used} of {row.budget} "
                          f"runs - {row.reason} (full design: {_verdict(row.full_decision, self.names)})")

@@ -15,6 +15,7 @@ from .pairwise.priors import NormalGamma
 from .pairwise.rank_tests import (ImpreciseSignedRankResult, RegionProbabilities, bayesian_sign_test,
                                   bayesian_signed_rank, imprecise_signed_rank, sign_test, wilcoxon_test)
 from .pairwise.ttest import CorrelatedTTestResult, DegenerateWarning, correlated_ttest
+from .sequential.cv import sequential_cv
 from .sequential.replay import SequentialResult, sequential_test
 from .sequential.study import sequential_study
 
@@ -27,7 +28,7 @@ __all__ = [
     "hierarchical_tests", "imprecise_signed_rank", "intraclass_fold_logp", "intraclass_logp", "joint_model",
     "joint_test", "load_scores", "mean_differences", "order_by_ranking", "paired_ttest", "plackett_luce",
     "plackett_luce_model", "poisson_binomial_monte_carlo", "poisson_test", "resolve_rho", "SequentialResult",
-    "sequential_study", "sequential_test", "sign_test",
+    "sequential_cv", "sequential_study", "sequential_test", "sign_test",
     "wilcoxon_test", "write_report",
 ]
 __version__ = "0.1.0"

@@ -230,6 +230,8 @@ def test_sequential_cv_stops_by_itself_and_its_scores_reproduce_the_decision():
                         names=("tree", "nb"), random_seed=4)
     used = int(res.result.runs_used.iloc[0])
     assert 2 <= used < 10 and res.scores.sizes == {"dataset": 1, "algorithm": 2, "run": used, "fold": 10}
+    looks = res.result.to_frame().index.get_level_values("runs").tolist()
+    assert looks == list(range(2, used + 1))  # a look after every run from min_runs = 2 on
     tidy = res.scores.score.to_dataframe().reset_index()
     tidy["score"] = -tidy["score"]  # back to the losses, read as losses
     again = pp_corr.load_scores(tidy, format="tidy", higher_is_better=False, rho=float(res.scores.rho[0]))

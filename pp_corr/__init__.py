@@ -16,17 +16,21 @@ from .pairwise.priors import NormalGamma
 from .pairwise.rank_tests import (ImpreciseSignedRankResult, RegionProbabilities, bayesian_sign_test,
                                   bayesian_signed_rank, imprecise_signed_rank, sign_test, wilcoxon_test)
 from .pairwise.ttest import CorrelatedTTestResult, DegenerateWarning, correlated_ttest
+from .sequential.cv import sequential_cv
+from .sequential.replay import SequentialResult, sequential_test
+from .sequential.study import sequential_study
 
 __all__ = [
     "AssumptionWarning", "ConvergenceWarning", "CorrelatedTTestResult", "DegenerateWarning", "HierarchicalResult",
     "ImpreciseSignedRankResult", "JointResult", "MissingScoresWarning", "NormalGamma", "OutlierWarning",
-    "PlackettLuceResult", "PoissonBinomial", "PoissonTestResult", "RegionProbabilities", "SufficientStats",
-    "TTestResult", "bayesian_sign_test", "bayesian_signed_rank", "compare_all_pairs", "corrected_ttest",
-    "correlated_ttest", "dataset_ranks", "differences", "example_path", "format_pairs", "hierarchical_model",
-    "hierarchical_test", "hierarchical_tests", "imprecise_signed_rank", "intraclass_fold_logp", "intraclass_logp",
-    "joint_model", "joint_test", "load_scores", "mean_differences", "missing_cells", "order_by_ranking",
-    "paired_ttest", "plackett_luce", "plackett_luce_model", "poisson_binomial_monte_carlo", "poisson_test",
-    "resolve_rho", "sign_test", "wilcoxon_test", "write_report",
+    "PlackettLuceResult", "PoissonBinomial", "PoissonTestResult", "RegionProbabilities", "SequentialResult",
+    "SufficientStats", "TTestResult", "bayesian_sign_test", "bayesian_signed_rank", "compare_all_pairs",
+    "corrected_ttest", "correlated_ttest", "dataset_ranks", "differences", "example_path", "format_pairs",
+    "hierarchical_model", "hierarchical_test", "hierarchical_tests", "imprecise_signed_rank", "intraclass_fold_logp",
+    "intraclass_logp", "joint_model", "joint_test", "load_scores", "mean_differences", "missing_cells",
+    "order_by_ranking", "paired_ttest", "plackett_luce", "plackett_luce_model", "poisson_binomial_monte_carlo",
+    "poisson_test", "resolve_rho", "sequential_cv", "sequential_study", "sequential_test", "sign_test",
+    "wilcoxon_test", "write_report",
 ]
 __version__ = "0.1.0"
 # these import PyMC

@@ -31,6 +31,7 @@ from .pairwise.priors import NormalGamma
 from .pairwise.ttest import DegenerateWarning
 from .reporting.figure_files import figure_stem, pair_figures, save_figure
 from .reporting.output import check_output_dir, check_output_file, write_files, write_result
+from .sequential.command import add_command as add_sequential_command
 
 
 def format_table(result, confidence_level=0.95, *, negated=False) -> str:
@@ -525,6 +526,8 @@ EXAMPLES = {  # the epilog of each --help: what to type
     "simulate": ["pp-corr simulate toy --repetitions 500 -o toy"],
     "replicability": ["pp-corr replicability scores.csv -a lr -b ridge --subsets 200"],
     "demo": ["pp-corr demo --rope 0.02"],
+    "sequential": ["pp-corr sequential scores.csv -a nbc -b hnb", "pp-corr sequential scores.csv -a nbc -b hnb "
+                   "--over datasets --orders 10"],
 }
 
 
@@ -646,6 +649,7 @@ def _build_parser() -> argparse.ArgumentParser:
     rpl.add_argument("--seed", type=seed, default=0, help="seed of the subsets and the draws (default 0)")
     rpl.add_argument("--output", "-o", help="write the table to a .csv file")
     rpl.set_defaults(func=_replicability)
+    add_sequential_command(sub, **_examples("sequential"))
     dem = sub.add_parser("demo", help="run the comparison on the embedded scikit-learn example",
                          **_examples("demo"))
     dem.add_argument("--rope", type=rope, default=0.01, help="half-width of the rope (region of practical "

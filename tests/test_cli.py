@@ -468,7 +468,8 @@ def test_messages_in_the_options_words(scores_csv, tmp_path, capsys):
            "--folds 2 contradicts the data: data set 'd1' holds 2 runs x 5 folds")
 
 
-@pytest.mark.parametrize("command", [[], ["compare"], ["report"], ["simulate"], ["replicability"], ["demo"]])
+@pytest.mark.parametrize("command", [[], ["compare"], ["report"], ["simulate"], ["replicability"], ["demo"],
+                                     ["sequential"]])
 def test_every_help_ends_with_an_example(command, capsys):
     with pytest.raises(SystemExit):
         main(command + ["--help"])

@@ -1989,6 +1989,32 @@ def test_hierarchical_tests_names_a_bad_argument_before_any_fit(monkeypatch, arg
         hierarchical_tests(*(args or (load_scores(example_path()),)), **{"progress": False, **kwargs})
 
 
+@pytest.mark.parametrize("call, names", [
+    (lambda: pp_corr.sequential_test(np.zeros((3, 10)), rope=-0.01), ("rope",)),
+    (lambda: pp_corr.sequential_test(np.full((3, 10), np.nan)), ("NaN", "finite", "scores")),
+    (lambda: pp_corr.sequential_test(np.zeros((1, 10))), ("runs", "min_runs")),
+    (lambda: pp_corr.sequential_study(mus=(0.0, 0.01), repetitions=0), ("repetitions",)),
+    (lambda: pp_corr.sequential_study(levels=(0.95, 1.2)), ("levels", "level")),
+    (lambda: pp_corr.sequential_cv(None, None, np.zeros((20, 2)), np.zeros(20), max_runs=0), ("max_runs",)),
+], ids=["negative rope", "all NaN", "one run", "no repetitions", "level above 1", "no runs"])
+def test_sequential_edges_are_refused_by_name(call, names):
+    """The sequential comparison's entry points refuse degenerate input by name (its SequentialResult is what
+    sequential_test returns: tests/test_sequential.py checks it)."""
+    check_error(call, names)
+
+
+def test_missing_scores_are_named_once_and_listed():
+    """A wide table with a failed fold: one MissingScoresWarning naming it, and missing_cells lists the same cell;
+    missing_cells refuses what is not a scores Dataset."""
+    frame = pd.DataFrame({"dataset": ["d1"] * 3, "fold": [1, 2, 3], "A": [0.8, 0.9, 0.85], "B": [0.8, np.nan, 0.9]})
+    with pytest.warns(pp_corr.MissingScoresWarning, match="B on d1, run 1: fold 2") as record:
+        scores = pp_corr.load_scores(frame)
+    assert len(record) == 1
+    assert pp_corr.missing_cells(scores).to_dict(orient="records") == [
+        {"dataset": "d1", "algorithm": "B", "run": 1, "folds": [2]}]
+    check_error(lambda: pp_corr.missing_cells(frame), ("scores",))
+
+
 def test_every_public_function_is_exercised():
     """Each name of pp_corr.__all__ appears in this module's tests (a new public function needs its edges here)."""
     source = Path(__file__).read_text()

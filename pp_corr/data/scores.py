@@ -217,6 +217,8 @@ def describe_missing(cells: pd.DataFrame, n_scores: int) -> str:
 def _gaps(scores):
     """The design (dataset, 1, run, fold): where some algorithm has a score; and the gaps (dataset, algorithm, run,
     fold): the design's cells an algorithm has no score in."""
+    if not isinstance(scores, xr.Dataset):
+        raise TypeError(f"scores must be a scores Dataset (pp_corr.load_scores), got {type(scores).__name__}")
     check_layout(scores)
     present = ~np.isnan(scores.score.transpose("dataset", "algorithm", "run", "fold").values)
     design = present.any(axis=1, keepdims=True)

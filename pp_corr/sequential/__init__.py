@@ -1,0 +1,1 @@
+"""Sequential comparison: decide with fewer runs or data sets, and the error rates of stopping early."""

@@ -17,3 +17,15 @@ def best_of(fn, repeat=5, clock=time.perf_counter):
         fn()
         times.append(clock() - start)
     return min(times)
+
+
+def timed(fn):
+    """``(seconds, result)`` of one call of ``fn`` (wall time)."""
+    start = time.perf_counter()
+    result = fn()
+    return time.perf_counter() - start, result
+
+
+def load() -> str:
+    """The machine's load average over the last minute, to print beside a time (2 cores: above 2 is contention)."""
+    return "load %.1f" % os.getloadavg()[0]

@@ -14,15 +14,13 @@ The load average is printed with each figure (2 cores shared). Run: python bench
 [swap] [vectorised] [dask] (default: all three).
 """
 import itertools
-import os
 import re
 import sys
-import time
 import warnings
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import _timing  # noqa: E402,F401 - one BLAS thread
+from _timing import load, timed  # noqa: E402 - one BLAS thread
 
 import numpy as np  # noqa: E402
 import pymc as pm  # noqa: E402
@@ -35,16 +33,6 @@ from pp_corr.hierarchical.batch import hierarchical_tests  # noqa: E402
 STAN_SAMPLE_SECONDS = 150.0  # baycomp 1.0 with pystan 3 on this machine kind (bench_hierarchical.py)
 UCI54 = Path(__file__).resolve().parents[2] / "shared" / "data" / "uci54" / "uci54_tidy.csv"
 SETTINGS = {"sampler": "nutpie", "random_seed": 1, "method": "mcmc"}  # the default is the exact posterior
-
-
-def load() -> str:
-    return "load %.1f" % os.getloadavg()[0]
-
-
-def timed(fn):
-    start = time.perf_counter()
-    result = fn()
-    return time.perf_counter() - start, result
 
 
 def swap_design(scores):

@@ -11,14 +11,12 @@ The load average is printed with each figure (the machines have 2 cores). Run:
 python benchmarks/bench_hierarchical_default.py [--old N] (default 2: the old path takes minutes a pair).
 """
 import argparse
-import os
 import sys
-import time
 import warnings
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import _timing  # noqa: E402,F401 - one BLAS thread
+from _timing import load, timed  # noqa: E402 - one BLAS thread
 
 import numpy as np  # noqa: E402
 
@@ -28,16 +26,6 @@ from pp_corr.hierarchical.stress import stress_scores  # noqa: E402
 from pp_corr.sampling import ConvergenceWarning  # noqa: E402
 
 UCI54 = Path(__file__).resolve().parents[2] / "shared" / "data" / "uci54" / "uci54_tidy.csv"
-
-
-def load() -> str:
-    return "load %.1f" % os.getloadavg()[0]
-
-
-def timed(fn):
-    start = time.perf_counter()
-    result = fn()
-    return time.perf_counter() - start, result
 
 
 def old_path(scores, pair):

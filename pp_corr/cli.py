@@ -140,9 +140,9 @@ def _pair_options(args):
 def _pairs(scores, args, source):
     algos = [str(a) for a in scores.algorithm.values]
     if args.a or args.b:
-        for option, name in (("-a", args.a), ("-b", args.b)):
+        for flag, name in (("-a", args.a), ("-b", args.b)):
             if name not in algos:
-                raise ValueError(f"{option} {name!r} is not in {source} (it has {algos})")
+                raise ValueError(f"{flag} {name!r} is not in {source} (it has {algos})")
         return [(args.a, args.b)]
     if len(algos) < 2:
         raise ValueError(f"{source} holds {len(algos)} algorithm(s) {algos}: nothing to compare")
@@ -157,9 +157,9 @@ def _check_plot_options(args):
     in it; --plot-format and --plot-dataset need it; --plot-dataset is for pair comparisons. Returns the
     directory or None."""
     if not args.plots:
-        for option, value in (("--plot-format", args.plot_format), ("--plot-dataset", args.plot_dataset)):
+        for flag, value in (("--plot-format", args.plot_format), ("--plot-dataset", args.plot_dataset)):
             if value:
-                raise ValueError(f"{option} applies with --plots DIR only")
+                raise ValueError(f"{flag} applies with --plots DIR only")
         return None
     if args.plot_dataset and (args.all_pairs or args.hierarchical):
         raise ValueError("--plot-dataset applies to pair comparisons (without --all-pairs or --hierarchical)")
@@ -200,9 +200,9 @@ def _compare(args):
         raise ValueError("--method applies to --hierarchical only")
     if args.sampler != "pymc" and not args.hierarchical:
         raise ValueError("--sampler applies to --hierarchical only")
-    for option in ("workers", "scheduler"):
-        if getattr(args, option) is not None and not args.hierarchical:
-            raise ValueError(f"--{option} applies to --hierarchical only")
+    for flag in ("workers", "scheduler"):
+        if getattr(args, flag) is not None and not args.hierarchical:
+            raise ValueError(f"--{flag} applies to --hierarchical only")
     unknown = [d for d in args.plot_dataset or [] if d not in set(scores.dataset.values)]
     if unknown:
         raise ValueError(f"--plot-dataset {unknown[0]!r} is not in {source} (it has {list(scores.dataset.values)})")
@@ -295,9 +295,9 @@ def _report(args):
     if args.sampler != "pymc" and not (args.hierarchical or args.joint):
         raise ValueError("--sampler applies to --hierarchical and --joint only")
     scores = load_file(source, args)
-    for option, asked in (("--hierarchical", args.hierarchical), ("--joint", args.joint)):
+    for flag, asked in (("--hierarchical", args.hierarchical), ("--joint", args.joint)):
         if asked and scores.sizes["dataset"] < 2:
-            raise ValueError(f"{option} models the population of data sets, and {source} holds one "
+            raise ValueError(f"{flag} models the population of data sets, and {source} holds one "
                              f"({scores.dataset.values[0]}): leave it out")
     k, q = scores.sizes["algorithm"], scores.sizes["dataset"]
     write_report(scores, directory, rope=args.rope, alpha=args.alpha, prior=prior, hierarchical=args.hierarchical,

@@ -13,7 +13,7 @@ from scipy import integrate, optimize, special, stats
 
 import pp_corr
 from pp_corr.hierarchical import exact as he
-from pp_corr.hierarchical.convolution import kernel_moments, log_t_constant
+from pp_corr.hierarchical.exact.convolution import kernel_moments, log_t_constant
 from pp_corr.hierarchical.exact import (ExactGrid, exact_draws, exact_posterior, log_sigma_integral, nu_prior_cdf,
                                         nu_prior_density)
 from pp_corr.hierarchical.stress import stress_scores
@@ -167,7 +167,8 @@ def test_kernel_integrals_do_not_depend_on_the_thread_count():
 _KERNELS_FROM_CACHE = """
 import warnings, numpy as np
 warnings.simplefilter("error")  # numba's 'Cannot cache compiled function' warning fails the run
-from pp_corr.hierarchical import convolution as cv, exact as he
+from pp_corr.hierarchical import exact as he
+from pp_corr.hierarchical.exact import convolution as cv
 lik = he._build_likelihoods(np.array([0.0, 0.5]), np.array([0.0, 9.0]), np.array([100.0, 10.0]), np.full(2, 0.1),
                             np.full(2, 0.01), np.full(2, 1000.0), (-0.2, 0.1, 0.0), he.ExactGrid())
 he._convolve(lik, 1e-4, np.linspace(-1.0, 1.0, 5), np.array([1.05, 3.0]))

@@ -87,9 +87,9 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 from scipy import special
 
-from .._args import as_generator, as_rope, check_choice, check_count, check_real
-from ..pairwise.intraclass import real_array
-from ..pairwise.poisson_binomial import PoissonBinomial
+from ..._args import as_generator, as_rope, check_choice, check_count, check_real
+from ...pairwise.intraclass import real_array
+from ...pairwise.poisson_binomial import PoissonBinomial
 from .convolution import COARSE, GAUSS, dealt_order, five_point_rule, log_t_constant, refine_cells
 
 _SIGMA0_FLOOR = 1e-6  # the sigma0 grid reaches this many units (times U when U < 1)

@@ -14,8 +14,9 @@ import numpy as np
 from scipy import special
 
 import pp_corr
-from pp_corr.hierarchical import exact as hierarchical_exact
 from pp_corr.hierarchical.exact import DATASET_FIELDS, SUMMARY_FIELDS, ExactGrid, exact_posterior
+from pp_corr.hierarchical.exact.draws import draw
+from pp_corr.hierarchical.exact.posterior import solve
 
 UCI54 = Path(__file__).resolve().parents[2] / "shared" / "data" / "uci54" / "uci54_tidy.csv"
 
@@ -66,14 +67,14 @@ print(f"exact posterior with its error estimate: {elapsed:.1f} s, {len(post.sigm
       f"{post.max_error:.1e}")
 show(post, s)
 
-# the split between the computation and the draws needs the module's internals (exact_draws does both)
+# the split between the computation and the draws needs the package's inner steps (exact_draws does both)
 fast = ExactGrid(error_estimate=False)
 start, cpu = time.perf_counter(), time.process_time()
-alone, problem, run = hierarchical_exact._solve(*data, bounds["delta0_max"], bounds["sigma0_max"],
-                                                bounds["sigma_bounds"], (0.5, 5.0), (0.05, 0.15), post.rope, fast)
+alone, problem, run = solve(*data, bounds["delta0_max"], bounds["sigma0_max"], bounds["sigma_bounds"], (0.5, 5.0),
+                             (0.05, 0.15), post.rope, fast)
 solved, solved_cpu = time.perf_counter() - start, time.process_time() - cpu
 start, cpu = time.perf_counter(), time.process_time()
-draws = hierarchical_exact._draw(problem, *run, 4000, np.random.default_rng(20))
+draws = draw(problem, *run, 4000, np.random.default_rng(20))
 drawn, drawn_cpu = time.perf_counter() - start, time.process_time() - cpu
 print(f"without the error estimate: {solved:.1f} s ({solved_cpu:.1f} s of processor time); 4000 draws: "
       f"{drawn:.1f} s ({drawn_cpu:.1f} s, {100 * drawn_cpu / solved_cpu:.0f}% more); largest distance of a draws' "

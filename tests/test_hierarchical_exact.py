@@ -12,10 +12,14 @@ from hypothesis import strategies as st
 from scipy import integrate, optimize, special, stats
 
 import pp_corr
-from pp_corr.hierarchical import exact as he
-from pp_corr.hierarchical.convolution import kernel_moments, log_t_constant
-from pp_corr.hierarchical.exact import (ExactGrid, exact_draws, exact_posterior, log_sigma_integral, nu_prior_cdf,
-                                        nu_prior_density)
+from pp_corr.hierarchical.exact import (PROBABILITY_FIELDS, ExactGrid, exact_draws, exact_posterior,
+                                        log_sigma_integral, nu_prior_cdf, nu_prior_density)
+from pp_corr.hierarchical.exact.convolution import kernel_moments, log_t_constant
+from pp_corr.hierarchical.exact.draws import draw, draw_lump, draw_members, draw_sigmas
+from pp_corr.hierarchical.exact.grid import NU_LUMP, NuGrid, Segment
+from pp_corr.hierarchical.exact.likelihoods import build_likelihoods, convolve
+from pp_corr.hierarchical.exact.posterior import invert, solve
+from pp_corr.hierarchical.exact.refinement import Problem
 from pp_corr.hierarchical.stress import stress_scores
 
 FAST = ExactGrid(error_estimate=False)
@@ -78,7 +82,7 @@ def test_nu_prior_matches_sampling(alpha, beta):
 
 def test_nu_grid_carries_the_prior():
     """The nu nodes' weights are the prior: its mass, P(nu < 2) and mean (against the closed form of E[nu])."""
-    nus = he._NuGrid.build((0.5, 5.0), (0.05, 0.15), ExactGrid())
+    nus = NuGrid.build((0.5, 5.0), (0.05, 0.15), ExactGrid())
     assert abs(nus.weight.sum() - 1) < 1e-5
     assert abs(nus.weight @ nus.below_2 - nu_prior_cdf(2.0)) < 1e-6
     mean = 1 + 2.75 * math.log(0.15 / 0.05) / 0.1  # E[nu] = 1 + E[alpha] E[1 / beta]
@@ -111,11 +115,11 @@ def test_kernel_integrals_against_dense_trapezoid():
     n = np.array([100.0, 100.0, 10.0, 5.0])
     ss = np.array([0.0, 99.0, 9.0, 4.0])  # the first is a tie: all differences equal
     rho, lo, hi = np.full(4, 0.1), np.full(4, 0.01), np.full(4, 1000.0)
-    lik = he._build_likelihoods(xbar, ss, n, rho, lo, hi, (-0.2, 0.1, 0.0), ExactGrid())
+    lik = build_likelihoods(xbar, ss, n, rho, lo, hi, (-0.2, 0.1, 0.0), ExactGrid())
     delta0 = np.array([0.0, 0.001, 0.45, -2.0])
     nus = np.array([1.05, 3.0, 300.0])
     for sigma0 in (1e-6, 3e-3, 0.3, 100.0):  # the kernel far narrower than any cell, as narrow, as wide, far wider
-        got = he._convolve(lik, sigma0, delta0, nus)
+        got = convolve(lik, sigma0, delta0, nus)
         for k, m, i in np.ndindex(len(delta0), len(nus), len(xbar)):
             total, first, second, below, above, positive = dense_kernel_integrals(
                 lik, i, xbar[i], ss[i], n[i], rho[i], lo[i], hi[i], delta0[k], sigma0, nus[m])
@@ -124,8 +128,8 @@ def test_kernel_integrals_against_dense_trapezoid():
                 continue
             # where delta0 is deep in L_i's flank (over 10 nats down, cells of 5 nats) and sigma0 tiny, L_i's
             # quadratic on a sub-cell is good to 1e-3; such points weigh at most e^-10 of the data set's best
-            deep = he.log_sigma_integral(0.5 * ((delta0[k] - xbar[i]) ** 2 / ((1 - rho[i]) / n[i] + rho[i])
-                                                + ss[i] / (1 - rho[i])), n[i], lo[i], hi[i]) < lik.log_top[i] - 10
+            deep = log_sigma_integral(0.5 * ((delta0[k] - xbar[i]) ** 2 / ((1 - rho[i]) / n[i] + rho[i])
+                                             + ss[i] / (1 - rho[i])), n[i], lo[i], hi[i]) < lik.log_top[i] - 10
             tolerance = 2e-3 if deep else 2e-5
             assert abs(got[k, m, i, 0] / total - 1) < tolerance, (sigma0, k, m, i)
             assert abs(got[k, m, i, 1] - first) < 3 * tolerance * total, (sigma0, k, m, i)
@@ -135,14 +139,14 @@ def test_kernel_integrals_against_dense_trapezoid():
 
 
 def test_quantiles_are_inverted_to_the_last_digits():
-    """_invert brackets each target by k-section in a few vectorised rounds: against scipy's quantiles of a
+    """invert brackets each target by k-section in a few vectorised rounds: against scipy's quantiles of a
     normal and of a mixture of two far-apart normals (a nearly flat stretch between them)."""
     p = np.array([0.025, 0.975, 5e-4, 1 - 5e-4, 0.5])
-    got = he._invert(stats.norm.cdf, p, (-40.0, 40.0))
+    got = invert(stats.norm.cdf, p, (-40.0, 40.0))
     np.testing.assert_allclose(got, stats.norm.ppf(p), rtol=0, atol=1e-12)
     two = lambda x: 0.5 * stats.norm.cdf(x, -3) + 0.5 * stats.norm.cdf(x, 3)  # noqa: E731
     want = [optimize.brentq(lambda x, q=q: two(x) - q, -40, 40, xtol=1e-14) for q in (0.1, 0.9, 0.4)]
-    np.testing.assert_allclose(he._invert(two, np.array([0.1, 0.9, 0.4]), (-40.0, 40.0)), want, atol=1e-11)
+    np.testing.assert_allclose(invert(two, np.array([0.1, 0.9, 0.4]), (-40.0, 40.0)), want, atol=1e-11)
 
 
 def test_kernel_integrals_do_not_depend_on_the_thread_count():
@@ -150,14 +154,14 @@ def test_kernel_integrals_do_not_depend_on_the_thread_count():
     import numba
 
     xbar, n, ss = np.array([0.0, 0.5, -0.3]), np.array([100.0, 10.0, 5.0]), np.array([0.0, 9.0, 4.0])
-    lik = he._build_likelihoods(xbar, ss, n, np.full(3, 0.1), np.full(3, 0.01), np.full(3, 1000.0),
-                                (-0.2, 0.1, 0.0), ExactGrid())
+    lik = build_likelihoods(xbar, ss, n, np.full(3, 0.1), np.full(3, 0.01), np.full(3, 1000.0), (-0.2, 0.1, 0.0),
+                            ExactGrid())
     delta0, nus = np.linspace(-1.0, 1.0, 37), np.array([1.05, 3.0, 300.0])
-    many = [he._convolve(lik, sigma0, delta0, nus) for sigma0 in (1e-4, 3e-3, 0.3)]
+    many = [convolve(lik, sigma0, delta0, nus) for sigma0 in (1e-4, 3e-3, 0.3)]
     threads = numba.get_num_threads()
     try:
         numba.set_num_threads(1)
-        one = [he._convolve(lik, sigma0, delta0, nus) for sigma0 in (1e-4, 3e-3, 0.3)]
+        one = [convolve(lik, sigma0, delta0, nus) for sigma0 in (1e-4, 3e-3, 0.3)]
     finally:
         numba.set_num_threads(threads)
     for got, want in zip(many, one):
@@ -167,10 +171,11 @@ def test_kernel_integrals_do_not_depend_on_the_thread_count():
 _KERNELS_FROM_CACHE = """
 import warnings, numpy as np
 warnings.simplefilter("error")  # numba's 'Cannot cache compiled function' warning fails the run
-from pp_corr.hierarchical import convolution as cv, exact as he
-lik = he._build_likelihoods(np.array([0.0, 0.5]), np.array([0.0, 9.0]), np.array([100.0, 10.0]), np.full(2, 0.1),
-                            np.full(2, 0.01), np.full(2, 1000.0), (-0.2, 0.1, 0.0), he.ExactGrid())
-he._convolve(lik, 1e-4, np.linspace(-1.0, 1.0, 5), np.array([1.05, 3.0]))
+from pp_corr.hierarchical.exact import ExactGrid, convolution as cv, likelihoods
+lik = likelihoods.build_likelihoods(np.array([0.0, 0.5]), np.array([0.0, 9.0]), np.array([100.0, 10.0]),
+                                    np.full(2, 0.1), np.full(2, 0.01), np.full(2, 1000.0), (-0.2, 0.1, 0.0),
+                                    ExactGrid())
+likelihoods.convolve(lik, 1e-4, np.linspace(-1.0, 1.0, 5), np.array([1.05, 3.0]))
 print(bool(cv.refine_cells.stats.cache_hits) and not cv.refine_cells.stats.cache_misses)
 """
 
@@ -211,12 +216,12 @@ def test_identical_data_sets_are_computed_once_and_each_gets_its_own_integrals()
     xbar = np.array([0.0, 0.5, 0.0, -0.3, 0.5])  # ties (all differences 0) in rows 0 and 2, rows 1 and 4 equal
     n, ss = np.array([100.0, 100.0, 100.0, 10.0, 100.0]), np.array([0.0, 99.0, 0.0, 9.0, 99.0])
     rho, lo, hi = np.full(5, 0.1), np.full(5, 0.01), np.full(5, 1000.0)
-    lik = he._build_likelihoods(xbar, ss, n, rho, lo, hi, (-0.2, 0.1, 0.0), ExactGrid())
+    lik = build_likelihoods(xbar, ss, n, rho, lo, hi, (-0.2, 0.1, 0.0), ExactGrid())
     distinct, inverse = lik.distinct
     assert distinct.xbar.tolist() == [0.0, 0.5, -0.3] and inverse.tolist() == [0, 1, 0, 2, 1]
     delta0, nus = np.array([0.0, 0.45]), np.array([1.05, 300.0])
     for sigma0 in (3e-3, 0.3):
-        got = he._convolve(lik, sigma0, delta0, nus)
+        got = convolve(lik, sigma0, delta0, nus)
         for k, m, i in np.ndindex(len(delta0), len(nus), len(xbar)):
             total, first_moment, _, _, _, positive = dense_kernel_integrals(lik, i, xbar[i], ss[i], n[i], rho[i],
                                                                             lo[i], hi[i], delta0[k], sigma0, nus[m])
@@ -463,7 +468,7 @@ def test_likelihood_profile_interpolates_log_sigma_integral():
     uniform over the support and normal around xbar_i at L_i's scale."""
     xbar, n, ss = np.array([0.0, 0.5, -0.3, 1.0]), np.array([100.0, 100.0, 10.0, 5.0]), np.array([0.0, 99.0, 9.0, 4.0])
     rho, lo, hi = np.full(4, 0.1), np.full(4, 0.01), np.full(4, 1000.0)
-    lik = he._build_likelihoods(xbar, ss, n, rho, lo, hi, (-0.2, 0.1, 0.0), ExactGrid())
+    lik = build_likelihoods(xbar, ss, n, rho, lo, hi, (-0.2, 0.1, 0.0), ExactGrid())
     rng = np.random.default_rng(9)
     for i in range(4):
         low, high = lik.edges[i, 0], lik.edges[i, -1]
@@ -489,10 +494,10 @@ def test_member_draws_against_numerical_integration(sigma0, delta0, nu):
     n = np.array([100.0, 100.0, 10.0, 5.0])
     ss = np.array([0.0, 99.0, 9.0, 4.0])
     rho, lo, hi = np.full(4, 0.1), np.full(4, 0.01), np.full(4, 1000.0)
-    lik = he._build_likelihoods(xbar, ss, n, rho, lo, hi, (-0.2, 0.1, 0.0), ExactGrid())
+    lik = build_likelihoods(xbar, ss, n, rho, lo, hi, (-0.2, 0.1, 0.0), ExactGrid())
     size = 10_000
-    draws = he._draw_members(lik, np.full(size, delta0), np.full(size, sigma0), np.full(size, nu),
-                             np.random.default_rng(3))
+    draws = draw_members(lik, np.full(size, delta0), np.full(size, sigma0), np.full(size, nu),
+                         np.random.default_rng(3))
     for i in range(4):
         cdf = oracle_member_cdf(lik, i, xbar[i], ss[i], n[i], rho[i], lo[i], hi[i], delta0, sigma0, nu)
         assert stats.kstest(draws[:, i], cdf).pvalue > 1e-4, i
@@ -511,7 +516,7 @@ def test_sigma_draws_against_their_cdf(b, n, lo, hi):
     s^-n exp(-b / s^2) (log_sigma_integral, checked against quad above), 2 * 10^4 draws."""
     size, rho = 20_000, 0.1
     data = tuple(np.array([v]) for v in (0.0, 2 * b * (1 - rho), float(n), rho, lo, hi))  # delta_i = xbar_i: B = b
-    draws = he._draw_sigmas(data, np.zeros((size, 1)), np.random.default_rng(4))[:, 0]
+    draws = draw_sigmas(data, np.zeros((size, 1)), np.random.default_rng(4))[:, 0]
     total = log_sigma_integral(b, n, lo, hi)
 
     def cdf(s):
@@ -524,9 +529,9 @@ def test_lump_draws_follow_the_prior():
     """nu - 1 below 0.001 (where the quadrature puts the prior's mass on one node): Kolmogorov-Smirnov against
     the prior's CDF there (the Gauss-Legendre double integral, checked against sampling above)."""
     alpha, beta = (0.5, 5.0), (0.05, 0.15)
-    draws = he._draw_lump(alpha, beta, 5000, np.random.default_rng(8))
-    assert np.all((draws > 0) & (draws < he._NU_LUMP))
-    total = nu_prior_cdf(1 + he._NU_LUMP, alpha, beta)
+    draws = draw_lump(alpha, beta, 5000, np.random.default_rng(8))
+    assert np.all((draws > 0) & (draws < NU_LUMP))
+    total = nu_prior_cdf(1 + NU_LUMP, alpha, beta)
     assert stats.kstest(draws, lambda x: nu_prior_cdf(1 + x, alpha, beta) / total).pvalue > 1e-4
 
 
@@ -619,11 +624,11 @@ def test_draws_agree_with_the_quadrature():
     (sigma0, nu, delta0), within 4 Monte Carlo standard errors."""
     xbar = np.array([0.0, 0.0, 0.01, -0.01, 0.02, 3.0, -2.5])
     ss = np.array([0.0, 0.0, 0.05, 0.05, 0.1, 9.0, 9.0])
-    post, problem, run = he._solve(xbar, ss, 10, 0.1, 5.0, 50.0, (0.01, 100.0), (0.5, 5.0), (0.05, 0.15),
-                                   (-0.1, 0.1), FAST.coarser())
+    post, problem, run = solve(xbar, ss, 10, 0.1, 5.0, 50.0, (0.01, 100.0), (0.5, 5.0), (0.05, 0.15), (-0.1, 0.1),
+                               FAST.coarser())
     assert 0.1 < post.sigma0_p_below_0_01 < 0.9 and post.nu_p_below_2 > 0.01
     size = 10_000
-    draws = he._draw(problem, *run, size, np.random.default_rng(6))
+    draws = draw(problem, *run, size, np.random.default_rng(6))
     assert_within_4_mcse(draw_checks(post, draws), size)
     assert_within_4_mcse(strata_checks(problem, run, draws), size)
 
@@ -650,9 +655,9 @@ def test_draws_agree_with_the_quadrature_on_stress_cases(case):
     4000 draws against every summary and the joint law, within 4 Monte Carlo standard errors. On the coarse grid
     (the draws interpolate the quadrature's own nodes whatever its resolution): 15 s, against 1.5-2 min on FAST."""
     data, bounds, rope = stress_inputs(case)
-    post, problem, run = he._solve(*data, *bounds, (0.5, 5.0), (0.05, 0.15), rope, FAST.coarser())
+    post, problem, run = solve(*data, *bounds, (0.5, 5.0), (0.05, 0.15), rope, FAST.coarser())
     size = 4000
-    draws = he._draw(problem, *run, size, np.random.default_rng(7))
+    draws = draw(problem, *run, size, np.random.default_rng(7))
     assert_within_4_mcse(draw_checks(post, draws), size)
     assert_within_4_mcse(strata_checks(problem, run, draws), size)
 
@@ -684,7 +689,7 @@ def test_refinement_changes_the_probabilities_by_less_than_1e_3():
     kwargs = dict(delta0_max=4.0, sigma0_max=30.0, sigma_bounds=(0.01, 100.0), rope=0.1)
     post = exact_posterior(*args, **kwargs, grid=ExactGrid())
     finer = exact_posterior(*args, **kwargs, grid=ExactGrid().scaled(1.5))  # 2x: 4.5 min, most of the suite
-    for name in he.PROBABILITY_FIELDS:
+    for name in PROBABILITY_FIELDS:
         assert np.max(np.abs(np.asarray(getattr(post, name)) - getattr(finer, name))) < 1e-3, name
     assert post.max_error < 1e-3  # the built-in estimate (against a grid half as fine) agrees
 
@@ -729,9 +734,7 @@ def test_grid_is_checked():
 def test_a_cut_on_a_segments_end_makes_no_empty_piece():
     """A cut that rounds onto the segment's end (seen on the stress battery's ragged case) made a zero-width
     Gauss-Legendre piece: divisions by zero and log(0) in the rule."""
-    from pp_corr.hierarchical.exact import _Segment
-
-    segment = _Segment(center=0.0, scale=1.0, low=-3.0, high=3.0, points=24, cuts=(0.5, 3.0), hard=True)
+    segment = Segment(center=0.0, scale=1.0, low=-3.0, high=3.0, points=24, cuts=(0.5, 3.0), hard=True)
     assert [(a, b) for a, b, _ in segment.pieces] == [(-3.0, 0.5), (0.5, 3.0)]
     with np.errstate(all="raise"):
         weights = segment.weights()
@@ -752,15 +755,15 @@ def test_a_node_whose_segments_never_settle_is_summarised_on_the_nodes_it_evalua
     xbar, ss = x.mean(axis=1) / 0.02, ((x - x.mean(axis=1, keepdims=True)) ** 2).sum(axis=1) / 0.02**2
     args = dict(delta0_max=5.0, sigma0_max=50.0, sigma_bounds=(0.01, 100.0), rope=0.5, grid=FAST)
     settled = exact_posterior(xbar, ss, 10, 0.1, **args)
-    summarise, mismatched = he._Problem._summarise, []
+    summarise, mismatched = Problem._summarise, []
 
     def checked(self, t, segments, nodes, *rest):
         evaluated = np.concatenate([s.nodes for s in segments])
         mismatched.append(evaluated.shape != nodes.shape or not np.array_equal(evaluated, nodes))
         return summarise(self, t, segments, evaluated if mismatched[-1] else nodes, *rest)
 
-    monkeypatch.setattr(he._Problem, "_summarise", checked)
-    monkeypatch.setattr(he._Problem, "_covers", lambda self, segments, profile: False)
+    monkeypatch.setattr(Problem, "_summarise", checked)
+    monkeypatch.setattr(Problem, "_covers", lambda self, segments, profile: False)
     restless = exact_posterior(xbar, ss, 10, 0.1, **args)
     assert mismatched and not any(mismatched)
     for name in ("delta0_p_positive", "p_left", "p_rope", "p_right"):

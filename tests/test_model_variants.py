@@ -15,7 +15,7 @@ from pp_corr.hierarchical.model import hierarchical_model
 from pp_corr.sampling import ConvergenceWarning
 from pp_corr.hierarchical.fit import hierarchical_test
 
-# scipy's adaptive quadrature (epsrel 1e-12 per dimension) against the exact module's cells and refinement: the fine
+# scipy's adaptive quadrature (epsrel 1e-12 per dimension) against the exact package's cells and refinement: the fine
 # grid measured within 3e-9 of it over these cases (the largest where the kernel is 50 times narrower than the data
 # set's spread), the default grid within 1.3e-7 (a coarser grid, cell_nats 0.25, reaches 1.2e-8: the error falls
 # with the cells)

@@ -14,7 +14,7 @@ How (pieces of :mod:`pp_corr.hierarchical.exact`). With B_i(d) = ((xbar_i - d)^2
 c_i = (1 - rho_i)/n_i + rho_i, the folds' density is K_i sigma^-n_i exp(-B_i / sigma^2), K_i = (2 pi)^(-n_i/2)
 (1 - rho_i)^(-(n_i - 1)/2) (1 + (n_i - 1) rho_i)^(-1/2). sigma_i integrates in closed form
 (:func:`~pp_corr.hierarchical.exact.log_sigma_integral`), leaving L_i(d); delta_i then integrates against the t
-kernel by the exact module's cells and their refinement where the kernel is narrow. For the normal population the
+kernel by the exact package's cells and their refinement where the kernel is narrow. For the normal population the
 order is swapped: delta_i integrates in closed form given sigma_i (xbar_i ~ N(delta0, sigma0^2 + c_i sigma^2)), and
 log sigma_i by Gauss-Legendre over the region where the integrand is within 60 nats of its top.
 """
@@ -22,7 +22,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .exact import ExactGrid, _build_likelihoods, _convolve
+from .exact import ExactGrid
+from .exact.likelihoods import build_likelihoods, convolve
 
 # the t kernel's quadrature: cells spanning at most 0.5 nats of log L_i (the exact posterior's 2.5), sub-cells up to
 # 64: within 2e-7 of brute-force 2-D quadrature (tests/test_model_variants.py), 8 ms a draw at q = 54; FINE (0.1
@@ -69,9 +70,9 @@ def integrated_log_likelihood(xbar, ss, n, rho, delta0, sigma0, nu, sigma_bounds
     if normal.any():
         out[normal] = _normal_population(xbar, ss, n, rho, lo, hi, delta0[normal], sigma0[normal])
     if (~normal).any():
-        lik = _build_likelihoods(xbar, ss, n, rho, lo, hi, (0.0, 0.0), grid)
+        lik = build_likelihoods(xbar, ss, n, rho, lo, hi, (0.0, 0.0), grid)
         for k in np.flatnonzero(~normal):
-            g = _convolve(lik, float(sigma0[k]), delta0[k : k + 1], nu[k : k + 1])[0, 0, :, 0]
+            g = convolve(lik, float(sigma0[k]), delta0[k : k + 1], nu[k : k + 1])[0, 0, :, 0]
             with np.errstate(divide="ignore"):
                 out[k] = lik.log_top + np.log(g)
     return out + log_k

@@ -2,11 +2,12 @@
 
     G[k, m, i, :] = int t_nu_m(d; delta0_k, sigma0) L_i(d) [1, y, y^2, 1(d < r_lo), 1(d > r_hi), 1(d > 0)] dd,
 
-on the cells of :class:`pp_corr.hierarchical.exact._Likelihoods` (the rules are described in the module docstring of
-:mod:`pp_corr.hierarchical.exact`, step 2), in two passes: the five-point rule on every cell with numpy's vectorised
-exp and log (:func:`five_point_rule`), then, compiled, the sub-cells of each (cell, nu) on which the kernel is not
-smooth, halved only where they need it (:func:`refine_cells`, nothing held but the result). Both run blocks of
-delta0 nodes in parallel threads, each block's sums in a fixed order, so results do not depend on the thread count.
+on the cells of :class:`pp_corr.hierarchical.exact.likelihoods.Likelihoods` (the rules are described in the
+docstring of :mod:`pp_corr.hierarchical.exact`, step 2), in two passes: the five-point rule on every cell with
+numpy's vectorised exp and log (:func:`five_point_rule`), then, compiled, the sub-cells of each (cell, nu) on which
+the kernel is not smooth, halved only where they need it (:func:`refine_cells`, nothing held but the result). Both
+run blocks of delta0 nodes in parallel threads, each block's sums in a fixed order, so results do not depend on the
+thread count.
 On uci54 j48gr - j48 (benchmarks/bench_hierarchical_batch.py) this took the exact posterior from 41 s to about 18 s
 on 2 cores: the all-numpy computation before it spent 30 of its 32 s on the sub-cells of every cell for all nu at
 once whenever one nu needed them, with the same number of sub-cells all over the cell.

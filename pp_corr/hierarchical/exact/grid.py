@@ -1,0 +1,244 @@
+"""The quadrature's rules on each axis (step 4 of :mod:`pp_corr.hierarchical.exact`): the resolution
+(:class:`ExactGrid`), the nodes of nu with their prior masses, the delta0 segments and their interpolants, and the
+panels of an interval."""
+from __future__ import annotations
+
+import functools
+import math
+from dataclasses import dataclass, replace
+
+import numpy as np
+from scipy import special
+
+from ..._args import check_count, check_real
+from .integrals import (gauss_legendre, legendre_integrals, legendre_values, nu_prior_cdf, nu_prior_density,
+                        nu_prior_quantile)
+
+NU_LUMP = 1e-3  # prior mass of nu - 1 below this sits on one node
+_NU_TAIL = 1e-12  # prior mass of nu left out at either end
+DELTA0_NATS = 30.0  # a delta0 segment ends where the conditional density is this far below its top
+PEAK_NATS = 2.0  # the half-width of a peak is where it falls this far (sets the scale of a delta0 segment)
+
+
+@dataclass(frozen=True)
+class ExactGrid:
+    """Resolution of :func:`exact_posterior` (defaults give about three decimals; see the package's tests).
+
+    ``delta0_points``: nodes per delta0 segment; ``nu_points``: Gauss-Legendre nodes per log(nu - 1) panel of
+    at most ``nu_panel``; ``sigma0_points``: nodes per log sigma0 panel of at most ``sigma0_panel``, split until its
+    estimated error is below ``sigma0_tolerance`` of the total; ``cell_nats``: how much log L_i may change across
+    one likelihood cell; ``subcells``: the most sub-cells of a cell where the kernel is narrower than the cell (a
+    power of two: others are rounded up);
+    ``support_nats``: L_i is cut this many nats below its top. ``error_estimate`` repeats the computation on
+    ``coarser()`` and reports the differences.
+
+    >>> ExactGrid().coarser().delta0_points
+    12
+    """
+
+    delta0_points: int = 24
+    nu_points: int = 4
+    nu_panel: float = 2.0
+    sigma0_points: int = 5
+    sigma0_panel: float = 1.0
+    sigma0_tolerance: float = 1e-4
+    cell_nats: float = 2.5
+    subcells: int = 16
+    support_nats: float = 50.0
+    error_estimate: bool = True
+
+    def __post_init__(self):
+        for name, minimum in (("delta0_points", 4), ("nu_points", 2), ("sigma0_points", 4), ("subcells", 2)):
+            check_count(name, getattr(self, name), minimum=minimum)
+        for name in ("nu_panel", "sigma0_panel", "sigma0_tolerance", "cell_nats", "support_nats"):
+            check_real(name, getattr(self, name), low=0, low_open=True)
+
+    def scaled(self, factor: float) -> ExactGrid:
+        """Every resolution multiplied by ``factor`` (2: twice as fine in every direction)."""
+        return replace(self, delta0_points=max(4, round(self.delta0_points * factor)),
+                       nu_points=max(2, round(self.nu_points * factor)), nu_panel=self.nu_panel / factor,
+                       sigma0_points=max(4, round(self.sigma0_points * factor)),
+                       sigma0_panel=self.sigma0_panel / factor, sigma0_tolerance=self.sigma0_tolerance / factor**4,
+                       cell_nats=self.cell_nats / factor, subcells=max(2, round(self.subcells * factor)),
+                       error_estimate=False)
+
+    def coarser(self) -> ExactGrid:
+        """Half the resolution in every direction (the error estimate's grid)."""
+        return self.scaled(0.5)
+
+
+@dataclass(frozen=True)
+class NuGrid:
+    """Nodes of nu with their prior masses ``weight`` (summing to ~1) and whether they count as nu < 2; the
+    nodes after the lump (when there is one, the first node, with ``rule`` 0) are ``points`` Gauss-Legendre nodes
+    in each of the ``panels`` of log(nu - 1), ``rule`` their rule's weights."""
+
+    nu: np.ndarray
+    weight: np.ndarray
+    below_2: np.ndarray
+    rule: np.ndarray
+    panels: tuple
+    points: int
+
+    @classmethod
+    def build(cls, alpha, beta, grid: ExactGrid) -> NuGrid:
+        """Gauss-Legendre panels in t = log(nu - 1) (the likelihood changes smoothly with it), at most
+        ``grid.nu_panel`` and 1.5 prior sds of t wide and cut at nu = 2, from nu = 1.001 (the prior mass below
+        sits on one node there) to the prior's 1 - 1e-12 quantile; the weights are the rule's times the prior
+        density of t."""
+        lump = float(nu_prior_cdf(1 + NU_LUMP, alpha, beta))
+        quantiles = np.log(nu_prior_quantile(np.array([_NU_TAIL, 0.1587, 0.8413, 1 - _NU_TAIL]), alpha, beta) - 1)
+        low = math.log(NU_LUMP) if lump > _NU_TAIL else quantiles[0]
+        high = quantiles[-1]
+        width = min(grid.nu_panel, 0.75 * (quantiles[2] - quantiles[1]))  # 1.5 prior sd of t, at most nu_panel
+        panels = panels_covering(low, high, width, (0.0,))
+        t, rule = (np.concatenate(v) for v in zip(*(gauss_legendre(a, b, grid.nu_points) for a, b in panels)))
+        nu, w = 1 + np.exp(t), rule * nu_prior_density(1 + np.exp(t), alpha, beta) * np.exp(t)
+        if lump > _NU_TAIL:
+            nu, w, rule = np.append(1 + NU_LUMP, nu), np.append(lump, w), np.append(0.0, rule)
+        return cls(nu, w, nu < 2, rule, tuple(panels), grid.nu_points)
+
+    @property
+    def lump(self):
+        """Whether the first node stands for the prior mass below nu = 1.001."""
+        return self.rule[0] == 0
+
+
+@dataclass(frozen=True)
+class Segment:
+    """A piece of the delta0 axis and its rule, in v with delta0 = center + scale sinh(v), v in [low, high].
+    Where the conditional density has decayed at both ends and nothing is cut: the trapezoid rule on ``points``
+    equally spaced v (spectrally accurate, and so is the sinc interpolant's integral up to any x). Otherwise
+    (``hard`` ends: a bound of delta0's prior; or ``cuts``, v where a summand has a step, for small sigma0):
+    Gauss-Legendre on every piece between them, and the pieces' Legendre interpolants."""
+
+    center: float
+    scale: float
+    low: float
+    high: float
+    points: int
+    cuts: tuple = ()
+    hard: bool = False
+
+    @property
+    def trapezoid(self):
+        return not self.cuts and not self.hard
+
+    @functools.cached_property
+    def pieces(self):
+        """(start, end, nodes) of the Gauss-Legendre pieces, nodes in proportion to their length (at least 6); a
+        cut that rounds onto an end (far out on the arcsinh scale) makes no empty piece."""
+        edges = [self.low, *self.cuts, self.high]
+        span = self.high - self.low
+        return tuple((a, b, max(6, round(self.points * (b - a) / span))) for a, b in zip(edges[:-1], edges[1:])
+                     if b > a)
+
+    @functools.cached_property
+    def v(self):
+        if self.trapezoid:
+            return np.linspace(self.low, self.high, self.points)
+        return np.concatenate([gauss_legendre(a, b, n)[0] for a, b, n in self.pieces])
+
+    @property
+    def size(self):
+        return len(self.v)
+
+    @property
+    def nodes(self):
+        return self.center + self.scale * np.sinh(self.v)
+
+    @property
+    def jacobian(self):
+        return self.scale * np.cosh(self.v)
+
+    def weights(self):
+        """The rule's weights on the density at the nodes."""
+        if self.trapezoid:
+            weights = (self.high - self.low) / (self.points - 1) * self.jacobian
+            weights[[0, -1]] *= 0.5
+            return weights
+        return np.concatenate([gauss_legendre(a, b, n)[1] for a, b, n in self.pieces]) * self.jacobian
+
+    def fine_v(self, factor):
+        """v on a grid ``factor`` times as fine as the nodes, from the segment's start to its end."""
+        if self.trapezoid:
+            return np.linspace(self.low, self.high, factor * (self.points - 1) + 1)
+        return np.unique(np.concatenate([np.linspace(a, b, factor * n + 1) for a, b, n in self.pieces]))
+
+    def _to_v(self, x):
+        return np.atleast_1d(np.arcsinh((np.asarray(x, dtype=float) - self.center) / self.scale))
+
+    def cdf_weights(self, x):
+        """W (nodes, len(x)) with density @ W the integral from the segment's start to each x of the density's
+        interpolant (sinc in v for the trapezoid rule, the pieces' Legendre interpolants otherwise)."""
+        vx = self._to_v(x)
+        if self.trapezoid:
+            step = (self.high - self.low) / (self.points - 1)
+            si, _ = special.sici(np.pi * (vx[None, :] - self.v[:, None]) / step)
+            return (self.jacobian * step)[:, None] * (0.5 + si / np.pi)
+        blocks = []
+        for a, b, n in self.pieces:
+            u = 2 * (np.clip(vx, a, b) - a) / (b - a) - 1
+            blocks.append(0.5 * (b - a) * legendre_integrals(n, u))
+        return np.concatenate(blocks) * self.jacobian[:, None]
+
+    def interpolation_weights(self, x):
+        """W (nodes, len(x)) with density @ W the density's interpolant at each x (0 outside the segment)."""
+        vx = self._to_v(x)
+        inside = (vx >= self.low) & (vx <= self.high)
+        if self.trapezoid:
+            step = (self.high - self.low) / (self.points - 1)
+            weights = self.jacobian[:, None] * np.sinc((vx[None, :] - self.v[:, None]) / step)
+        else:
+            blocks = []
+            for a, b, n in self.pieces:
+                u = 2 * (vx - a) / (b - a) - 1
+                own = (vx >= a) & ((vx < b) | (b == self.high))
+                blocks.append(legendre_values(n, np.clip(u, -1, 1)) * own)
+            weights = np.concatenate(blocks) * self.jacobian[:, None]
+        return weights * inside / (self.scale * np.cosh(vx))
+
+
+def segments_covering(x, log_density, bounds, points, sigma0=np.inf, splits=()):
+    """delta0 segments covering where ``log_density`` (at sorted points x) is within DELTA0_NATS of its top: one
+    per run of such points, from the point before the run to the point after it (or to the bounds), centred on
+    the run's top with scale half the width where it is within PEAK_NATS of that top. A run that reaches a
+    point on a bound of delta0's prior gets a hard end there; the ``splits`` inside a segment become cuts where
+    sigma0 is below three node spacings (summands then step there within a few sigma0)."""
+    top = np.max(log_density)
+    if not np.isfinite(top):
+        return []
+    above = log_density > top - DELTA0_NATS
+    starts = np.flatnonzero(above & ~np.concatenate([[False], above[:-1]]))
+    ends = np.flatnonzero(above & ~np.concatenate([above[1:], [False]]))
+    span = bounds[1] - bounds[0]
+    out = []
+    for j0, j1 in zip(starts, ends):
+        hard = x[j0] <= bounds[0] + 1e-12 * span or x[j1] >= bounds[1] - 1e-12 * span
+        a = bounds[0] if x[j0] <= bounds[0] + 1e-12 * span else (x[j0 - 1] if j0 > 0 else bounds[0])
+        b = bounds[1] if x[j1] >= bounds[1] - 1e-12 * span else (x[j1 + 1] if j1 + 1 < len(x) else bounds[1])
+        run = slice(j0, j1 + 1)
+        peak = j0 + int(np.argmax(log_density[run]))
+        center = x[peak]
+        near = np.flatnonzero(log_density[run] > log_density[peak] - PEAK_NATS) + j0
+        left = x[near[0] - 1] if near[0] > 0 else a
+        right = x[near[-1] + 1] if near[-1] + 1 < len(x) else b
+        half = ((x[near[-1]] - x[near[0]]) + (right - left)) / 4  # between the inner and the outer bracket
+        scale = max(half / 2, 1e-9 * max(b - a, abs(center), 1e-300))  # a normal's sd
+        low, high = np.arcsinh((a - center) / scale), np.arcsinh((b - center) / scale)
+        count = max(points, math.ceil((high - low) * points / 6))
+        step = (high - low) / count
+        cuts = tuple(sorted({float(np.arcsinh((r - center) / scale)) for r in splits if a < r < b
+                             and sigma0 < 3 * scale * math.cosh(math.asinh((r - center) / scale)) * step}))
+        out.append(Segment(float(center), float(scale), float(low), float(high), int(count), cuts, bool(hard)))
+    return out
+
+
+def panels_covering(start, stop, width, cuts=()):
+    """Panels of at most ``width`` covering [start, stop], with the ``cuts`` inside among their edges."""
+    edges = [start, *sorted(c for c in cuts if start < c < stop), stop]
+    out = []
+    for a, b in zip(edges[:-1], edges[1:]):
+        pieces = max(1, math.ceil((b - a) / width - 1e-9))
+        out.extend((a + (b - a) * j / pieces, a + (b - a) * (j + 1) / pieces) for j in range(pieces))
+    return out

@@ -57,7 +57,7 @@ def regression_recursion(log_sd, slopes, order, scaling=0.0):
 def dataset_covariances(data, log_sd, slopes, scaling):
     """Sigma_i of every data set from the free values (slopes scaled by ``scaling``, one row per data set): the
     recursion in the model's orders, plus the floor."""
-    orders = pivot_order(_estimates(data)[1])
+    orders = _orders(data)[1]  # pivoted on the estimates, a data set's absent coordinates last
     return np.array([regression_recursion(d, b, o, w) for d, b, o, w in zip(log_sd, slopes, orders, scaling)]) \
         + SIGMA_FLOOR**2 * np.eye(data.mean.shape[1])
 

@@ -231,9 +231,15 @@ def _estimates(data: _JointData) -> tuple[np.ndarray, np.ndarray]:
 
 def _orders(data: _JointData) -> tuple[np.ndarray, np.ndarray]:
     """The sampler's orders of the coordinates (k > 2): for Sigma0 (m,) and for each V_i (q, m), pivoted
-    (:func:`.covariance.pivot_order`) on :func:`_estimates`."""
+    (:func:`.covariance.pivot_order`) on :func:`_estimates`; a data set's absent coordinates last, so that what it
+    observes depends on its present coordinates' values only (the others keep their prior, apart)."""
     estimate0, estimates = _estimates(data)
-    return pivot_order(estimate0), pivot_order(estimates)
+    orders = pivot_order(estimates)
+    if data.transform is not None:
+        absent = ~(data.transform != 0).any(axis=-2)  # (q, m): no row of T_i reads the coordinate
+        orders = np.take_along_axis(orders, np.argsort(np.take_along_axis(absent, orders, axis=-1), axis=-1,
+                                                       kind="stable"), axis=-1)
+    return pivot_order(estimate0), orders
 
 
 def _slope_scaling(estimate, noise, order) -> np.ndarray:

@@ -4,6 +4,7 @@ checks every fit goes through (:func:`diagnose`, :class:`ConvergenceWarning`).""
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import sys
 import threading
@@ -71,13 +72,25 @@ def sample(model, *, draws=1000, tune=1000, chains=4, random_seed=None, sampler=
     if sampler not in ("pymc", "nutpie"):
         raise ValueError(f"sampler must be 'pymc' or 'nutpie', got {sampler!r}")
     # PyMC's and nutpie's progress bars write to stdout (a rich Console); send them, and any other chatter of
-    # the sampler, to stderr. quiet: PyMC's own advice on its diagnostics ("increase target_accept") is not printed:
-    # diagnose() says what failed, in the caller's terms
+    # the sampler, to stderr
     to_stderr = contextlib.redirect_stdout(sys.stderr) if progressbar else contextlib.nullcontext()
-    with model, compilation_settings(), to_stderr:
+    with model, compilation_settings(), to_stderr, _without_pymc_advice():
         idata = pm.sample(draws=draws, tune=tune, chains=chains, random_seed=random_seed, nuts_sampler=sampler,
-                          progressbar=progressbar, quiet=True, **kwargs)
+                          progressbar=progressbar, quiet=not progressbar, **kwargs)
     return _with_log_likelihood(idata, model)
+
+
+@contextlib.contextmanager
+def _without_pymc_advice():
+    """PyMC's warnings on its own diagnostics ("increase target_accept or reparameterize") are not printed while
+    sampling: :func:`diagnose` says what failed, in the caller's terms, and a user of pp_corr cannot act on PyMC's."""
+    logger = logging.getLogger("pymc")
+    level = logger.level
+    logger.setLevel(logging.ERROR)
+    try:
+        yield
+    finally:
+        logger.setLevel(level)
 
 
 class RefittableModel:

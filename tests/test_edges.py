@@ -1802,7 +1802,7 @@ def test_joint_model_names_the_data_set_an_algorithm_is_missing_on():
 
     x = JOINT_X.copy()
     x[2, :, 1] = NAN
-    check_error(lambda: joint_model(x, folds=10), ("D3", "A2", "missing='drop'"))
+    check_error(lambda: joint_model(x, folds=10, missing="raise"), ("D3", "A2", "missing='drop'"))
     assert JointResult.__doc__
 
 
@@ -1830,8 +1830,8 @@ def test_plackett_luce_and_dataset_ranks_refuse_bad_scores(label):
 
 
 @pytest.mark.parametrize("rankings, names", [
-    (np.array([[1.0, 2.0]]) * [[1, NAN]], ("NaN",)), (np.ones((0, 3)), ("rankings",)), (np.ones((3, 1)), ("rankings",)),
-    ([["a", "b"]], ("rankings",)),
+    (np.ones((0, 3)), ("rankings",)), (np.ones((3, 1)), ("rankings",)), ([["a", "b"]], ("rankings",)),
+    (np.array([[1.0, 2.0]]) * [[1, INF]], ("inf", "rankings")),
 ])
 def test_plackett_luce_model_refuses_bad_rankings(rankings, names):
     from pp_corr import PlackettLuceResult, plackett_luce_model

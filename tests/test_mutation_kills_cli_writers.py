@@ -328,6 +328,9 @@ class FittedPair:
 
         return pd.DataFrame({"pair": ["-".join(self.names)], "p": [0.123456]})
 
+    def format_datasets(self):  # as HierarchicalResult's: the table with 4 decimals
+        return self.datasets().to_string(float_format=lambda v: f"{v:.4f}")
+
     def to_dict(self):
         return {"pair": list(self.names), "converged": self.converged}
 
@@ -404,7 +407,8 @@ def test_compare_hierarchical_passes_its_options_and_prints_and_writes_each_fit(
     captured = capsys.readouterr()
     ((_, pairs, kwargs),) = calls
     assert pairs == list(converged)
-    assert kwargs == dict(rope=0.03, random_seed=7, method="mcmc", sampler="nutpie", progressbar=True)
+    assert kwargs == dict(rope=0.03, random_seed=7, method="mcmc", sampler="nutpie", progressbar=True, workers=None,
+                          scheduler=None)
     for pair, ok in converged.items():
         assert f"summary of {pair} (allow_unconverged={allow})" in captured.out
         assert ("-".join(pair) in captured.out) == (ok or allow)   # the per-data-set table
@@ -446,8 +450,8 @@ def test_compare_hierarchical_fits_the_loaded_scores_and_prints_each_table_to_4_
     out = capsys.readouterr().out
     ((scores, _, _),) = calls
     xr.testing.assert_equal(scores, pp_corr.load_scores(source))
-    for a, b in converged:   # FittedPair.datasets has p = 0.123456
-        assert pd.DataFrame({"pair": [f"{a}-{b}"], "p": [0.1235]}).to_string() in out
+    for a, b in converged:   # FittedPair.datasets has p = 0.123456, its format_datasets 4 decimals
+        assert re.search(rf"{a}-{b}\s+0\.1235\n", out)
     assert "0.12346" not in out
 
 

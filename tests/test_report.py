@@ -3,6 +3,7 @@ page that parses and renders in a real browser, LaTeX that compiles, numbers aga
 verdict made of the numbers the tables show."""
 import base64
 import dataclasses
+import functools
 import re
 import shutil
 import subprocess
@@ -362,6 +363,7 @@ def test_unconverged_fits_are_marked_without_a_verdict(example_scores, tmp_path,
     """Hierarchical fits (short, real) with one pair turned unconverged, and a joint result that did not
     converge: their rows and section say NOT CONVERGED and show no numbers; the verdict says so; converged pairs
     keep their numbers and shrinkage figures."""
+    import pp_corr.hierarchical.batch as batch
     import pp_corr.hierarchical.fit as hierarchical
     import pp_corr.hierarchical.joint as joint
     from tests.test_joint import result_from_levels
@@ -385,6 +387,8 @@ def test_unconverged_fits_are_marked_without_a_verdict(example_scores, tmp_path,
                                      attempts=({"form": "centered"}, {"form": "marginal"}))
     monkeypatch.setattr(hierarchical, "hierarchical_test", short_fit)
     monkeypatch.setattr(joint, "joint_test", lambda *args, **kwargs: fake_joint)
+    # the pairs in this process (worker processes would not see the stand-in)
+    monkeypatch.setattr(batch, "hierarchical_tests", functools.partial(batch.hierarchical_tests, workers=1))
     written = write_report(scores, tmp_path / "r", hierarchical=True, joint=True, method="mcmc", progress=False)
     markdown = written[FILES["md"]].read_text(encoding="utf-8")
     rows = table_by_start(markdown_tables(markdown), "Hierarchical model of each pair")

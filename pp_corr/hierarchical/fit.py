@@ -27,6 +27,7 @@ from .._args import (as_generator, as_rope, b_minus_a, check_count, check_flag, 
                      check_sampler, warn_percent_scale)
 from ..data.scores import pick_algorithms
 from ..pairwise.incomplete import common_datasets, left_out_line
+from ..pairwise.intraclass import check_no_runs
 from ..pairwise.poisson_binomial import PoissonBinomial
 from ..pairwise.rank_tests import RegionProbabilities
 from ..pairwise.ttest import DegenerateWarning, correlated_ttest
@@ -377,6 +378,7 @@ def hierarchical_test(x, y=None, *, rope=0.01, rho=None, n_test=None, n_train=No
         x = b_minus_a(x, y)
     left_out = ()
     if isinstance(x, xr.Dataset):  # a pair uses the data sets where both algorithms have scores
+        check_no_runs(runs)
         x, left_out = common_datasets(x, *pick_algorithms(x, algorithms))
     data = _prepare(x, rho, n_test, n_train, folds, algorithms, scale, runs)
     if isinstance(x, xr.Dataset):

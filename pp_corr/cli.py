@@ -567,7 +567,7 @@ def _build_parser() -> argparse.ArgumentParser:
     cluster = cmp_.add_mutually_exclusive_group()
     cluster.add_argument("--workers", type=option(check_count, parse=int),
                          help="with --hierarchical and several pairs: local Dask worker processes answering the pairs "
-                              "(default and at most: one per core)")
+                              "(default: one pair after another in this process, on every core)")
     cluster.add_argument("--scheduler", type=option(check_scheduler, parse=str),
                          help="with --hierarchical and several pairs: the Dask cluster answering them "
                               "(tcp://HOST:PORT) instead of a local one")

@@ -27,9 +27,11 @@ def hierarchical_tests(scores, pairs=None, *, scheduler=None, workers=None, prog
     ``hierarchical_test``'s (``rope``, ``random_seed``, ``method``, ...; the same for every pair). Returns
     ``{(a, b): result}`` in the order of ``pairs``.
 
-    The pairs run as tasks on a Dask cluster (:func:`pp_corr.execution.dask_client`): a local cluster of
-    ``workers`` processes (default: the cores) started for the call, or the cluster at the address ``scheduler``;
-    one pair, or ``workers=1``, runs here in this process. Results are the same for any number of workers.
+    By default the pairs run one after another in this process, each pair's compiled kernels on every core (on
+    2 cores, all 10 uci54 pairs: 171 s, against 225 s on a local cluster of 2 worker processes, which compete for
+    the cores: benchmarks/bench_hierarchical_default.py). ``workers=N`` (N > 1) spreads them as tasks over a local
+    Dask cluster of N processes (:func:`pp_corr.execution.dask_client`) and ``scheduler`` over the cluster at that
+    address, where more machines help. Results are the same for any number of workers.
     ``progress``: True writes a line per pair as it finishes (its number, its time and how it was answered) to
     stderr, a callable takes each line instead, False is quiet.
 
@@ -51,7 +53,7 @@ def hierarchical_tests(scores, pairs=None, *, scheduler=None, workers=None, prog
     scheduler, workers = check_execution(scheduler, workers)
     say = progress if callable(progress) else (lambda line: print(line, file=sys.stderr, flush=True)) if progress \
         else (lambda line: None)
-    if scheduler is None and (len(pairs) == 1 or workers == 1):
+    if scheduler is None and (len(pairs) == 1 or workers in (None, 1)):
         finished = ((index, _one_pair(scores, a, b, options)) for index, (a, b) in enumerate(pairs))
     else:
         tasks = [(index, (scores, a, b, options)) for index, (a, b) in enumerate(pairs)]

@@ -29,7 +29,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from pp_corr.hierarchical.fit import CHECKED  # noqa: E402
-from pp_corr.hierarchical.joint import (FORMS, _data_values, _limits, _orders, _prepare_joint, _start,  # noqa: E402
+from pp_corr.hierarchical.joint import (FORMS, _data_values, _limits, _orders, prepare_joint, _start,  # noqa: E402
                                         joint_model)
 from pp_corr.sampling import RefittableModel  # noqa: E402
 
@@ -82,7 +82,7 @@ def main():
     start = time.perf_counter()
     first = simulate(rng)
     model = joint_model(first, algorithms=ALGORITHMS, folds=FOLDS, scale=SCALE, bounds=BOUNDS, form=args.form)
-    data = _prepare_joint(first, ALGORITHMS, folds=FOLDS, scale=SCALE)
+    data = prepare_joint(first, ALGORITHMS, folds=FOLDS, scale=SCALE)
     orders = _orders(data)  # the compiled model's: each replication starts in them
     initial = _start(data, _limits(data, BOUNDS), args.form, orders)
     refit = RefittableModel(model, {name: np.shape(value) for name, value in initial.items()}, sampler="nutpie")
@@ -93,7 +93,7 @@ def main():
     rows = []
     for rep in range(args.replications):
         t0 = time.perf_counter()
-        data = _prepare_joint(simulate(rng), ALGORITHMS, folds=FOLDS, scale=SCALE)
+        data = prepare_joint(simulate(rng), ALGORITHMS, folds=FOLDS, scale=SCALE)
         idata = refit.fit(_data_values(data, orders),
                           initvals=_start(data, _limits(data, BOUNDS), args.form, orders), draws=args.draws,
                           tune=args.draws, chains=4, random_seed=args.seed * 100_003 + rep)

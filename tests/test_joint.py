@@ -15,7 +15,7 @@ from pp_corr.hierarchical.covariance import pivot_order
 from pp_corr.hierarchical.model import SIGMA_FLOOR
 from pp_corr.sampling import ConvergenceWarning
 import pp_corr.hierarchical.joint as joint
-from pp_corr.hierarchical.joint import (JointResult, _build, _draw_delta, _estimates, _orders, _prepare_joint,
+from pp_corr.hierarchical.joint import (JointResult, _build, _draw_delta, _estimates, _orders, prepare_joint,
                                         _data_values, _scalings, _start, joint_model)
 from pp_corr.sampling import sample
 
@@ -79,7 +79,7 @@ def test_k2_log_density_equals_the_pairwise_model(uci54, form):
     """At k = 2 the joint model is the pairwise model, form by form: equal log densities (Jacobians included)
     at random unconstrained points."""
     pair = uci54.sel(algorithm=["nbc", "hnb"])
-    joint = _build(_prepare_joint(pair), "current", {}, form=form)
+    joint = _build(prepare_joint(pair), "current", {}, form=form)
     pairwise = build_pairwise(prepare_pairwise(pair, None, None, None, None, ("nbc", "hnb")), "current", form)
     # the joint model's batched linear algebra compiles in seconds with Numba, minutes with the C backend; the
     # pairwise model's C code is in the compilation cache from the other tests
@@ -154,7 +154,7 @@ def test_likelihood_equals_the_dense_kronecker_normal(form, gaps):
     points = [random_point(model, rng) for _ in range(3)]
     values = [values_at(model, p) for p in points]
     ours = [float(likelihood(p)) for p in points]
-    data = _prepare_joint(scores, rho=rho, scale=1.0)
+    data = prepare_joint(scores, rho=rho, scale=1.0)
     scaling = model["population_scaling"].get_value(), model["dataset_scaling"].get_value()
     assert np.ptp(scaling[0]) > 0.02 and (gaps or np.ptp(scaling[1]) > 0.5)  # pairs scaled differently
     dense = [dense_log_likelihood(scores, rho, v, form, data, scaling) for v in values]
@@ -187,7 +187,7 @@ def test_conditional_draws_of_delta_match_gaussian_conditioning_in_precision_for
     scores = simulated_scores(q=4, n=8, k=4, seed=5)
     scores[0, :, 1] = scores[0, :, 0]  # no spread in one coordinate of data set 1: its slopes are scaled
     scores = with_gaps(scores) if gaps else scores
-    data = _prepare_joint(scores, rho=0.1)
+    data = prepare_joint(scores, rho=0.1)
     rng = np.random.default_rng(RNG_SEED)
     tree, fixed = synthetic_posterior(data, rng)
     delta = _draw_delta(tree, data, random_seed=1).posterior["delta_scaled"].values.reshape(-1, *data.mean.shape)
@@ -216,7 +216,7 @@ def test_conditional_draws_of_delta_match_gaussian_conditioning_in_precision_for
 def result_from_levels(levels, cov0, nu, names, rope=(-0.01, 0.01)):
     """A JointResult whose posterior holds the given delta0 draws (draws, m) with one fixed Sigma0 and nu."""
     m = levels.shape[1]
-    data = _prepare_joint(simulated_scores(q=3, n=6, k=m + 1, seed=9), rho=0.1, scale=1.0, algorithms=names)
+    data = prepare_joint(simulated_scores(q=3, n=6, k=m + 1, seed=9), rho=0.1, scale=1.0, algorithms=names)
     sd = np.sqrt(np.diag(cov0))
     draws = len(levels)
     posterior = {"delta0": levels[None], "delta0_scaled": levels[None],
@@ -294,7 +294,7 @@ def test_an_algorithm_missing_on_a_data_set_is_integrated_out_or_named_and_dropp
     scores = uci54.sel(algorithm=["nbc", "hnb", "j48"]).copy(deep=True)
     scores["score"].loc[dict(dataset=scores.dataset.values[3], algorithm="j48")] = np.nan
     name = str(scores.dataset.values[3])
-    data = _prepare_joint(scores)  # by default every data set is kept, with the cell integrated out
+    data = prepare_joint(scores)  # by default every data set is kept, with the cell integrated out
     assert data.names == [str(d) for d in uci54.dataset.values] and data.absent == ((name, ("j48",)),)
     assert data.transform[3].tolist() == [[1.0, 0.0], [0.0, 0.0]] and data.padding[3].tolist() == [0.0, 1.0]
     assert data.transform[[0, 4]].tolist() == [np.eye(2).tolist()] * 2
@@ -307,7 +307,7 @@ def test_an_algorithm_missing_on_a_data_set_is_integrated_out_or_named_and_dropp
 
 def test_ragged_designs_use_each_data_sets_complete_folds():
     scores = simulated_scores(q=4, n=8, k=3, ragged=True)
-    data = _prepare_joint(scores, folds=10)
+    data = prepare_joint(scores, folds=10)
     assert data.n.tolist() == [6, 8, 8, 8]
     block = scores[0, :6]
     d = block[:, 1:] - block[:, :1]
@@ -317,7 +317,7 @@ def test_ragged_designs_use_each_data_sets_complete_folds():
 def test_reference_choice_only_changes_coordinates():
     """Another reference is a linear map T of the differences: means T dbar, scatter T S T^T."""
     scores = simulated_scores(q=4, n=8, k=3)
-    a, b = _prepare_joint(scores, folds=10), _prepare_joint(scores, folds=10, reference="A3")
+    a, b = prepare_joint(scores, folds=10), prepare_joint(scores, folds=10, reference="A3")
     assert b.algorithms == ("A3", "A1", "A2")
     to_b = np.array([[0.0, -1.0], [1.0, -1.0]])  # (A2 - A1, A3 - A1) -> (A1 - A3, A2 - A3)
     assert np.allclose(b.mean, a.mean @ to_b.T)
@@ -341,7 +341,7 @@ def test_summary_gives_no_verdict_when_unconverged_and_to_dict_is_json():
     assert "integrated out" not in shown and record["absent"] == {}
     scores = simulated_scores(q=4, n=6, k=3, seed=9)
     scores[1, :, 2], scores[2, :, 0] = np.nan, np.nan
-    gappy = replace(res, data=_prepare_joint(scores, rho=0.1, algorithms=["ref", "x", "y"]))
+    gappy = replace(res, data=prepare_joint(scores, rho=0.1, algorithms=["ref", "x", "y"]))
     assert "2 data sets without some algorithms, integrated out there: D2 lacks y; D3 lacks ref" in gappy.summary()
     assert json.loads(json.dumps(gappy.to_dict()))["absent"] == {"D2": ["y"], "D3": ["ref"]}
 
@@ -356,7 +356,7 @@ def test_delta0_through_its_fixed_basis_keeps_its_uniform_prior():
     values = model.compile_fn(prior, inputs=model.value_vars, on_unused_input="ignore", mode="NUMBA")
     rng = np.random.default_rng(RNG_SEED)
     base = random_point(model, rng, spread=0.3)
-    limits = _prepare_joint(scores, rho=0.1)
+    limits = prepare_joint(scores, rho=0.1)
     residues = []
     for _ in range(5):
         v = rng.normal(0, 3.0, 2)
@@ -378,8 +378,8 @@ def test_a_refit_sets_every_data_container_a_new_build_would_hold():
     scalings), the scalings in the compiled model's orders."""
     first, second = simulated_scores(q=6, n=8, k=4, seed=11), simulated_scores(q=6, n=8, k=4, seed=12)
     compiled = joint_model(first, rho=0.1)
-    data = _prepare_joint(second, rho=0.1)
-    values = _data_values(data, _orders(_prepare_joint(first, rho=0.1)))
+    data = prepare_joint(second, rho=0.1)
+    values = _data_values(data, _orders(prepare_joint(first, rho=0.1)))
     fresh = joint_model(second, rho=0.1)
     assert set(values) == {v.name for v in compiled.data_vars}
     for name, value in values.items():
@@ -397,7 +397,7 @@ def test_a_refitted_model_has_the_log_density_of_a_model_built_on_the_new_data()
     fixed = {"rho": 0.1, "scale": 0.03, "bounds": {"delta0": 10.0, "sigma0": 100.0, "sigma": (0.01, 100.0)}}
     first = simulated_scores(q=6, n=8, k=4, seed=11)
     second = first + np.random.default_rng(1).normal(0, 0.001, first.shape)
-    data, old = (_prepare_joint(x, rho=0.1, scale=0.03) for x in (second, first))
+    data, old = (prepare_joint(x, rho=0.1, scale=0.03) for x in (second, first))
     assert all(np.array_equal(a, b) for a, b in zip(_orders(data), _orders(old)))   # else another model
     compiled, fresh = joint_model(first, **fixed), joint_model(second, **fixed)
     logp, built = compiled.compile_logp(mode="NUMBA"), fresh.compile_logp(mode="NUMBA")
@@ -415,7 +415,7 @@ def test_population_slopes_of_near_copies_are_not_scaled():
     rng = np.random.default_rng(RNG_SEED)
     scores = simulated_scores(q=20, n=10, k=4, seed=13)
     scores[..., 3] = scores[..., 2] + rng.normal(0, 1e-4, scores.shape[:2])  # algorithm 4 copies algorithm 3
-    data = _prepare_joint(scores, rho=0.1)
+    data = prepare_joint(scores, rho=0.1)
     order0 = _orders(data)[0]
     w = _scalings(data, _orders(data))[0]
     tri = np.tril_indices(3, -1)
@@ -504,7 +504,7 @@ def test_a_retry_in_the_first_attempts_form_samples_the_model_compiled_for_it(mo
                                chains=2)
     assert [(a["form"], a["target_accept"]) for a in res.attempts] == [("marginal", 0.8), ("marginal", 0.95)]
     assert len(built) == 1
-    data = _prepare_joint(scores, ["a", "b", "c"], folds=10)
+    data = prepare_joint(scores, ["a", "b", "c"], folds=10)
     fresh = sample(_build(data, "current", None, form="marginal"), draws=20, tune=20, chains=2, random_seed=1,
                    target_accept=0.95, initvals=_start(data, joint._limits(data, None), "marginal"),
                    compile_kwargs={"mode": "NUMBA"})

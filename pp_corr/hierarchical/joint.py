@@ -69,7 +69,7 @@ from ..sampling import RefittableModel
 from .covariance import covariance_values, pivot_order, regression_covariance, regression_values
 from .fit import CHECKED, _plain, _unconverged_lines, check_fit_settings, fit_with_policy
 from .fit import DEFAULT as PAIRWISE_DEFAULT, ROBUST as PAIRWISE_ROBUST
-from .joint_data import _JointData, _prepare_joint
+from .joint_data import JointData, prepare_joint
 from .model import PRIORS, SIGMA_CEILING, SIGMA_FLOOR, _check_bounds, _check_priors, _nu_minus_one, centred_uniform
 
 FORMS = ("centered", "marginal")
@@ -85,7 +85,7 @@ def _check_form(form):
         raise ValueError(f"form must be one of {list(FORMS)}, got {form!r}")
 
 
-def _limits(data: _JointData, bounds) -> dict:
+def _limits(data: JointData, bounds) -> dict:
     """The prior's limits per coordinate in its unit s_a (the pairwise model's, coordinate by coordinate)."""
     xbar = data.mean / data.scale
     limits = {"delta0": np.maximum(data.max_abs / data.scale, 1e-6),
@@ -131,11 +131,11 @@ def joint_model(x, *, algorithms=None, reference=None, rho=None, n_test=None, n_
     """
     check_real("eta", eta, low=0, low_open=True)
     _check_form(form)
-    data = _prepare_joint(x, algorithms, reference, rho, n_test, n_train, folds, scale, missing)
+    data = prepare_joint(x, algorithms, reference, rho, n_test, n_train, folds, scale, missing)
     return _build(data, priors, _check_bounds(bounds), eta, form)
 
 
-def _build(data: _JointData, priors, bounds, eta=1.0, form="marginal") -> pm.Model:
+def _build(data: JointData, priors, bounds, eta=1.0, form="marginal") -> pm.Model:
     _check_priors(priors)
     _check_form(form)
     s = np.asarray(data.scale, dtype=np.float64)
@@ -220,7 +220,7 @@ def _mixing(nu):
     return pm.Deterministic("lambda", lam, dims="dataset")
 
 
-def _estimates(data: _JointData) -> tuple[np.ndarray, np.ndarray]:
+def _estimates(data: JointData) -> tuple[np.ndarray, np.ndarray]:
     """Rough estimates of Sigma0 (m x m) and of the V_i (q, m, m), units of s, each at least the floor f^2 I:
     the sampler's order of the coordinates (:func:`.covariance.pivot_order`) and its initial values."""
     floor = SIGMA_FLOOR**2 * np.eye(data.mean.shape[1])
@@ -229,7 +229,7 @@ def _estimates(data: _JointData) -> tuple[np.ndarray, np.ndarray]:
     return cov0, cov
 
 
-def _orders(data: _JointData) -> tuple[np.ndarray, np.ndarray]:
+def _orders(data: JointData) -> tuple[np.ndarray, np.ndarray]:
     """The sampler's orders of the coordinates (k > 2): for Sigma0 (m,) and for each V_i (q, m), pivoted
     (:func:`.covariance.pivot_order`) on :func:`_estimates`; a data set's absent coordinates last, so that what it
     observes depends on its present coordinates' values only (the others keep their prior, apart)."""
@@ -256,7 +256,7 @@ def _slope_scaling(estimate, noise, order) -> np.ndarray:
     return np.maximum(share[..., tri[0]], share[..., tri[1]]) / (1 + partial**2)
 
 
-def _scalings(data: _JointData, orders) -> tuple[np.ndarray, np.ndarray]:
+def _scalings(data: JointData, orders) -> tuple[np.ndarray, np.ndarray]:
     """:func:`_slope_scaling` of Sigma0 (noise: the data sets' own, c_i Sigma_i, on average) and of the V_i
     (noise: the floor f^2: a coordinate without spread on a data set, where algorithms agree on every fold, is
     all noise) in ``orders`` (:func:`_orders`)."""
@@ -266,7 +266,7 @@ def _scalings(data: _JointData, orders) -> tuple[np.ndarray, np.ndarray]:
     return _slope_scaling(estimate0, noise0, orders[0]), _slope_scaling(estimates, floor, orders[1])
 
 
-def _delta0_basis(data: _JointData) -> tuple[np.ndarray, np.ndarray]:
+def _delta0_basis(data: JointData) -> tuple[np.ndarray, np.ndarray]:
     """The fixed affine map of delta0's free values (units of s): the mean of the data sets' mean differences and
     the Cholesky factor of their covariance over q (with the floor f^2 I), about delta0's posterior location and
     spread. Near-identical algorithms give a correlation near 1 here, which the map takes out."""
@@ -275,7 +275,7 @@ def _delta0_basis(data: _JointData) -> tuple[np.ndarray, np.ndarray]:
     return xbar.mean(axis=0), np.linalg.cholesky(cov)
 
 
-def _covariance_blocks(data: _JointData, limits, eta, values, orders):
+def _covariance_blocks(data: JointData, limits, eta, values, orders):
     """delta0, Sigma0 and the Sigma_i (units of s) for k > 2, as regressions (the module docstring) in ``orders``
     (:func:`_orders`), with the deterministics ``delta0_scaled``, ``sigma0_scaled``, ``corr0`` and ``sigma_scaled``
     (sds of Sigma_i); the fixed maps are ``values``' (:func:`_data_values`)."""
@@ -300,7 +300,7 @@ def _covariance_blocks(data: _JointData, limits, eta, values, orders):
     return delta0, cov0, cov
 
 
-def _start(data: _JointData, limits, form, orders=None) -> dict:
+def _start(data: JointData, limits, form, orders=None) -> dict:
     """Initial values near the data, coordinate by coordinate as the pairwise model's (see
     ``pp_corr.hierarchical.model._start``); for k > 2 the covariances start at :func:`_estimates`, in ``orders`` (those
     of the model being fitted; default :func:`_orders` of ``data``: a model refitted to new data keeps its first
@@ -340,7 +340,7 @@ def _population_covariance(post) -> np.ndarray:
     return sigma0[..., :, None] * post["corr0"].values * sigma0[..., None, :]
 
 
-def _dataset_covariances(post, data: _JointData) -> np.ndarray:
+def _dataset_covariances(post, data: JointData) -> np.ndarray:
     """The Sigma_i per draw (chain, draw, q, m, m), units of s."""
     if "dataset_log_sd" not in post:  # k = 2
         return post["sigma_scaled"].values[..., None] ** 2
@@ -350,7 +350,7 @@ def _dataset_covariances(post, data: _JointData) -> np.ndarray:
     return cov + SIGMA_FLOOR**2 * np.eye(data.mean.shape[1])
 
 
-def _data_values(data: _JointData, orders) -> dict:
+def _data_values(data: JointData, orders) -> dict:
     """The values of the model's data containers for ``data``: the statistics (units of s) and, for k > 2, the
     sampler's fixed maps in ``orders`` (:func:`_orders`; a compiled model refitted to new data keeps its first
     data's orders, :class:`pp_corr.sampling.RefittableModel`)."""
@@ -365,7 +365,7 @@ def _data_values(data: _JointData, orders) -> dict:
     return values
 
 
-def _draw_delta(idata, data: _JointData, random_seed):
+def _draw_delta(idata, data: JointData, random_seed):
     """Add delta_i (``delta_scaled``; ``delta`` in the scores' units) to the posterior: per draw, from its
     exact conditional normal given delta0, Sigma0, lambda_i, Sigma_i and what data set i observes, y_i = T_i dbar_i
     (T_i = I in a complete design, :mod:`.joint_data`): with A = Sigma0 / lambda_i, B = c_i Sigma_i and the gain
@@ -405,7 +405,7 @@ class JointResult:
     """
 
     idata: object
-    data: _JointData
+    data: JointData
     rope: tuple[float, float]
     random_seed: object
     convergence_problems: tuple[str, ...] = ()
@@ -565,7 +565,7 @@ def joint_test(x, *, rope=0.01, algorithms=None, reference=None, rho=None, n_tes
     bounds = _check_bounds(bounds)
     check_real("eta", eta, low=0, low_open=True)
     rope = as_rope(rope) or (0.0, 0.0)
-    data = _prepare_joint(x, algorithms, reference, rho, n_test, n_train, folds, scale, missing)
+    data = prepare_joint(x, algorithms, reference, rho, n_test, n_train, folds, scale, missing)
 
     # by form: a retry in the first attempt's form samples the model compiled for it. PyTensor's C backend takes
     # minutes to compile the batched matrix algebra, Numba seconds

@@ -31,7 +31,9 @@ MISSING = ("marginalise", "raise", "drop")
 
 
 @dataclass(frozen=True)
-class _JointData:
+class JointData:
+    """Per-data-set statistics of the differences from the reference algorithm, in the model's unit."""
+
     names: list            # data sets
     algorithms: tuple      # k names, the reference first
     n: np.ndarray          # (q,) folds used per data set
@@ -76,8 +78,10 @@ def _score_blocks(x, algorithms):
     return block, [f"D{i + 1}" for i in range(block.shape[0])], chosen
 
 
-def _prepare_joint(x, algorithms=None, reference=None, rho=None, n_test=None, n_train=None, folds=None,
-                   scale=None, missing="marginalise") -> _JointData:
+def prepare_joint(x, algorithms=None, reference=None, rho=None, n_test=None, n_train=None, folds=None,
+                  scale=None, missing="marginalise") -> JointData:
+    """The joint model's data (:class:`JointData`) from scores of k algorithms: the arguments are those of
+    :func:`pp_corr.hierarchical.joint.joint_model`, checked here."""
     if missing not in MISSING:
         raise ValueError(f"missing must be one of {list(MISSING)}, got {missing!r}")
     block, names, chosen = _score_blocks(x, algorithms)
@@ -144,7 +148,7 @@ def _prepare_joint(x, algorithms=None, reference=None, rho=None, n_test=None, n_
     if scale is not None:
         units = np.broadcast_to([check_real("scale", v, low=0, low_open=True) for v in np.ravel(scale)],
                                 units.shape).astype(float)
-    data = _JointData(names, tuple(chosen), n, rho[keep], mean, scatter, units, max_abs)
+    data = JointData(names, tuple(chosen), n, rho[keep], mean, scatter, units, max_abs)
     return data if gaps is None else _with_gaps(data, present, local)
 
 
@@ -182,7 +186,7 @@ def _estimated(local, present, n):
     return mean, scatter, np.maximum(max_abs, np.abs(mean).max(axis=0)), True
 
 
-def _with_gaps(data: _JointData, present, local) -> _JointData:
+def _with_gaps(data: JointData, present, local) -> JointData:
     """``data`` with the observed statistics, the maps T_i (units of s, rows by the unit of their coordinate a),
     the padding and the names of the absent cells (the module docstring)."""
     q, m = data.mean.shape
@@ -200,5 +204,5 @@ def _with_gaps(data: _JointData, present, local) -> _JointData:
         padding[i, len(others):] = 1.0
     absent = tuple((name, tuple(a for a, h in zip(data.algorithms, has) if not h))
                    for name, has in zip(data.names, present) if not has.all())
-    return _JointData(data.names, data.algorithms, data.n, data.rho, data.mean, data.scatter, data.scale,
+    return JointData(data.names, data.algorithms, data.n, data.rho, data.mean, data.scatter, data.scale,
                       data.max_abs, absent, transform, observed_mean, observed_scatter, padding)

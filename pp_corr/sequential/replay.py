@@ -202,7 +202,7 @@ def sequential_test(scores, algorithms=None, *, over="runs", rope=0.01, level=0.
         if not 1 <= min_runs <= max_runs or min_runs * diff.shape[2] < 2:
             raise ValueError(f"min_runs must be between 1 and max_runs={max_runs} (2 folds at least), "
                              f"got {min_runs}")
-        rows = [_over_runs(diff[i], rho[i], rope, level, futility, min_runs, max_runs, n_sim,
+        rows = [replay_runs(diff[i], rho[i], rope, level, futility, min_runs, max_runs, n_sim,
                            task_seed(random_seed, i), names) for i in range(len(diff))]
         outcomes = pd.DataFrame([r[0] for r in rows], index=pd.Index(datasets, name="dataset"))
         history = pd.concat([r[1] for r in rows], keys=datasets, names=["dataset"])
@@ -245,7 +245,7 @@ def _order(order, datasets, random_seed):
     return np.asarray(positions)
 
 
-def _over_runs(diff, rho, rope, level, futility, min_runs, max_runs, n_sim, seed, names):
+def replay_runs(diff, rho, rope, level, futility, min_runs, max_runs, n_sim, seed, names):
     """One data set's replay: (outcome row, history frame)."""
     full = decide(posterior_regions(_seen(diff, diff.shape[0]), rho, rope), level)
     rng = np.random.default_rng(seed)

@@ -15,7 +15,7 @@ import pandas as pd
 
 from .._args import as_rope, check_count, check_probability_level, check_real
 from ..execution import map_tasks
-from .replay import _over_runs
+from .replay import replay_runs
 
 
 def simulate_differences(mu, sigma, rho, runs, folds, size, rng):
@@ -43,7 +43,7 @@ def _study_chunk(mu, sigma, rho, runs, folds, rope, levels, futility, min_runs, 
     out = []
     for level in levels:
         for x in data:
-            row, _ = _over_runs(x, rho, rope, level, futility, min_runs, runs, n_sim, rng, ("A", "B"))
+            row, _ = replay_runs(x, rho, rope, level, futility, min_runs, runs, n_sim, rng, ("A", "B"))
             out.append((level, row["decision"], row["used"], row["full_decision"]))
     return out
 

@@ -8,6 +8,13 @@ os.environ.setdefault("MPLBACKEND", "Agg")
 from pathlib import Path  # noqa: E402
 
 import pytest  # noqa: E402
+from hypothesis import settings  # noqa: E402
+
+# Property tests draw the same examples on every run by default, so a suite result can be reproduced;
+# HYPOTHESIS_PROFILE=explore draws new ones each run (to look for counterexamples on purpose).
+settings.register_profile("reproducible", derandomize=True, database=None)
+settings.register_profile("explore")
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "reproducible"))
 
 ROOT = Path(__file__).resolve().parents[1]
 UCI54 = ROOT.parent / "shared" / "data" / "uci54" / "uci54_tidy.csv"

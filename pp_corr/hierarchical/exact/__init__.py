@@ -41,9 +41,10 @@ sufficient statistics are xbar_i and S_i).
    p(nu) = x^-2 / ((a2 - a1)(b2 - b1)) int_a1^a2 a [P(a + 1, b2 x) - P(a + 1, b1 x)] da (Gauss-Legendre in a).
 
 4. The rest is a 3-D integral over (delta0, log sigma0, log(nu - 1)) of U(delta0) U(sigma0) p(nu) prod_i g_i:
-   - log(nu - 1): Gauss-Legendre panels (the likelihood changes smoothly with it), at most 1.5 prior sds wide and
-     cut at nu = 2 (for P(nu < 2)); the prior mass below nu = 1.001 sits on one node there (the likelihood barely
-     moves between the Cauchy kernel and nu = 1.001).
+   - log(nu - 1): Gauss-Legendre panels (the likelihood changes smoothly with it), at most 2 prior sds wide and
+     cut at nu = 2 (for P(nu < 2)), one panel below nu = 1.05 and one above nu = 51 (where the kernel barely
+     changes with nu); the prior mass below nu = 1.001 sits on one node there (the likelihood barely moves
+     between the Cauchy kernel and nu = 1.001).
    - delta0: given sigma0, segments in v with delta0 = c + s sinh(v) centred on the conditional posterior (found
      from the values themselves, re-built until their ends are e^-27 below the top and the peak resolved): the
      trapezoid rule in v where the density has decayed at both ends (spectrally accurate, heavy tails included),
@@ -51,8 +52,9 @@ sufficient statistics are xbar_i and S_i).
      Where a segment ends on a bound of delta0's prior, or where sigma0 is so small that summands step at the
      rope's ends or 0 (P(delta_new < r_lo), P(delta_i > 0) as functions of delta0), Gauss-Legendre pieces
      between those points and their Legendre interpolants instead.
-   - log sigma0: Gauss-Legendre panels over the region where a cheap pilot (each g_i a t density) puts the
-     posterior, cut at sigma0 = 0.01 and where the rope stops being the most probable region at its centre (a
+   - log sigma0: Gauss-Legendre panels over the region where a cheap pilot puts the posterior (each g_i the sum of
+     L_i(delta0), fading as sigma0 outgrows L_i, and a t density of scale s = sqrt(sigma0^2 + scale_i^2) whose tail
+     is made the kernel's by the factor (sigma0 / s)^nu), cut at sigma0 = 0.01 and where the rope stops being the most probable region at its centre (a
      kink); extended while the tail beyond an end panel holds mass (unless log phi is already straight there,
      below 1e-3 of the smallest w_i), split while a panel's error estimate (its highest Legendre coefficients,
      extrapolated) is above 1e-4 of the total. The grid reaches 1e-6 of the unit at most; the tails beyond the
@@ -66,7 +68,8 @@ with delta0 at most twice for given (sigma0, nu) (the rope's probability is symm
 rope's centre), so the probability of each region being the largest is the conditional CDF of delta0 at those
 points. Given the hyperparameters the delta_i are independent, so the count of delta_i > 0 is Poisson-binomial.
 
-The numerical error is estimated by the same computation on a grid half as fine in every direction.
+The numerical error is estimated by the same computation on a grid half as fine in every direction (at least
+three nodes per nu panel).
 
 Draws (:func:`exact_draws`) follow the same grid, each level given the one above, without evaluating anything
 new but each data set's L_i: log sigma0 from the interpolant of its density within a panel (exponential tails

@@ -15,7 +15,9 @@ from .integrals import (gauss_legendre, legendre_integrals, legendre_values, nu_
                         nu_prior_quantile)
 
 NU_LUMP = 1e-3  # prior mass of nu - 1 below this sits on one node
-_NU_TAIL = 1e-12  # prior mass of nu left out at either end
+_NU_TAIL = 1e-12  # prior mass of nu left out below
+_NU_TOP = 1e-7  # prior mass of nu left out above (nu of several hundred: the kernel is all but the normal)
+_NEAR_CAUCHY, _NEAR_NORMAL = 1.05, 51.0  # below and above, the kernel barely changes with nu: one panel each
 DELTA0_NATS = 30.0  # a delta0 segment ends where the conditional density is this far below its top
 PEAK_NATS = 2.0  # the half-width of a peak is where it falls this far (sets the scale of a delta0 segment)
 
@@ -33,10 +35,10 @@ class ExactGrid:
     ``coarser()`` and reports the differences.
 
     >>> ExactGrid().coarser().delta0_points
-    12
+    8
     """
 
-    delta0_points: int = 24
+    delta0_points: int = 16
     nu_points: int = 4
     nu_panel: float = 2.0
     sigma0_points: int = 5
@@ -63,8 +65,9 @@ class ExactGrid:
                        error_estimate=False)
 
     def coarser(self) -> ExactGrid:
-        """Half the resolution in every direction (the error estimate's grid)."""
-        return self.scaled(0.5)
+        """Half the resolution in every direction, with at least three nodes per nu panel (the error estimate's
+        grid: with two, its error in P(nu < 2) and the regions' probabilities is ten times the finer grid's)."""
+        return replace(self.scaled(0.5), nu_points=max(3, round(self.nu_points * 0.5)))
 
 
 @dataclass(frozen=True)
@@ -83,17 +86,29 @@ class NuGrid:
     @classmethod
     def build(cls, alpha, beta, grid: ExactGrid) -> NuGrid:
         """Gauss-Legendre panels in t = log(nu - 1) (the likelihood changes smoothly with it), at most
-        ``grid.nu_panel`` and 1.5 prior sds of t wide and cut at nu = 2, from nu = 1.001 (the prior mass below
-        sits on one node there) to the prior's 1 - 1e-12 quantile; the weights are the rule's times the prior
-        density of t."""
+        ``grid.nu_panel`` and 2 prior sds of t wide and cut at nu = 2, from nu = 1.001 (the prior mass below
+        sits on one node there) to the prior's 1 - 1e-7 quantile; one panel below nu = 1.05 and one above
+        nu = 51, where the t kernel barely changes with nu; the weights are the rule's times the prior density
+        of t, scaled so that each panel carries its prior mass."""
         lump = float(nu_prior_cdf(1 + NU_LUMP, alpha, beta))
-        quantiles = np.log(nu_prior_quantile(np.array([_NU_TAIL, 0.1587, 0.8413, 1 - _NU_TAIL]), alpha, beta) - 1)
+        quantiles = np.log(nu_prior_quantile(np.array([_NU_TAIL, 0.1587, 0.8413, 1 - _NU_TOP]), alpha, beta) - 1)
         low = math.log(NU_LUMP) if lump > _NU_TAIL else quantiles[0]
         high = quantiles[-1]
-        width = min(grid.nu_panel, 0.75 * (quantiles[2] - quantiles[1]))  # 1.5 prior sd of t, at most nu_panel
-        panels = panels_covering(low, high, width, (0.0,))
+        width = min(grid.nu_panel, quantiles[2] - quantiles[1])  # 2 prior sd of t, at most nu_panel
+        # where the kernel barely changes with nu (near the Cauchy and near the normal) one panel suffices
+        ends = (math.log(_NEAR_CAUCHY - 1), math.log(_NEAR_NORMAL - 1))
+        # (panels twice as wide there, still following the prior's own scale when it is concentrated)
+        ends = (min(max(ends[0], low), high), max(min(ends[1], high), low))
+        panels = [(a, b) for a, b in (*panels_covering(low, ends[0], 2 * width),
+                                      *panels_covering(ends[0], ends[1], width, (0.0,)),
+                                      *panels_covering(ends[1], high, 2 * width)) if b > a]
         t, rule = (np.concatenate(v) for v in zip(*(gauss_legendre(a, b, grid.nu_points) for a, b in panels)))
         nu, w = 1 + np.exp(t), rule * nu_prior_density(1 + np.exp(t), alpha, beta) * np.exp(t)
+        # each panel's weights carry its exact prior mass (wide panels integrate the prior alone to ~1e-4)
+        mass = np.diff(nu_prior_cdf(1 + np.exp(np.array([panels[0][0], *(b for _, b in panels)])), alpha, beta))
+        rows = w.reshape(len(panels), -1)
+        sums = rows.sum(axis=1)
+        w = (rows * np.divide(mass, sums, out=np.ones_like(sums), where=sums > 0)[:, None]).ravel()
         if lump > _NU_TAIL:
             nu, w, rule = np.append(1 + NU_LUMP, nu), np.append(lump, w), np.append(0.0, rule)
         return cls(nu, w, nu < 2, rule, tuple(panels), grid.nu_points)

@@ -77,8 +77,13 @@ class Problem:
             log_l = lik.log_value(x)
             spread = np.sqrt(sigma0**2 + lik.scale**2)[:, None, None]
             z = (x[None, :, None] - lik.xbar[:, None, None]) / spread
-            log_t = constants - 0.5 * (nu + 1) * np.log1p(z * z / nu) - np.log(spread) + log_mass[:, None, None]
-            log_g = np.logaddexp(log_t, log_l[..., None])  # (q, points, nu)
+            # g_i is L_i(delta0) as sigma0 -> 0, and the t kernel's tail reaching L_i far from it: the t density of
+            # scale sqrt(sigma0^2 + scale_i^2) (L_i as a t of scale_i) times (sigma0 / spread)^nu, which makes its
+            # tail that of the kernel alone; L_i's term fades as the kernel outgrows L_i, as g_i falls like 1 / sigma0
+            log_t = (constants - 0.5 * (nu + 1) * np.log1p(z * z / nu) - np.log(spread) + log_mass[:, None, None]
+                     + nu * np.log(sigma0 / spread))
+            fade = 2 * np.log(lik.scale[:, None, None] / spread)
+            log_g = np.logaddexp(log_t, log_l[..., None] + fade)  # (q, points, nu)
             log_p = log_g.sum(axis=0) + log_w  # (points, nu)
             profile = special.logsumexp(log_p, axis=1)
             dx = np.gradient(x) if len(x) > 1 else np.ones(1)

@@ -18,13 +18,14 @@ from .pairwise.rank_tests import (ImpreciseSignedRankResult, RegionProbabilities
 from .pairwise.ttest import CorrelatedTTestResult, DegenerateWarning, correlated_ttest
 from .sequential.cv import sequential_cv
 from .sequential.replay import SequentialResult, sequential_test
+from .sequential.runs import SequentialRuns
 from .sequential.study import sequential_study
 
 __all__ = [
     "AssumptionWarning", "ConvergenceWarning", "CorrelatedTTestResult", "DegenerateWarning", "HierarchicalResult",
     "ImpreciseSignedRankResult", "JointResult", "MissingScoresWarning", "NormalGamma", "OutlierWarning",
     "PlackettLuceResult", "PoissonBinomial", "PoissonTestResult", "RegionProbabilities", "SequentialResult",
-    "SufficientStats", "TTestResult", "bayesian_sign_test", "bayesian_signed_rank", "compare_all_pairs",
+    "SequentialRuns", "SufficientStats", "TTestResult", "bayesian_sign_test", "bayesian_signed_rank", "compare_all_pairs",
     "corrected_ttest", "correlated_ttest", "dataset_ranks", "differences", "example_path", "format_pairs",
     "hierarchical_model", "hierarchical_test", "hierarchical_tests", "imprecise_signed_rank", "intraclass_fold_logp",
     "intraclass_logp", "joint_model", "joint_test", "load_scores", "mean_differences", "missing_cells",

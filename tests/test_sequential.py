@@ -241,3 +241,36 @@ def test_sequential_cv_stops_by_itself_and_its_scores_reproduce_the_decision():
                                [last.p_left, last.p_rope, last.p_right], rtol=1e-12)
     assert res.result.decision.iloc[0] == decide((post.p_left[0], post.p_rope[0], post.p_right[0]), 0.95)
     assert "nb" in repr(res) and "tree" in repr(res)
+
+
+def test_runs_added_one_at_a_time_replay_the_recorded_design(uci54):
+    """SequentialRuns fed a uci54 pair's runs one by one (from a runner it calls) stops where sequential_test's
+    replay of the same runs stops, with the same history, on every data set: the same rules under the same seed."""
+    a, b = "nbc", "hnb"
+    replay = pp_corr.sequential_test(uci54, algorithms=(a, b), rope=0.01, random_seed=5)
+    diff_a, diff_b = (uci54.score.sel(algorithm=n).transpose("dataset", "run", "fold").values for n in (a, b))
+    for i, name in enumerate(uci54.dataset.values[:12]):
+        seq = pp_corr.SequentialRuns(rope=0.01, max_runs=10, rho=float(uci54.rho[i]), names=(a, b),
+                                     random_seed=task_seed(5, i))
+        seq.run(lambda run: (diff_a[i, run], diff_b[i, run]))
+        expected = replay.outcomes.loc[str(name)]
+        assert (seq.runs, seq.decision, seq.reason) == (expected.used, expected.decision, expected.reason)
+        got, want = seq.result.to_frame().droplevel("dataset"), replay.to_frame().loc[str(name)]
+        np.testing.assert_allclose(got.values, want.values, rtol=1e-12, equal_nan=True)
+
+
+def test_runs_added_by_hand_are_checked():
+    seq = pp_corr.SequentialRuns(rope=0.01, max_runs=3, names=("A", "B"), random_seed=0)
+    assert not seq.add_run([0.8, 0.82, 0.81], [0.9, 0.91, np.nan])  # a failed fold: one look needs 2 runs
+    assert seq.runs == 1 and seq.result.to_frame().empty and "not stopped" in repr(seq)
+    with pytest.raises(ValueError, match="run 2: scores_a and scores_b must hold the same folds"):
+        seq.add_run([0.8, 0.8, 0.8], [0.9, 0.9])
+    with pytest.raises(ValueError, match="run 2 has 4 folds, the first run had 3"):
+        seq.add_run([0.8] * 4, [0.9] * 4)
+    while not seq.add_run([0.8, 0.82, 0.81], [0.9, 0.91, 0.92]):
+        pass
+    assert seq.decision == "right" and seq.result.outcomes.used.iloc[0] == seq.runs == 2
+    with pytest.raises(RuntimeError, match="has stopped"):
+        seq.add_run([0.8] * 3, [0.9] * 3)
+    with pytest.raises(ValueError, match="min_runs must be at most max_runs=2"):
+        pp_corr.SequentialRuns(max_runs=2, min_runs=3)

@@ -4,13 +4,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
 import xarray as xr
 
-from .._args import as_rope, check_count, check_probability_level
-from ..data.scores import differences
+from .._args import check_count
 from ..studies.resampling import design_splits, evaluate, split_and_fit_streams, to_scores
-from .replay import SequentialResult, run_step
+from .replay import SequentialResult
+from .runs import SequentialRuns
 
 
 @dataclass(frozen=True, repr=False)
@@ -29,7 +28,8 @@ def sequential_cv(estimator_a, estimator_b, X, y, *, cv=10, max_runs=10, min_run
                   futility=0.05, loss="zero_one", names=("A", "B"), n_sim=400, random_seed=None) -> SequentialCV:
     """Run ``cv``-fold cross-validation of both estimators one run (a fresh permutation) at a time, from
     ``min_runs`` on apply the stopping rules of :func:`pp_corr.sequential_test` after each run (rho =
-    n_test / n from the splits), and stop when they say so or after ``max_runs`` runs. ``loss`` is as in
+    n_test / n from the splits), and stop when they say so or after ``max_runs`` runs (a
+    :class:`pp_corr.SequentialRuns` fed by scikit-learn; use that class for a runner of your own). ``loss`` is as in
     :func:`pp_corr.studies.resampling.evaluate` ("zero_one": 1 - accuracy). ``random_seed`` seeds the splits,
     the estimators and the predictive draws.
 
@@ -43,30 +43,20 @@ def sequential_cv(estimator_a, estimator_b, X, y, *, cv=10, max_runs=10, min_run
     (True, True)
     """
     folds = check_count("cv", cv, minimum=2)
-    max_runs = check_count("max_runs", max_runs)
-    min_runs = check_count("min_runs", min_runs)
-    if min_runs > max_runs:
-        raise ValueError(f"min_runs must be at most max_runs={max_runs}, got {min_runs}")
-    level, futility = check_probability_level("level", level), check_probability_level("futility", futility)
-    rope = as_rope(rope)
     split_rng, fit_rng = split_and_fit_streams(random_seed)
-    rng = np.random.default_rng(split_rng.integers(2**63))
-    runs, records, reason = [], [], None
-    while reason is None:
+    a, b = (str(n) for n in names)
+    runs = []
+
+    def one_run(run):
         plan = design_splits("kfold", len(y), folds=folds, random_seed=split_rng)
-        run = evaluate(estimator_a, estimator_b, X, y, plan, loss=loss, names=names, random_seed=fit_rng)
-        runs.append(run.assign_coords(group=("split", np.full(run.sizes["split"], len(runs)))))
-        if len(runs) < min_runs:
-            continue
-        scores = to_scores(xr.concat(runs, dim="split").assign_coords(split=np.arange(len(runs) * folds)))
-        a, b = (str(n) for n in names)
-        x = differences(scores, a, b).values.ravel()
-        record, decision, reason = run_step(x, len(runs), folds, float(scores.rho[0]), rope, level, futility,
-                                            max_runs, n_sim, rng, (a, b))
-        records.append(record)
-    outcome = pd.DataFrame([{"used": len(runs), "budget": max_runs, "decision": decision, "reason": reason,
-                             "full_decision": "not run"}], index=pd.Index(["D1"], name="dataset"))
-    history = pd.concat([pd.DataFrame(records).set_index("runs")], keys=["D1"], names=["dataset"])
-    result = SequentialResult("runs", (a, b), rope, level, futility, "correlated t-test (cross-validation run "
-                              "on demand)", outcome, history)
-    return SequentialCV(scores, result)
+        scores = evaluate(estimator_a, estimator_b, X, y, plan, loss=loss, names=names, random_seed=fit_rng)
+        runs.append(scores.assign_coords(group=("split", np.full(scores.sizes["split"], run))))
+        own = to_scores(scores)
+        sequence.rho = float(own.rho[0])  # n_test / n of the splits
+        return (own.score.sel(algorithm=name).values.ravel() for name in (a, b))
+
+    sequence = SequentialRuns(rope=rope, level=level, futility=futility, max_runs=max_runs, min_runs=min_runs,
+                              names=(a, b), n_sim=n_sim, random_seed=np.random.default_rng(split_rng.integers(2**63)))
+    sequence.run(one_run)
+    scores = to_scores(xr.concat(runs, dim="split").assign_coords(split=np.arange(len(runs) * folds)))
+    return SequentialCV(scores, sequence.result)

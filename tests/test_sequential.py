@@ -137,6 +137,21 @@ def test_over_datasets_replays_the_tests_in_order():
     assert (first.p_left, first.p_right) == (oracle.p_a_majority, oracle.p_b_majority)
 
 
+def test_over_datasets_with_the_hierarchical_model(capsys):
+    """Each step is the hierarchical test of the data sets seen (its exact posterior, the new data set's
+    probability that each region is the largest), under the step's seed; a progress line per step on stderr."""
+    x = _diffs(3, runs=1, folds=10, mu=0.03, sigma=0.02, q=7)
+    res = pp_corr.sequential_test(x, over="datasets", order=list(range(7)), test="hierarchical", rope=0.01,
+                                  min_datasets=5, random_seed=2, progress=True)
+    hist = res.to_frame()
+    for k, row in hist.iterrows():
+        new = pp_corr.hierarchical_test(x[:k].reshape(k, -1), rope=0.01, rho=0.1, random_seed=task_seed(2, k))
+        new = new.new_dataset()
+        assert (row.p_left, row.p_rope, row.p_right) == (new.win_left, new.win_rope, new.win_right)
+    assert res.decision == "right" and "hierarchical model" in res.summary()
+    assert "sequential hierarchical test: 5 of 7 data sets" in capsys.readouterr().err
+
+
 def test_uci54_acceptance_on_one_pair(uci54):
     """The issue's targets on the pair with the most decisions: >= 95% agreement where the full design decides,
     <= 40% of the runs."""

@@ -36,8 +36,9 @@ def add_command(subparsers, **keywords):
     parser.add_argument("--futility", type=level, default=0.05,
                         help="stop when the probability that more runs decide is below it (default 0.05)")
     parser.add_argument("--max-runs", type=count, help="the budget of runs (default: all recorded)")
-    parser.add_argument("--test", choices=["signed_rank", "poisson"], default="signed_rank",
-                        help="with --over datasets: the test across data sets (default signed_rank)")
+    parser.add_argument("--test", choices=["signed_rank", "poisson", "hierarchical"], default="signed_rank",
+                        help="with --over datasets: the test across data sets (default signed_rank; hierarchical: a "
+                             "few seconds a data set)")
     parser.add_argument("--orders", type=count, default=10,
                         help="with --over datasets: how many random orders of the data sets (default 10)")
     add_reading_options(parser)
@@ -59,8 +60,8 @@ def run_command(args):
     if args.over == "runs":
         print(sequential_test(scores, pair, max_runs=args.max_runs, random_seed=args.seed, **options))
         return
-    results = [sequential_test(scores, pair, over="datasets", test=args.test, random_seed=args.seed + i, **options)
-               for i in range(args.orders)]
+    results = [sequential_test(scores, pair, over="datasets", test=args.test, random_seed=args.seed + i,
+                               progress=args.test == "hierarchical", **options) for i in range(args.orders)]
     print(results[0].summary().splitlines()[0])
     used = np.array([r.stopped_at for r in results])
     for i, r in enumerate(results):

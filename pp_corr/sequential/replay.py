@@ -1,6 +1,7 @@
 """Replay recorded scores in order and stop as soon as the rules allow: :func:`sequential_test` and its result."""
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 
 import numpy as np
@@ -10,6 +11,7 @@ import xarray as xr
 from .._args import as_rope, check_choice, check_count, check_probability_level
 from ..data.scores import differences, mean_differences, pick_algorithms
 from ..execution import task_seed
+from ..hierarchical.fit import hierarchical_test
 from ..pairwise.poisson_test import poisson_test
 from ..pairwise.rank_tests import bayesian_signed_rank
 from .rules import decide, floor_regions, floor_success, posterior_regions, predictive_success
@@ -166,7 +168,7 @@ class SequentialResult:
 
 def sequential_test(scores, algorithms=None, *, over="runs", rope=0.01, level=0.95, futility=0.05,
                     max_runs=None, min_runs=2, min_datasets=5, order=None, test="signed_rank", rho=None,
-                    n_sim=400, n_samples=5000, random_seed=None) -> SequentialResult:
+                    n_sim=400, n_samples=5000, random_seed=None, progress=False) -> SequentialResult:
     """Replay recorded scores step by step and stop when the rules allow (docs/theory.md, section 10).
 
     ``scores`` is a scores Dataset (``algorithms=(a, b)``) or differences B - A shaped ``(runs, folds)`` (one
@@ -181,15 +183,17 @@ def sequential_test(scores, algorithms=None, *, over="runs", rope=0.01, level=0.
     ``over="datasets"``: data sets in ``order`` (names or positions) or a random order seeded by
     ``random_seed``, at least ``min_datasets`` before any stop; after each data set the ``test`` across data
     sets ("signed_rank": :func:`pp_corr.bayesian_signed_rank` with the rope, its probability that a region is the
-    largest, ``n_samples`` draws; "poisson": :func:`pp_corr.poisson_test`, majorities only, no rope region)
-    stops when a region reaches ``level``. The hierarchical model is not offered: a step would cost seconds.
+    largest, ``n_samples`` draws; "poisson": :func:`pp_corr.poisson_test`, majorities only, no rope region;
+    "hierarchical": :func:`pp_corr.hierarchical_test`'s probability that each region is the largest for a new
+    data set, its exact posterior, a few seconds a step, a line on stderr per step with ``progress=True``)
+    stops when a region reaches ``level``.
 
     >>> res = sequential_test([[0.02, 0.03, 0.01], [0.03, 0.02, 0.02], [0.02, 0.03, 0.03]], rope=0.005)
     >>> res.runs_used.tolist(), res.decision.tolist()
     ([2], ['right'])
     """
     over = check_choice("over", over, ("runs", "datasets"))
-    test = check_choice("test", test, ("signed_rank", "poisson"))
+    test = check_choice("test", test, ("signed_rank", "poisson", "hierarchical"))
     level = check_probability_level("level", level)
     futility = check_probability_level("futility", futility)
     rope = as_rope(rope)
@@ -211,8 +215,9 @@ def sequential_test(scores, algorithms=None, *, over="runs", rope=0.01, level=0.
     if min_datasets > len(order):
         raise ValueError(f"min_datasets={min_datasets} but the scores hold {len(order)} data sets")
     outcome, history = _over_datasets(diff[order], rho[order], [datasets[i] for i in order], rope, level, test,
-                                      min_datasets, n_samples, random_seed, names)
-    label = {"signed_rank": "Bayesian signed-rank test", "poisson": "Poisson test"}[test]
+                                      min_datasets, n_samples, random_seed, names, progress)
+    label = {"signed_rank": "Bayesian signed-rank test", "poisson": "Poisson test",
+             "hierarchical": "hierarchical model (exact posterior)"}[test]
     return SequentialResult("datasets", names, rope, level, futility, label, pd.DataFrame([outcome]), history)
 
 
@@ -289,13 +294,20 @@ def _seen(diff, runs):
     return x[~np.isnan(x)]
 
 
-def _over_datasets(diff, rho, datasets, rope, level, test, min_datasets, n_samples, random_seed, names):
+def _over_datasets(diff, rho, datasets, rope, level, test, min_datasets, n_samples, random_seed, names, progress):
     """The benchmark's replay over data sets in the given order: (outcome row, history frame)."""
     def regions(k):
         if test == "signed_rank":
             z = mean_differences(diff[:k].reshape(k, -1))[0]
             res = bayesian_signed_rank(z, rope=rope or 0.0, n_samples=n_samples, random_seed=task_seed(random_seed, k))
             return tuple(float(w) for w in res.wins)
+        if test == "hierarchical":
+            if progress:
+                print(f"\rsequential hierarchical test: {k} of {len(diff)} data sets", end="", file=sys.stderr,
+                      flush=True)
+            res = hierarchical_test(diff[:k].reshape(k, -1), rope=rope or 0.0, rho=rho[:k],
+                                    random_seed=task_seed(random_seed, k)).new_dataset()
+            return res.win_left, res.win_rope, res.win_right
         res = poisson_test(diff[:k].reshape(k, -1), rho=rho[:k], rope=rope)
         return res.p_a_majority, np.nan, res.p_b_majority
 
@@ -311,5 +323,7 @@ def _over_datasets(diff, rho, datasets, rope, level, test, min_datasets, n_sampl
             break
     else:
         reason = f"all {q} data sets seen and every region below {level}"
+    if progress and test == "hierarchical":
+        print(file=sys.stderr)
     outcome = {"used": k, "budget": q, "decision": decision, "reason": reason, "full_decision": full}
     return outcome, pd.DataFrame(records).set_index("datasets")

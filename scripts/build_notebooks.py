@@ -364,6 +364,80 @@ coverage[["mean_covered", "sd_covered"]].mean()"""),
         code("""check_plots.plot_loo_pit(coverage);
 coverage[["mean_loo_pit", "mean_pareto_k", "sd_loo_pit", "sd_pareto_k"]].describe().round(3)"""),
     ],
+    "08_sequential_comparison.ipynb": [
+        md("# Deciding with fewer runs: sequential comparison\n\n"
+        "A comparison need not cost the whole design chosen in advance. The rules (docs/theory.md, section 10) "
+        "look at the posterior after every run, or every data set, and stop when a region reaches the level, or "
+        "for futility when more of the same could not decide. Under the correlated model the posterior variance of "
+        "the mean difference on one data set has a floor, rho/(1 - rho) s^2, however many runs are added: then the "
+        "message is to add data sets, not runs. Here: replaying uci54 (10 runs x 10 folds on 54 data sets), the "
+        "price of stopping early in wrong decisions, and the rules fed by a runner of your own.\n\n"
+        "The tests set `PP_CORR_REPETITIONS` and run a smaller error-rate study."),
+        code(SETUP + """import pandas as pd
+from sklearn.datasets import load_breast_cancer
+from sklearn.model_selection import KFold, cross_val_score
+from sklearn.naive_bayes import GaussianNB
+from sklearn.tree import DecisionTreeClassifier
+scores = pp_corr.load_scores(UCI54, columns={"score": "accuracy"})
+from pp_corr.palette import series_color
+REPETITIONS = int(os.environ.get("PP_CORR_REPETITIONS", 500))"""),
+        md("## Over runs: each data set replayed run by run\nnbc against hnb with a rope of one point of "
+        "accuracy. Where the full design decides, the replay almost always reaches the same decision, and early."),
+        code("""runs = pp_corr.sequential_test(scores, ("nbc", "hnb"), over="runs", rope=0.01, random_seed=1)
+out = runs.outcomes
+print(runs.summary().splitlines()[1])
+out.decision.value_counts().rename("decisions").to_frame().join(out.groupby("decision").used.mean().rename("mean runs"))"""),
+        md("Why each stopped, in words: a decision, the budget, or the floor (more runs of this data set cannot "
+        "decide: add data sets)."),
+        code("""out["why"] = out.reason.str.extract(r"^(P\\(|budget|even infinitely|the full budget)")[0].map(
+    {"P(": "decision", "budget": "budget exhausted", "even infinitely": "the floor: add data sets",
+     "the full budget": "the budget would not decide"})
+out.why.value_counts()"""),
+        md("The path of one data set: the three region probabilities after each run, the level, and the "
+        "predictive probability that the budget decides with its futility threshold."),
+        code("""slowest = out.used.idxmax()
+runs.plot(dataset=slowest);"""),
+        md("## Over data sets\nThe data sets in random orders, the test across them after each: the signed-rank "
+        "test (ten orders), and the hierarchical model (its exact posterior, a few seconds a step) for j48 against "
+        "j48gr, which differ on a handful of data sets only (from the second data set on)."),
+        code("""orders = [pp_corr.sequential_test(scores, ("nbc", "hnb"), over="datasets", rope=0.01, random_seed=seed)
+          for seed in range(10)]
+pd.DataFrame({"stopped after": [r.stopped_at for r in orders], "decision": [r.decision for r in orders],
+              "all 54": [r.full_decision for r in orders]}, index=pd.Index(range(10), name="order"))"""),
+        code("""hier = pp_corr.sequential_test(scores, ("j48", "j48gr"), over="datasets", test="hierarchical", rope=0.01,
+                               min_datasets=2, random_seed=0)
+print(hier.summary())
+hier.plot();"""),
+        md("## The price of stopping early\n`sequential_study` simulates data sets at the 2015 paper's design (10 "
+        "runs x 10 folds, rho = 0.1) with the true mean inside the rope, on its boundary and outside, and replays "
+        "each at several levels. At the boundary the wrong-decision rate of the rule at 0.95 is above the nominal "
+        "5%; the calibrated level is the smallest whose rate is not."),
+        code("""study = pp_corr.sequential_study((0.0, 0.01, 0.03), repetitions=REPETITIONS, chunk=250, random_seed=0,
+                                 workers=1)
+print(study.summary().splitlines()[0])
+study.table[["wrong", "wrong_mcse", "wrong_fixed", "saving", "agreement"]].round(3)"""),
+        code("""table = study.table.reset_index()
+fig, ax = plt.subplots(figsize=(6, 3.2), layout="constrained")
+for k, (mu, group) in enumerate(table.groupby("mu")):
+    ax.errorbar(group.level + (k - 1) * 0.002, group.wrong, yerr=2 * group.wrong_mcse, marker="os^"[k],
+                color=series_color(k), capsize=3, label=f"true mean {mu:g}")
+ax.axhline(0.05, color="0.3", lw=0.8, ls="--", label="nominal 5%")
+ax.set(xlabel="level", ylabel="wrong decisions (+- 2 MCSE)", title="Sequential correlated t-test, rope 0.01")
+ax.legend(fontsize=8);"""),
+        md("## Your own runner\n`SequentialRuns` takes one run's fold scores at a time; `run(callback)` asks "
+        "your runner for one more run until the rules stop. Here the runner is scikit-learn's `cross_val_score` "
+        "with a new shuffle each run (`sequential_cv` does the same with its own splits)."),
+        code("""X, y = load_breast_cancer(return_X_y=True)
+
+def one_run(run):
+    folds = KFold(10, shuffle=True, random_state=run)
+    return (cross_val_score(DecisionTreeClassifier(max_depth=2, random_state=0), X, y, cv=folds),
+            cross_val_score(GaussianNB(), X, y, cv=folds))
+
+seq = pp_corr.SequentialRuns(rope=0.01, max_runs=10, names=("tree", "nb"), random_seed=0).run(one_run)
+print(seq)
+seq.result.to_frame().round(3)"""),
+    ],
     "06_nadeau_bengio.ipynb": [
         md("# The learners in the loop: the procedures of Nadeau & Bengio (2003)\n\n"
         "The corrected t-test of the rest of pp_corr is one of seven procedures Nadeau & Bengio compared for "

@@ -158,6 +158,7 @@ class SequentialResult:
         ax.axvline(stop.used, color=INK, linestyle=":", linewidth=1.5,
                    label=f"stop: {_verdict(stop.decision, self.names)}")
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.set_xlim(min(steps[0], stop.used) - 0.5, max(steps[-1], stop.used) + 0.5)  # whole steps, even for one
         unit = "runs" if self.over == "runs" else "data sets"
         ax.set(xlabel=f"{unit} seen", ylabel="posterior probability", ylim=(-0.02, 1.02),
                title=f"{self.names[1]} - {self.names[0]}" + (f" on {dataset}" if self.over == "runs" else ""))

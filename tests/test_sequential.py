@@ -181,7 +181,7 @@ def test_plot_and_records(tmp_path):
 
 @pytest.mark.parametrize("kwargs, name", [({"over": "folds"}, "over"), ({"level": 1.5}, "level"),
                                           ({"max_runs": 20}, "max_runs"), ({"min_runs": 0}, "min_runs"),
-                                          ({"test": "hierarchical"}, "test"), ({"futility": 0}, "futility"),
+                                          ({"test": "wilcoxon"}, "test"), ({"futility": 0}, "futility"),
                                           ({"over": "datasets", "min_datasets": 9}, "min_datasets"),
                                           ({"over": "datasets", "order": [0, 0]}, "order")])
 def test_bad_arguments_are_named(kwargs, name):

@@ -56,7 +56,10 @@ class SequentialRuns:
         """Add one run's fold scores of A and of B (same folds, same order); returns :attr:`stopped`."""
         if self.stopped:
             raise RuntimeError(f"the comparison has stopped ({self.reason}): no more runs are needed")
-        a, b = (np.asarray(s, dtype=float).ravel() for s in (scores_a, scores_b))
+        try:
+            a, b = (np.asarray(s, dtype=float).ravel() for s in (scores_a, scores_b))
+        except (TypeError, ValueError):
+            raise TypeError(f"run {self.runs + 1}: scores_a and scores_b must be numbers, one score a fold") from None
         if a.shape != b.shape or a.size == 0:
             raise ValueError(f"run {self.runs + 1}: scores_a and scores_b must hold the same folds, got "
                              f"{a.size} and {b.size} scores")

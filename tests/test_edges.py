@@ -1998,9 +1998,10 @@ def test_hierarchical_tests_names_a_bad_argument_before_any_fit(monkeypatch, arg
     (lambda: pp_corr.sequential_cv(None, None, np.zeros((20, 2)), np.zeros(20), max_runs=0), ("max_runs",)),
     (lambda: pp_corr.SequentialRuns(rope=-0.01), ("rope",)),
     (lambda: pp_corr.SequentialRuns(level=1.5), ("level",)),
+    (lambda: pp_corr.SequentialRuns(rho=1.0), ("rho",)),
     (lambda: pp_corr.SequentialRuns().add_run(["a", "b"], [0.8, 0.9]), ("scores_a", "scores_b")),
 ], ids=["negative rope", "all NaN", "one run", "no repetitions", "level above 1", "no runs", "runs: negative rope",
-        "runs: level above 1", "runs: text scores"])
+        "runs: level above 1", "runs: rho 1", "runs: text scores"])
 def test_sequential_edges_are_refused_by_name(call, names):
     """The sequential comparison's entry points refuse degenerate input by name (its SequentialResult is what
     sequential_test returns: tests/test_sequential.py checks it)."""

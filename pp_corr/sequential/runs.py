@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .._args import as_generator, as_rope, check_count, check_probability_level
+from .._args import as_generator, as_rope, check_count, check_probability_level, check_real
 from .replay import SequentialResult, run_step
 
 
@@ -37,7 +37,8 @@ class SequentialRuns:
             raise ValueError(f"min_runs must be at most max_runs={self.max_runs}, got {self.min_runs}")
         self.level = check_probability_level("level", level)
         self.futility = check_probability_level("futility", futility)
-        self.rope, self.rho, self.n_sim = as_rope(rope), rho, check_count("n_sim", n_sim)
+        self.rho = None if rho is None else check_real("rho", rho, low=0, high=1, high_open=True)
+        self.rope, self.n_sim = as_rope(rope), check_count("n_sim", n_sim)
         self.names = tuple(str(n) for n in names)
         self._rng = as_generator(random_seed)
         self._differences, self._records = [], []

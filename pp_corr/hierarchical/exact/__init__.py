@@ -42,7 +42,7 @@ sufficient statistics are xbar_i and S_i).
 
 4. The rest is a 3-D integral over (delta0, log sigma0, log(nu - 1)) of U(delta0) U(sigma0) p(nu) prod_i g_i:
    - log(nu - 1): Gauss-Legendre panels (the likelihood changes smoothly with it), at most 2 prior sds wide and
-     cut at nu = 2 (for P(nu < 2)), one panel below nu = 1.05 and one above nu = 51 (where the kernel barely
+     cut at nu = 2 (for P(nu < 2)), twice as wide below nu = 1.05 and above nu = 51 (where the kernel barely
      changes with nu); the prior mass below nu = 1.001 sits on one node there (the likelihood barely moves
      between the Cauchy kernel and nu = 1.001).
    - delta0: given sigma0, segments in v with delta0 = c + s sinh(v) centred on the conditional posterior (found

@@ -17,7 +17,7 @@ from .integrals import (gauss_legendre, legendre_integrals, legendre_values, nu_
 NU_LUMP = 1e-3  # prior mass of nu - 1 below this sits on one node
 _NU_TAIL = 1e-12  # prior mass of nu left out below
 _NU_TOP = 1e-7  # prior mass of nu left out above (nu of several hundred: the kernel is all but the normal)
-_NEAR_CAUCHY, _NEAR_NORMAL = 1.05, 51.0  # below and above, the kernel barely changes with nu: one panel each
+_NEAR_CAUCHY, _NEAR_NORMAL = 1.05, 51.0  # below and above, the kernel barely changes with nu: wider panels
 DELTA0_NATS = 30.0  # a delta0 segment ends where the conditional density is this far below its top
 PEAK_NATS = 2.0  # the half-width of a peak is where it falls this far (sets the scale of a delta0 segment)
 
@@ -87,18 +87,17 @@ class NuGrid:
     def build(cls, alpha, beta, grid: ExactGrid) -> NuGrid:
         """Gauss-Legendre panels in t = log(nu - 1) (the likelihood changes smoothly with it), at most
         ``grid.nu_panel`` and 2 prior sds of t wide and cut at nu = 2, from nu = 1.001 (the prior mass below
-        sits on one node there) to the prior's 1 - 1e-7 quantile; one panel below nu = 1.05 and one above
-        nu = 51, where the t kernel barely changes with nu; the weights are the rule's times the prior density
-        of t, scaled so that each panel carries its prior mass."""
+        sits on one node there) to the prior's 1 - 1e-7 quantile; panels twice as wide below nu = 1.05 and above
+        nu = 51, where the t kernel barely changes with nu (one each under the default prior); the weights are
+        the rule's times the prior density of t, scaled so that each panel carries its prior mass."""
         lump = float(nu_prior_cdf(1 + NU_LUMP, alpha, beta))
         quantiles = np.log(nu_prior_quantile(np.array([_NU_TAIL, 0.1587, 0.8413, 1 - _NU_TOP]), alpha, beta) - 1)
         low = math.log(NU_LUMP) if lump > _NU_TAIL else quantiles[0]
         high = quantiles[-1]
         width = min(grid.nu_panel, quantiles[2] - quantiles[1])  # 2 prior sd of t, at most nu_panel
-        # where the kernel barely changes with nu (near the Cauchy and near the normal) one panel suffices
-        ends = (math.log(_NEAR_CAUCHY - 1), math.log(_NEAR_NORMAL - 1))
-        # (panels twice as wide there, still following the prior's own scale when it is concentrated)
-        ends = (min(max(ends[0], low), high), max(min(ends[1], high), low))
+        # where the kernel barely changes with nu (near the Cauchy and near the normal) panels twice as wide, which
+        # still follow the prior's own scale when it is concentrated
+        ends = (min(max(math.log(_NEAR_CAUCHY - 1), low), high), max(min(math.log(_NEAR_NORMAL - 1), high), low))
         panels = [(a, b) for a, b in (*panels_covering(low, ends[0], 2 * width),
                                       *panels_covering(ends[0], ends[1], width, (0.0,)),
                                       *panels_covering(ends[1], high, 2 * width)) if b > a]

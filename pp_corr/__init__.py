@@ -17,7 +17,8 @@ from .pairwise.rank_tests import (ImpreciseSignedRankResult, RegionProbabilities
                                   bayesian_signed_rank, imprecise_signed_rank, sign_test, wilcoxon_test)
 from .pairwise.ttest import CorrelatedTTestResult, DegenerateWarning, correlated_ttest
 from .sequential.cv import sequential_cv
-from .sequential.replay import SequentialResult, sequential_test
+from .sequential.replay import sequential_test
+from .sequential.result import SequentialResult
 from .sequential.runs import SequentialRuns
 from .sequential.study import sequential_study
 

@@ -8,7 +8,7 @@ import xarray as xr
 
 from .._args import check_count
 from ..studies.resampling import design_splits, evaluate, split_and_fit_streams, to_scores
-from .replay import SequentialResult
+from .result import SequentialResult
 from .runs import SequentialRuns
 
 

@@ -149,3 +149,32 @@ def predictive_success(x, rho, rope, level, total, *, n_sim=400, random_seed=Non
     completed = np.concatenate([np.broadcast_to(x, (n_sim, n)), new], axis=1)
     p = np.stack(posterior_regions(completed, rho, rope), axis=1)
     return _share((p >= level).any(axis=1))
+
+
+def region_label(region, names):
+    """'P(A better)', 'P(rope)' or 'P(B better)' for the region 'left', 'rope' or 'right'."""
+    a, b = names
+    return {"left": f"P({a} better)", "rope": "P(rope)", "right": f"P({b} better)"}[region]
+
+
+def run_step(x, runs, folds, rho, rope, level, futility, max_runs, n_sim, rng, names):
+    """The rules after ``runs`` runs of ``folds`` folds (the differences ``x``): (history record, decision, reason
+    in words, or None to go on). A decision first, then the budget, the floor and the budget's futility."""
+    p = posterior_regions(x, rho, rope)
+    record = {"runs": runs, "p_left": float(p[0]), "p_rope": float(p[1]), "p_right": float(p[2]),
+              "floor": max(floor_regions(x, rho, rope)), "p_floor": np.nan, "p_success": np.nan}
+    decision = decide(p, level)
+    if decision != "none":
+        return record, decision, f"{region_label(decision, names)} = {max(p):.3g} >= {level} after {runs} of {max_runs} runs"
+    if runs >= max_runs:
+        return record, decision, f"budget exhausted: {max_runs} runs and every region below {level}"
+    record["p_floor"] = floor_success(x, rho, rope, level, n_sim=n_sim, random_seed=rng)[0]
+    if record["p_floor"] < futility:
+        return record, decision, (f"even infinitely many runs would decide with probability {record['p_floor']:.3g} "
+                                  f"< {futility} (the floor rho/(1-rho) s^2 leaves the best region at "
+                                  f"{record['floor']:.3g}): add data sets, not runs")
+    record["p_success"] = predictive_success(x, rho, rope, level, max_runs * folds, n_sim=n_sim, random_seed=rng)[0]
+    if record["p_success"] < futility:
+        return record, decision, (f"the full budget of {max_runs} runs would decide with probability "
+                                  f"{record['p_success']:.3g} < {futility}")
+    return record, decision, None

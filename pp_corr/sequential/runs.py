@@ -1,12 +1,13 @@
-"""Runs added one at a time by the caller's own runner: :class:`SequentialRuns`, the rules of
-:func:`pp_corr.sequential_test` over runs applied as the scores arrive."""
+"""One data set, run by run: :class:`SequentialRuns` applies the rules of :func:`pp_corr.sequential_test` over runs
+as the scores arrive (from the caller's own runner), and :func:`replay_runs` feeds it a recorded design."""
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 
 from .._args import as_generator, as_rope, check_count, check_probability_level, check_real
-from .replay import SequentialResult, run_step
+from .result import SequentialResult
+from .rules import decide, posterior_regions, run_step
 
 
 class SequentialRuns:
@@ -55,8 +56,6 @@ class SequentialRuns:
 
     def add_run(self, scores_a, scores_b) -> bool:
         """Add one run's fold scores of A and of B (same folds, same order); returns :attr:`stopped`."""
-        if self.stopped:
-            raise RuntimeError(f"the comparison has stopped ({self.reason}): no more runs are needed")
         try:
             a, b = (np.asarray(s, dtype=float).ravel() for s in (scores_a, scores_b))
         except (TypeError, ValueError):
@@ -64,17 +63,25 @@ class SequentialRuns:
         if a.shape != b.shape or a.size == 0:
             raise ValueError(f"run {self.runs + 1}: scores_a and scores_b must hold the same folds, got "
                              f"{a.size} and {b.size} scores")
-        if self._differences and a.size != self._differences[0].size:
-            raise ValueError(f"run {self.runs + 1} has {a.size} folds, the first run had "
+        return self.add_differences(b - a)
+
+    def add_differences(self, differences) -> bool:
+        """Add one run's fold differences B - A (NaN for a failed fold); returns :attr:`stopped`."""
+        if self.stopped:
+            raise RuntimeError(f"the comparison has stopped ({self.reason}): no more runs are needed")
+        differences = np.asarray(differences, dtype=float).ravel()
+        if self._differences and differences.size != self._differences[0].size:
+            raise ValueError(f"run {self.runs + 1} has {differences.size} folds, the first run had "
                              f"{self._differences[0].size}")
-        self._differences.append(b - a)
+        self._differences.append(differences)
         if self.runs >= self.min_runs:
             x = np.concatenate(self._differences)
             x = x[~np.isnan(x)]
             if x.size >= 2:
-                rho = 1 / a.size if self.rho is None else self.rho
+                folds = self._differences[0].size
+                rho = 1 / folds if self.rho is None else self.rho
                 record, self.decision, self.reason = run_step(
-                    x, self.runs, a.size, rho, self.rope, self.level, self.futility, self.max_runs, self.n_sim,
+                    x, self.runs, folds, rho, self.rope, self.level, self.futility, self.max_runs, self.n_sim,
                     self._rng, self.names)
                 self._records.append(record)
         return self.stopped
@@ -92,10 +99,14 @@ class SequentialRuns:
         outcome = pd.DataFrame([{"used": self.runs, "budget": self.max_runs, "decision": self.decision,
                                  "reason": self.reason or "not stopped yet", "full_decision": "not run"}],
                                index=pd.Index(["D1"], name="dataset"))
-        history = pd.concat([pd.DataFrame(self._records, columns=_COLUMNS).set_index("runs")], keys=["D1"],
-                            names=["dataset"])
+        history = pd.concat([self.history], keys=["D1"], names=["dataset"])
         return SequentialResult("runs", self.names, self.rope, self.level, self.futility,
                                 "correlated t-test (runs added as they were made)", outcome, history)
+
+    @property
+    def history(self) -> pd.DataFrame:
+        """The posterior after every look (one row per run from ``min_runs`` on)."""
+        return pd.DataFrame(self._records, columns=_COLUMNS).set_index("runs")
 
     def __repr__(self):
         state = self.reason if self.stopped else "not stopped"
@@ -103,3 +114,18 @@ class SequentialRuns:
 
 
 _COLUMNS = ["runs", "p_left", "p_rope", "p_right", "floor", "p_floor", "p_success"]
+
+
+def replay_runs(diff, rho, rope, level, futility, min_runs, max_runs, n_sim, seed, names):
+    """One data set's recorded runs ``diff`` (runs, folds) fed in order to :class:`SequentialRuns` (``seed`` seeds
+    its predictive draws): (outcome row with the full design's decision, history frame)."""
+    seen = diff.ravel()
+    full = decide(posterior_regions(seen[~np.isnan(seen)], rho, rope), level)
+    sequence = SequentialRuns(rope=rope, level=level, futility=futility, max_runs=max_runs, min_runs=min_runs,
+                              rho=rho, names=names, n_sim=n_sim, random_seed=seed)
+    for run in diff[:max_runs]:
+        if sequence.add_differences(run):
+            break
+    outcome = {"used": sequence.runs, "budget": max_runs, "decision": sequence.decision,
+               "reason": sequence.reason, "full_decision": full}
+    return outcome, sequence.history

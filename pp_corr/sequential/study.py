@@ -15,7 +15,7 @@ import pandas as pd
 
 from .._args import as_rope, check_count, check_probability_level, check_real
 from ..execution import map_tasks
-from .replay import replay_runs
+from .runs import replay_runs
 
 
 def simulate_differences(mu, sigma, rho, runs, folds, size, rng):

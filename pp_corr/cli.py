@@ -1,5 +1,5 @@
 """Command line: ``pp-corr compare FILE``, ``pp-corr report FILE -o DIR``, ``pp-corr simulate STUDY``,
-``pp-corr replicability FILE``, ``pp-corr demo``.
+``pp-corr replicability FILE``, ``pp-corr sequential FILE``, ``pp-corr items FILE``, ``pp-corr demo``.
 
 Every error is one line on stderr starting ``pp-corr:`` that names the option or path, with a non-zero exit
 status (2 for a wrong option, 1 for other errors, 3 when a hierarchical fit with --method mcmc did not
@@ -31,6 +31,7 @@ from .pairwise.priors import NormalGamma
 from .pairwise.ttest import DegenerateWarning
 from .reporting.figure_files import figure_stem, pair_figures, save_figure
 from .reporting.output import check_output_dir, check_output_file, write_files, write_result
+from .items.command import add_command as add_items_command
 from .sequential.command import add_command as add_sequential_command
 
 
@@ -528,6 +529,9 @@ EXAMPLES = {  # the epilog of each --help: what to type
     "demo": ["pp-corr demo --rope 0.02"],
     "sequential": ["pp-corr sequential scores.csv -a nbc -b hnb", "pp-corr sequential scores.csv -a nbc -b hnb "
                    "--over datasets --orders 10"],
+    "items": ["pp-corr items scores.csv -a base -b tuned --rope 0.01",
+              "pp-corr items lm_eval_output/ -a model-7b -b model-13b --metric acc_norm --hierarchical",
+              "pp-corr items seeds.csv -a base -b tuned --runs seeds"],
 }
 
 
@@ -650,6 +654,7 @@ def _build_parser() -> argparse.ArgumentParser:
     rpl.add_argument("--output", "-o", help="write the table to a .csv file")
     rpl.set_defaults(func=_replicability)
     add_sequential_command(sub, **_examples("sequential"))
+    add_items_command(sub, **_examples("items"))
     dem = sub.add_parser("demo", help="run the comparison on the embedded scikit-learn example",
                          **_examples("demo"))
     dem.add_argument("--rope", type=rope, default=0.01, help="half-width of the rope (region of practical "

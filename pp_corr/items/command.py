@@ -1,0 +1,129 @@
+"""``pp-corr items FILE -a A -b B``: two models compared on the items of each benchmark, and with
+``--hierarchical`` over the benchmarks (the probabilities for a new benchmark).
+
+:func:`pp_corr.cli` adds it with ``add_command(sub, **examples)``; its ``func`` is :func:`run_command`.
+"""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from .._args import check_count, check_probability_level, check_real
+from ..cli_reading import option
+from .comparison import RUN_KINDS
+
+
+def add_command(subparsers, **keywords):
+    """Add the ``items`` subcommand to an argparse ``subparsers`` and return its parser.
+
+    >>> import argparse
+    >>> sub = argparse.ArgumentParser(prog="pp-corr").add_subparsers(dest="command")
+    >>> add_command(sub).parse_args(["logs/", "-a", "m1", "-b", "m2", "--runs", "seeds"]).runs
+    'seeds'
+    """
+    parser = subparsers.add_parser("items", help="compare two models scored item by item on shared benchmarks (a "
+                                                 "long or wide CSV, or lm-evaluation-harness / inspect_ai logs)",
+                                   **keywords)
+    parser.add_argument("file", help="item scores: a CSV (columns benchmark, item, model, run, score, or one column "
+                                     "per model), a harness log file or a folder of them")
+    parser.add_argument("-a", help="model A (the baseline; default: the first of two)")
+    parser.add_argument("-b", help="model B (positive differences: B better; default: the second of two)")
+    parser.add_argument("--rope", type=option(check_real, low=0), default=0.01,
+                        help="half-width of the rope, in the scores' units (default 0.01: one point of accuracy)")
+    parser.add_argument("--runs", choices=RUN_KINDS, default="samples",
+                        help="samples (default): runs sample the answers again; seeds: runs are training seeds, "
+                             "whose shift every item of the run shares")
+    parser.add_argument("--level", type=option(check_probability_level), default=0.95,
+                        help="of the credible intervals (default 0.95)")
+    parser.add_argument("--hierarchical", action="store_true",
+                        help="also the hierarchical model over the benchmarks (needs at least two; seconds)")
+    parser.add_argument("--metric", help="the score of a harness log with several (e.g. acc_norm)")
+    parser.add_argument("--column", action="append", default=[], metavar="ROLE=NAME",
+                        help="the column of a role (benchmark, item, model, run, score) in a CSV, e.g. "
+                             "--column item=question (repeatable)")
+    parser.add_argument("--na-values", action="append", metavar="TEXT", help="another spelling of a missing score")
+    parser.add_argument("--samples", type=option(check_count, parse=int, minimum=100), default=50_000,
+                        help="posterior draws (default 50000)")
+    parser.add_argument("--seed", type=option(check_count, parse=int, minimum=0), default=0,
+                        help="seed of every random draw (default 0)")
+    parser.add_argument("--output", "-o", help="write the table to a .csv or .json file")
+    parser.set_defaults(func=run_command)
+    return parser
+
+
+def run_command(args):
+    """Print the comparison per benchmark (and over benchmarks with ``--hierarchical``)."""
+    from .comparison import compare_items
+    from .loading import load_items
+
+    from ..reporting.output import check_output_file, write_result
+
+    path = Path(args.file)
+    if not path.exists():
+        raise ValueError(f"{path}: no such file or folder")
+    output = check_output_file(args.output) if args.output else None
+    items = load_items(path, columns=_columns(args.column) or None, metric=args.metric,
+                       na_values=args.na_values)
+    models = _models(args, [str(m) for m in items.model.values])
+    result = compare_items(items, models, rope=args.rope, runs=args.runs, n_samples=args.samples,
+                           random_seed=args.seed)
+    print(format_items(result, args.level))
+    if args.hierarchical:
+        _hierarchical(items, models, args)
+    if output:
+        write_result(output, result.to_dict, lambda: result.to_frame(args.level).reset_index())
+
+
+def format_items(result, level=0.95) -> str:
+    """The per-benchmark table ``pp-corr items`` prints: differences to 4 decimals, probabilities to 3.
+
+    >>> from pp_corr.items import compare_items
+    >>> print(format_items(compare_items({"A": [1, 0, 1, 1, 0, 1], "B": [1, 1, 1, 1, 0, 1]}, random_seed=0)))
+    B - A (positive: B better), rope None, runs resample answers, binary scores
+               items runs A/B mean diff        95% interval P(A better) P(rope) P(B better) run share
+    benchmark                                                                                        
+    benchmark      6      1/1   +0.1429  [-0.1672, +0.5086]       0.141   0.000       0.859      0.00
+    """
+    frame = result.to_frame(level)
+    lo, hi = frame.columns[3], frame.columns[4]
+    a, b = result.names
+    table = frame.iloc[:, :2].assign(**{
+        "mean diff": frame["mean"].map("{:+.4f}".format),
+        f"{lo[:-3]} interval": [f"[{x:+.4f}, {y:+.4f}]" for x, y in zip(frame[lo], frame[hi])],
+        **{c: frame[c].map("{:.3f}".format) for c in frame.columns[5:8]},
+        "run share": frame["run share"].map("{:.2f}".format)})
+    runs = {"samples": "runs resample answers", "seeds": "runs are training seeds"}[result.run_kind]
+    return (f"{b} - {a} (positive: {b} better), rope {result.rope}, {runs}, {result.score_kind} scores\n"
+            f"{table.to_string()}")
+
+
+def _columns(pairs) -> dict:
+    columns = {}
+    for text in pairs:
+        role, sep, name = text.partition("=")
+        if not sep or not name:
+            raise ValueError(f"--column {text!r}: write ROLE=NAME, e.g. --column item=question")
+        columns[role.strip()] = name.strip()
+    return columns
+
+
+def _models(args, have) -> tuple[str, str]:
+    if args.a is None and args.b is None:
+        if len(have) != 2:
+            raise ValueError(f"-a and -b are needed: the file holds {len(have)} models {have}")
+        return have[0], have[1]
+    if args.a is None or args.b is None:
+        raise ValueError("give both -a and -b (or neither, for a file of two models)")
+    return args.a, args.b
+
+
+def _hierarchical(items, models, args):
+    from ..hierarchical.fit import hierarchical_test
+    from .benchmarks import benchmark_scores
+
+    scores = benchmark_scores(items, runs=args.runs)
+    if scores.sizes["dataset"] < 2:
+        raise ValueError("--hierarchical needs at least two benchmarks; the file holds one")
+    print(f"\nOver the {scores.sizes['dataset']} benchmarks (a benchmark is a data set, an item a fold):",
+          file=sys.stdout)
+    print(hierarchical_test(scores, algorithms=models, rope=args.rope, random_seed=args.seed))

@@ -1,0 +1,214 @@
+"""Item-level comparison (pp_corr.items): reading item scores, the posterior of one benchmark against independent
+oracles (scipy, exact Dirichlet laws), its coverage by simulation, run shifts, and many benchmarks."""
+import json
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+from pp_corr import AssumptionWarning, MissingScoresWarning
+from pp_corr.cli import main
+from pp_corr.items import benchmark_scores, compare_items, load_items
+from pp_corr.items.comparison import pseudo_items
+from pp_corr.items.variance import run_shift_draws, two_way
+
+
+def continuous_benchmark(rng, items=300, runs=3, shift=0.0, difference=0.1):
+    """y[m] (items, runs) = mu_m + a_i + b_mi + u_mr + e_mir with sds 1, 0.5, ``shift``, 1."""
+    a = rng.normal(0, 1, items)
+    return {m: mu + a[:, None] + rng.normal(0, 0.5, items)[:, None] + rng.normal(0, shift, runs)[None]
+            + rng.normal(0, 1, (items, runs)) for m, mu in (("A", 0.0), ("B", difference))}
+
+
+# --- reading -------------------------------------------------------------------------------------------------------
+
+def test_long_table_with_harness_names_missing_cells_and_runs(tmp_path):
+    path = tmp_path / "evals.csv"
+    path.write_text("task,doc_id,model_name,epoch,correct\n"
+                    "gsm,1,m1,1,1\ngsm,2,m1,1,0\ngsm,1,m2,1,1\ngsm,2,m2,1,NA\n"
+                    "gsm,1,m1,2,1\ngsm,2,m1,2,1\ngsm,1,m2,2,0\ngsm,2,m2,2,1\n"
+                    "arc,7,m1,1,true\narc,7,m2,1,false\n")
+    with pytest.warns(MissingScoresWarning, match=r"m1 1 of 6, m2 2 of 6") as caught:
+        items = load_items(path)
+    assert items.score.dims == ("item", "model", "run")
+    assert items.attrs["score_kind"] == "binary"
+    assert items.model.values.tolist() == ["m1", "m2"] and items.run.values.tolist() == ["1", "2"]
+    assert caught[0].filename == __file__  # the warning points at the caller
+    np.testing.assert_array_equal(items.score.sel(benchmark="gsm", model="m2").values, [[1.0, 0.0], [np.nan, 1.0]])
+    np.testing.assert_array_equal(items.score.sel(benchmark="arc").values, [[[1.0, np.nan], [0.0, np.nan]]])
+
+
+def test_wide_table_one_column_per_model_and_models_order():
+    wide = pd.DataFrame({"item": ["q1", "q2", "q3"], "small": [0.2, 0.9, 0.5], "large": [0.4, 1.0, 0.5]})
+    items = load_items(wide, models=["large", "small"])
+    assert items.model.values.tolist() == ["large", "small"]
+    assert items.attrs["score_kind"] == "graded"
+    assert items.score.sel(model="small").values.ravel().tolist() == [0.2, 0.9, 0.5]
+
+
+@pytest.mark.parametrize("source, kwargs, message", [
+    (pd.DataFrame({"q": [1], "model": ["a"], "score": [1]}), {}, r"no item column .*columns=\{\"item\": NAME\}"),
+    (pd.DataFrame({"item": [1, 1], "model": ["a", "a"], "score": [1, 0]}), {}, "two scores of model 'a' on item '1'"),
+    (pd.DataFrame({"item": [1], "model": ["a"], "score": ["yes"]}), {}, "is 'yes', not a number"),
+    (pd.DataFrame({"item": [1], "model": ["a"], "score": [1]}), {"models": ["b"]}, r"models= names \['b'\]"),
+    (pd.DataFrame({"item": [1], "model": ["a"], "score": [1]}), {"columns": {"task": "x"}}, "unknown roles"),
+    ({"A": [1, 0], "B": [1, 0, 1]}, {}, "differ in shape"),
+])
+def test_bad_item_tables_name_what_is_wrong(source, kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        load_items(source, **kwargs)
+
+
+# --- one benchmark: against oracles ----------------------------------------------------------------------------------
+
+def test_binary_one_run_is_the_dirichlet_law_of_the_three_outcomes():
+    """B - A on 40 items: 7 only B right, 3 only A right, 30 ties. The posterior is Dirichlet(counts + 1/3) of
+    (theta_A, theta_tie, theta_B) and delta = theta_B - theta_A: its CDF by one-dimensional quadrature over
+    theta_A + theta_B ~ Beta, given which theta_B / (theta_A + theta_B) is Beta."""
+    a = np.array([0] * 7 + [1] * 3 + [1] * 20 + [0] * 10)
+    b = np.array([1] * 7 + [0] * 3 + [1] * 20 + [0] * 10)
+    n_samples = 200_000
+    res = compare_items({"A": a, "B": b}, rope=0.05, n_samples=n_samples, random_seed=3)
+    alpha = np.array([3, 30, 7]) + 1 / 3
+
+    def cdf(t):  # P(theta_B - theta_A <= t)
+        def given(s):  # s = theta_A + theta_B; theta_B = s x, x ~ Beta(alpha_B, alpha_A); delta = s (2x - 1)
+            return stats.beta.cdf((t / s + 1) / 2, alpha[2], alpha[0]) * stats.beta.pdf(s, alpha[0] + alpha[2],
+                                                                                          alpha[1])
+        from scipy import integrate
+        return integrate.quad(given, 0, 1, limit=200, epsabs=1e-12)[0]
+
+    want = {"p_left": cdf(-0.05), "p_right": 1 - cdf(0.05)}
+    for name, p in want.items():
+        se = np.sqrt(p * (1 - p) / n_samples)
+        assert abs(getattr(res, name)[0] - p) < 4 * se + 1e-12, (name, getattr(res, name)[0], p)
+    mean = (7 - 3) / alpha.sum()
+    assert res.mean[0] == pytest.approx(mean, rel=1e-12)
+    assert res.samples.mean() == pytest.approx(mean, abs=4 * res.samples.std() / np.sqrt(n_samples))
+
+
+def test_width_at_2000_items_equals_the_item_clustered_interval():
+    rng = np.random.default_rng(11)
+    res = compare_items(continuous_benchmark(rng, items=2000), n_samples=100_000, random_seed=1)
+    lo, hi = res.interval()
+    clo, chi = res.clustered_interval()
+    assert (hi - lo)[0] / (chi - clo)[0] == pytest.approx(1.0, abs=0.03)
+    d = res.differences[0]
+    ci = stats.ttest_1samp(d, 0).confidence_interval()
+    assert (clo[0], chi[0]) == pytest.approx((ci.low, ci.high), rel=1e-12)
+
+
+@pytest.mark.slow
+def test_intervals_cover_with_and_without_run_shifts():
+    """200 benchmarks of 300 items x 3 runs each way. runs='samples' without shifts and runs='seeds' with them
+    cover 95% (within 4 binomial standard errors); with shifts the item-clustered interval under-covers."""
+    rng = np.random.default_rng(2026)
+    counts = {"samples": [], "seeds": [], "clustered": []}
+    for shift, kind in ((0.0, "samples"), (0.3, "seeds")):
+        for k in range(200):
+            res = compare_items(continuous_benchmark(rng, shift=shift), runs=kind, n_samples=4000, random_seed=k)
+            lo, hi = res.interval()
+            counts[kind].append(lo[0] <= 0.1 <= hi[0])
+            if kind == "seeds":
+                clo, chi = res.clustered_interval()
+                counts["clustered"].append(clo[0] <= 0.1 <= chi[0])
+    se = np.sqrt(0.95 * 0.05 / 200)
+    for kind in ("samples", "seeds"):
+        assert abs(np.mean(counts[kind]) - 0.95) < 4 * se, (kind, np.mean(counts[kind]))
+    assert np.mean(counts["clustered"]) < 0.6
+
+
+def test_a_handful_of_items_never_gives_certainty():
+    res = compare_items({"A": [1, 0, 1, 1, 0, 1], "B": [1, 1, 1, 1, 0, 1]}, random_seed=0)
+    assert 0.05 < res.p_left[0] < 0.5
+    bare = compare_items({"A": [1, 0, 1, 1, 0, 1], "B": [1, 1, 1, 1, 0, 1]}, prior_strength=0, random_seed=0)
+    assert bare.p_left[0] == 0.0  # the Bayesian bootstrap never goes below the smallest difference seen
+
+
+def test_pseudo_items_are_symmetric_so_the_prior_mean_is_zero():
+    for kind in ("binary", "graded", "continuous"):
+        values, weights = pseudo_items(kind, 1.5)
+        assert weights.sum() == pytest.approx(1.5) and values @ weights == 0
+
+
+# --- runs --------------------------------------------------------------------------------------------------------
+
+def test_two_way_components_are_unbiased():
+    """Method-of-moments variances over 400 simulated layouts, item 1.0, run 0.25, residual 0.5 (sds 1, .5, .71)."""
+    rng = np.random.default_rng(5)
+    found = []
+    for _ in range(400):
+        y = rng.normal(0, 1, (60, 1)) + rng.normal(0, 0.5, (1, 4)) + rng.normal(0, np.sqrt(0.5), (60, 4))
+        summary = two_way(y)
+        run_square = summary.items * summary.run_squares / (summary.runs - 1)
+        found.append(((summary.item_square - summary.resid) / summary.runs, (run_square - summary.resid) / 60,
+                      summary.resid))
+    found = np.array(found)
+    for column, want in zip(found.T, (1.0, 0.25, 0.5)):
+        assert abs(column.mean() - want) < 4 * column.std() / np.sqrt(len(column)), (column.mean(), want)
+
+
+@pytest.mark.parametrize("floor", [0.0, 0.02])
+def test_run_shift_variance_is_the_truncated_inverse_gamma(floor):
+    """Two models of 3 runs and equal floors f: tau = s_run + f has the prior 1 / tau and the likelihood of
+    (SS_A + SS_B) / tau ~ chi^2(4), so tau | data ~ InvGamma(2, (SS_A + SS_B) / 2) cut to tau >= f (scipy)."""
+    from pp_corr.items.variance import TwoWay
+
+    summaries = [TwoWay(50, 3, 0.05, floor * 50, 98, 1.0), TwoWay(50, 3, 0.11, floor * 50, 98, 1.0)]
+    draws = run_shift_draws(summaries, 40_000, np.random.default_rng(8)) + floor
+    law = stats.invgamma(2, scale=0.08)
+    cut = law.sf(floor)
+    statistic = stats.kstest(draws, lambda t: (law.cdf(t) - law.cdf(floor)) / cut).statistic
+    assert statistic < 1.63 / np.sqrt(len(draws))  # KS at 1%
+
+
+def test_samples_warn_of_run_shifts_and_seeds_need_two_runs():
+    rng = np.random.default_rng(4)
+    with pytest.warns(AssumptionWarning, match=r"runs of model '[AB]' differ .* pass runs='seeds'"):
+        compare_items(continuous_benchmark(rng, shift=0.5), n_samples=1000, random_seed=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", AssumptionWarning)
+        compare_items(continuous_benchmark(rng, shift=0.0), n_samples=1000, random_seed=0)
+    one_run = {m: v[:, :1] for m, v in continuous_benchmark(rng).items()}
+    with pytest.raises(ValueError, match="has 1 run; runs='seeds' needs at least two"):
+        compare_items(one_run, runs="seeds")
+
+
+# --- many benchmarks -----------------------------------------------------------------------------------------------
+
+def test_benchmark_scores_carry_the_run_shifts_in_rho():
+    """With runs='seeds', rho is the shifts' share of one item difference's variance: with shift sd 1, 20 runs a
+    model and the other sds of continuous_benchmark, V = 1 * (2 / 20) and var(d_i) = 2 * 0.25 + 2 / 20, so
+    rho = V / (V + var(d_i)) = 1 / 7. Estimated on 8 benchmarks (the shifts' variance on 38 degrees of freedom
+    each: a relative sd of about 0.23), their mean is within 4 standard errors of it; without seeds rho is 0."""
+    rng = np.random.default_rng(9)
+    frames = [pd.DataFrame({"benchmark": f"b{k}", "item": np.repeat(np.arange(300), 20), "model": m,
+                            "run": np.tile(np.arange(20), 300), "score": v.ravel()})
+              for k in range(8) for m, v in continuous_benchmark(rng, runs=20, shift=1.0).items()]
+    items = load_items(pd.concat(frames))
+    scores = benchmark_scores(items, runs="seeds")
+    assert scores.score.dims == ("dataset", "algorithm", "run", "fold") and scores.sizes["fold"] == 300
+    rho = scores.rho.values
+    assert abs(rho.mean() - 1 / 7) < 4 * rho.std(ddof=1) / np.sqrt(len(rho)), rho
+    assert (benchmark_scores(items).rho == 0).all()
+
+
+# --- command line ----------------------------------------------------------------------------------------------------
+
+def test_items_command_prints_a_table_and_writes_json(tmp_path, capsys):
+    rng = np.random.default_rng(1)
+    y = continuous_benchmark(rng, items=50, runs=2)
+    rows = [pd.DataFrame({"question": np.repeat(np.arange(50), 2), "model": m, "seed": np.tile([1, 2], 50),
+                          "score": v.ravel()}) for m, v in y.items()]
+    path = tmp_path / "scores.csv"
+    pd.concat(rows).to_csv(path, index=False)
+    out = tmp_path / "result.json"
+    main(["items", str(path), "-a", "A", "-b", "B", "--column", "item=question", "--runs", "seeds", "-o", str(out)])
+    printed = capsys.readouterr().out
+    assert "B - A (positive: B better)" in printed and "runs are training seeds" in printed
+    written = json.loads(out.read_text())
+    assert written["runs"] == "seeds" and written["results"][0]["items"] == 50
+    with pytest.raises(SystemExit, match="give both -a and -b"):
+        main(["items", str(path), "-a", "A", "--column", "item=question"])

@@ -2020,6 +2020,63 @@ def test_missing_scores_are_named_once_and_listed():
     check_error(lambda: pp_corr.missing_cells(frame), ("scores",))
 
 
+# --- item-level comparison (load_items, compare_items, ItemComparison, benchmark_scores) ------------------------------
+
+@campaign(60)
+@given(a=hnp.arrays(float, st.tuples(st.integers(1, 12), st.integers(1, 3)),
+                    elements=st.sampled_from([0.0, 1.0, 0.5, NAN])),
+       shift=st.sampled_from([0.0, 1.0, -1.0]), rope=st.sampled_from([None, 0.05, (-0.2, 0.1)]),
+       strength=st.sampled_from([0.0, 1.0]))
+def test_compare_items_answers_or_names_the_benchmark(a, shift, rope, strength):
+    """Small item tables with missing scores: an error naming the benchmark (too few items both models have) or
+    three probabilities in [0, 1] that add up, an interval holding its own median, and items counted right."""
+    b = np.clip(a + shift * (np.arange(a.size).reshape(a.shape) % 2), 0, 1)
+    call = lambda: pp_corr.compare_items({"A": a, "B": b}, rope=rope, prior_strength=strength, n_samples=200,
+                                         random_seed=0)
+    try:
+        res = quiet(call)
+    except ValueError as err:
+        assert names_any(str(err), ["benchmark"]) and "at least 2" in str(err), err
+        return
+    total = res.p_left + res.p_rope + res.p_right
+    _close(total, 1.0, "sum of the probabilities", atol=1e-12)
+    assert ((res.p_left >= 0) & (res.p_right >= 0) & (res.p_rope >= -1e-12)).all()
+    both = (np.isfinite(a).any(axis=1) & np.isfinite(b).any(axis=1)).sum()
+    assert res.items[0] == both
+    lo, hi = res.interval()
+    assert lo[0] <= np.median(res.samples) <= hi[0]
+
+
+@pytest.mark.parametrize("call, names", [
+    (lambda: pp_corr.compare_items({"A": [1, 0], "B": [0, 1]}, rope=-1), ["rope"]),
+    (lambda: pp_corr.compare_items({"A": [1, 0], "B": [0, 1]}, runs="epochs"), ["runs"]),
+    (lambda: pp_corr.compare_items({"A": [1, 0], "B": [0, 1]}, n_samples=0), ["n_samples"]),
+    (lambda: pp_corr.compare_items({"A": [1, 0], "B": [0, 1]}, prior_strength=-1), ["prior_strength"]),
+    (lambda: pp_corr.compare_items({"A": [1, 0], "B": [0, 1]}, models=("A", "A")), ["models"]),
+    (lambda: pp_corr.compare_items({"A": [1, 0], "B": [0, 1]}, models=("A", "Z")), ["Z"]),
+    (lambda: pp_corr.compare_items({"A": [1, 0], "B": [0, 1]}, models="AB"), ["models"]),
+    (lambda: pp_corr.compare_items({"A": [1, 0], "B": [0, 1], "C": [1, 1]}), ["models"]),
+    (lambda: pp_corr.compare_items({"A": [1, 0], "B": [0, 1]}).interval(2), ["level"]),
+    (lambda: pp_corr.load_items(42), ["source"]),
+    (lambda: pp_corr.load_items({"A": [1, 0]}, na_values=5), ["na_values"]),
+    (lambda: pp_corr.load_items({"A": [1, 0]}, metric="acc"), ["metric"]),
+    (lambda: pp_corr.load_items({"A": [[1, 0]], "B": [[1, 1]]}, columns={"item": "q"}), ["columns"]),
+    (lambda: pp_corr.benchmark_scores(pp_corr.load_items({"A": [1, 0], "B": [0, 1]}), runs="x"), ["runs"]),
+    (lambda: pp_corr.benchmark_scores(pp_corr.load_items({"A": [1, 0], "B": [0, 1]}), runs="seeds"), ["runs"]),
+], ids=["rope", "runs", "n_samples", "prior_strength", "same-model", "unknown-model", "models-text",
+        "three-models", "level", "source", "na_values", "metric", "columns", "scores-runs", "scores-one-run"])
+def test_item_arguments_are_checked_by_name(call, names):
+    err = check_error(call, names)
+    assert err is not None, "no error"
+
+
+def test_item_comparison_to_dict_is_json():
+    res = pp_corr.compare_items({"A": [1, 0, 1], "B": [1, 1, 1]}, rope=0.1, random_seed=0)
+    assert isinstance(res, pp_corr.ItemComparison)
+    record = json.loads(json.dumps(res.to_dict()))
+    assert record["results"][0]["items"] == 3 and record["rope"] == [-0.1, 0.1]
+
+
 def test_every_public_function_is_exercised():
     """Each name of pp_corr.__all__ appears in this module's tests (a new public function needs its edges here)."""
     source = Path(__file__).read_text()

@@ -27,8 +27,9 @@ def benchmark_scores(items: xr.Dataset, runs="samples") -> xr.Dataset:
     run means, by moments).
 
     >>> from pp_corr.items import load_items
-    >>> items = load_items(pd.DataFrame({"benchmark": ["x"] * 4 + ["y"] * 6, "item": [1, 2, 1, 2, 1, 2, 3, 1, 2, 3],
-    ...                                  "model": list("AABB") + list("AAABBB"), "score": [1, 0, 1, 1, 0, 1, 1, 1, 1, 0]}))
+    >>> table = pd.DataFrame({"benchmark": ["x"] * 4 + ["y"] * 6, "item": [1, 2, 1, 2, 1, 2, 3, 1, 2, 3],
+    ...                       "model": list("AABB") + list("AAABBB"), "score": [1, 0, 1, 1, 0, 1, 1, 1, 1, 0]})
+    >>> items = load_items(table)
     >>> scores = benchmark_scores(items)
     >>> scores.score.dims, scores.sizes["fold"], scores.rho.values.tolist()
     (('dataset', 'algorithm', 'run', 'fold'), 3, [0.0, 0.0])

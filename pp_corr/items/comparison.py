@@ -46,7 +46,8 @@ class ItemComparison:
     """The posterior of the mean difference B - A over items, one row per benchmark.
 
     ``samples`` (benchmarks, n_samples) are its draws; ``p_left`` = P(A better) = P(delta < rope lo),
-    ``p_rope``, ``p_right`` = P(B better) = P(delta > rope hi) come from them (Monte Carlo error at most
+    ``p_rope``, ``p_right`` = P(B better) = P(delta > rope hi) come from them (without a rope lo = hi = 0, and
+    ``p_rope`` is the mass at exactly 0, which only identical scores give) (Monte Carlo error at most
     0.5 / sqrt(n_samples)). ``differences`` holds each benchmark's item differences d_i, ``items`` their count,
     ``left_out`` the items where a model has no score, ``runs`` the runs of A and of B, ``run_variance`` the
     posterior mean of the run shifts' variance in the mean difference (0 with ``run_kind="samples"``).
@@ -85,8 +86,6 @@ class ItemComparison:
 
     @property
     def p_rope(self) -> np.ndarray:
-        if self.rope is None:
-            return np.zeros(len(self.benchmarks))
         return 1.0 - self.p_left - self.p_right
 
     @property

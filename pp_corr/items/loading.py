@@ -65,6 +65,7 @@ def load_items(source, *, columns=None, models=None, benchmark=None, metric=None
     if isinstance(models, str):
         raise TypeError(f"models must be a list of names, got the text {models!r}")
     models = None if models is None else [str(m) for m in models]
+    na_values = _texts("na_values", na_values)
     frame, where = _read(source, columns, models, benchmark, metric, na_values, delimiter, encoding)
     return _to_dataset(frame, where, models)
 
@@ -81,6 +82,7 @@ def _read(source, columns, models, benchmark, metric, na_values, delimiter, enco
             raise ValueError("columns= names a table's columns; a harness log has its own fields (metric= chooses "
                              "the score)")
         frame = read_harness_log(source, metric=metric, benchmark=benchmark)
+        frame["score"] = frame["score"].mask(missing_scores(frame["score"], na_values))
         return _keep_models(frame, models, str(source)), str(source)
     name = benchmark
     if isinstance(source, (str, Path)) or hasattr(source, "__fspath__"):
@@ -98,7 +100,7 @@ def _read(source, columns, models, benchmark, metric, na_values, delimiter, enco
         raise TypeError("source must be a CSV path, a DataFrame, a mapping {model: scores} or a harness log, got "
                         + type(source).__name__)
     frame = _from_table(source, columns, models, name or "benchmark", where)
-    frame["score"] = frame["score"].mask(missing_scores(frame["score"], _texts("na_values", na_values)))
+    frame["score"] = frame["score"].mask(missing_scores(frame["score"], na_values))
     return _keep_models(frame, models, where), where
 
 

@@ -2063,8 +2063,14 @@ def test_compare_items_answers_or_names_the_benchmark(a, shift, rope, strength):
     (lambda: pp_corr.load_items({"A": [[1, 0]], "B": [[1, 1]]}, columns={"item": "q"}), ["columns"]),
     (lambda: pp_corr.benchmark_scores(pp_corr.load_items({"A": [1, 0], "B": [0, 1]}), runs="x"), ["runs"]),
     (lambda: pp_corr.benchmark_scores(pp_corr.load_items({"A": [1, 0], "B": [0, 1]}), runs="seeds"), ["runs"]),
+    (lambda: pp_corr.plan_items({"A": [1, 0, 1], "B": [0, 1, 1]}, items=1, difference=0.1), ["items"]),
+    (lambda: pp_corr.plan_items({"A": [1, 0, 1], "B": [0, 1, 1]}, items=9, difference="big"), ["difference"]),
+    (lambda: pp_corr.plan_items({"A": [1, 0, 1], "B": [0, 1, 1]}, items=9, difference=0.1, simulations=0),
+     ["simulations"]),
+    (lambda: pp_corr.plan_items({"A": [1, 0, 1], "B": [0, 1, 1]}, items=9, difference=0.1, level=1.5), ["level"]),
 ], ids=["rope", "runs", "n_samples", "prior_strength", "same-model", "unknown-model", "models-text",
-        "three-models", "level", "source", "na_values", "metric", "columns", "scores-runs", "scores-one-run"])
+        "three-models", "level", "source", "na_values", "metric", "columns", "scores-runs", "scores-one-run",
+        "plan-items", "plan-difference", "plan-simulations", "plan-level"])
 def test_item_arguments_are_checked_by_name(call, names):
     err = check_error(call, names)
     assert err is not None, "no error"
@@ -2073,6 +2079,8 @@ def test_item_arguments_are_checked_by_name(call, names):
 def test_item_comparison_to_dict_is_json():
     res = pp_corr.compare_items({"A": [1, 0, 1], "B": [1, 1, 1]}, rope=0.1, random_seed=0)
     assert isinstance(res, pp_corr.ItemComparison)
+    assert isinstance(pp_corr.plan_items({"A": [1, 0, 1], "B": [1, 1, 1]}, items=5, difference=0.1, simulations=5),
+                      pp_corr.ItemPlan)
     record = json.loads(json.dumps(res.to_dict()))
     assert record["results"][0]["items"] == 3 and record["rope"] == [-0.1, 0.1]
 

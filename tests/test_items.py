@@ -212,3 +212,37 @@ def test_items_command_prints_a_table_and_writes_json(tmp_path, capsys):
     assert written["runs"] == "seeds" and written["results"][0]["items"] == 50
     with pytest.raises(SystemExit, match="give both -a and -b"):
         main(["items", str(path), "-a", "A", "--column", "item=question"])
+
+
+# --- planning ----------------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("runs", [3, 1])
+def test_assurance_equals_the_power_of_the_design(runs):
+    """continuous_benchmark's item differences have variance 2 * 0.25 + 2 / R (b_mi and the runs' noise), so with
+    I items the posterior is about N(mean d, var / I) and "B better at 0.95" is mean d > 1.645 sd: the assurance
+    of a true 0.1 is Phi(0.1 / sd - 1.645). The plan from a pilot of 2000 items x 3 runs (sd estimated to about
+    2%, the assurance to about 0.015) matches it within 4 Monte Carlo errors plus that."""
+    from pp_corr.items import plan_items
+
+    pilot = continuous_benchmark(np.random.default_rng(21), items=2000, difference=0.3)
+    plan = plan_items(pilot, items=600, runs=runs, difference=0.1, simulations=400, n_samples=1000, random_seed=2)
+    row = plan.table.iloc[0]
+    want = stats.norm.cdf(0.1 / np.sqrt((0.5 + 2 / runs) / 600) - stats.norm.ppf(0.95))
+    assert abs(row["P(decide B better)"] - want) < 4 * np.sqrt(want * (1 - want) / 400) + 0.015, (row, want)
+    assert row["P(decide A better)"] == 0
+
+
+def test_planning_refuses_what_the_pilot_cannot_tell():
+    from pp_corr.items import plan_items
+
+    one_run = {"A": [1, 0, 1, 1], "B": [1, 1, 1, 0]}
+    with pytest.raises(ValueError, match="the pilot has one run"):
+        plan_items(one_run, items=100, runs=3, difference=0.1)
+    two = load_items(pd.DataFrame({"benchmark": ["x", "x", "y", "y"] * 2, "item": [1, 2, 1, 2] * 2,
+                                   "model": ["A"] * 4 + ["B"] * 4, "score": [1, 0, 1, 1, 0, 1, 1, 0]}))
+    with pytest.raises(ValueError, match="choose one with benchmark="):
+        plan_items(two, items=100, difference=0.1)
+    plan = plan_items(two, items=[10, 20], difference=0.5, benchmark="y", simulations=20, random_seed=0)
+    assert plan.table["items"].tolist() == [10, 20]
+    reached = plan.table[plan.table.assurance >= 0.5]
+    assert (plan.smallest(0.5) is None) == reached.empty

@@ -187,7 +187,7 @@ items (:func:`pseudo_items`; 0: the Bayesian bootstrap). ``n_samples`` draws of 
     from .loading import load_items
 
     items = items if isinstance(items, xr.Dataset) else load_items(items)
-    a, b = _pick(items, models)
+    a, b = pick_models(items, models)
     runs = check_choice("runs", runs, RUN_KINDS)
     n_samples = check_count("n_samples", n_samples, minimum=100)
     rope = as_rope(rope)
@@ -205,7 +205,8 @@ items (:func:`pseudo_items`; 0: the Bayesian bootstrap). ``n_samples`` draws of 
         run_variance=np.array([r["run_variance"] for r in rows]), score_kind=kind, prior_strength=prior_strength)
 
 
-def _pick(items, models) -> tuple[str, str]:
+def pick_models(items, models) -> tuple[str, str]:
+    """The pair (a, b) named by ``models`` (default: the items' two models), checked against the items."""
     have = [str(m) for m in items.model.values]
     if models is None:
         if len(have) != 2:

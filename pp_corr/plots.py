@@ -14,7 +14,7 @@ import numpy as np
 from matplotlib.patches import Rectangle
 from scipy import stats
 
-from ._args import as_generator, check_count
+from ._args import as_generator, check_count, counted
 from .figures._layout import axes as _axes
 from .figures._layout import legend_on_top as _legend_on_top
 from .figures.pairs_matrix import PAIR_OUTCOMES, PAIR_TESTS, plot_pairs  # noqa: F401 (public here)
@@ -133,10 +133,28 @@ def plot_forest(result: CorrelatedTTestResult, *, confidence_level=0.95, ax=None
     >>> [t.get_text() for t in plot_forest(res).get_yticklabels()]
     ['iris', 'wine', 'breast_cancer', 'digits']
     """
-    n = len(result.datasets)
     lo, hi = result.interval(confidence_level)  # checks confidence_level before a figure is opened
+    return _forest(result, result.datasets, lo, hi, confidence_level, "data set", ax)
+
+
+def plot_items(result, *, level=0.95, ax=None):
+    """An item-level comparison (:func:`pp_corr.compare_items`) per benchmark: posterior mean and credible interval,
+    coloured by the most probable region, the rope shaded.
+
+    >>> import pp_corr
+    >>> res = pp_corr.compare_items({"A": [1, 0, 1, 1, 0, 1], "B": [1, 1, 1, 1, 0, 1]}, rope=0.05, random_seed=0)
+    >>> plot_items(res).get_xlabel()
+    'mean difference B - A over items: posterior mean and 95% interval'
+    """
+    lo, hi = result.interval(level)
+    return _forest(result, result.benchmarks, lo, hi, level, "benchmark", ax, over=" over items")
+
+
+def _forest(result, labels, lo, hi, level, noun, ax, over=""):
+    """The forest of :func:`plot_forest` and :func:`plot_items`: one row per label."""
+    n = len(labels)
     font = _row_font(n)
-    ax = _axes(ax, figsize=_rows_figsize(result.datasets, font, extra_height=1.9))
+    ax = _axes(ax, figsize=_rows_figsize(labels, font, extra_height=1.9))
     y = np.arange(n)[::-1]
     mean = np.asarray(result.mean)
     largest = np.column_stack([result.p_left, result.p_rope, result.p_right]).argmax(axis=1)
@@ -152,12 +170,35 @@ def plot_forest(result: CorrelatedTTestResult, *, confidence_level=0.95, ax=None
             continue
         ax.hlines(y[chosen], lo[chosen], hi[chosen], colors=REGION_COLORS[k], lw=1.2)
         handles.append(ax.scatter(mean[chosen], y[chosen], color=REGION_COLORS[k], marker=REGION_MARKERS[k],
-                                  s=22, zorder=3, label=f"most probable: {label} ({chosen.sum()} data sets)"))
-    ax.set_yticks(y, result.datasets, fontsize=font)
+                                  s=22, zorder=3, label=f"most probable: {label} ({counted(chosen.sum(), noun)})"))
+    ax.set_yticks(y, labels, fontsize=font)
     ax.set_ylim(-0.7, n - 0.3)
-    level = f"{round(100 * confidence_level):g}%"
-    ax.set_xlabel(f"mean difference {b} - {a}: posterior mean and {level} interval")
-    _legend_on_top(ax, handles, f"{b} vs {a} on {n} data sets{', rope shaded' if rope else ''}")
+    ax.set_xlabel(f"mean difference {b} - {a}{over}: posterior mean and {round(100 * level):g}% interval")
+    _legend_on_top(ax, handles, f"{b} vs {a} on {counted(n, noun)}{', rope shaded' if rope else ''}")
+    return ax
+
+
+def plot_assurance(plan, *, target=0.8, ax=None):
+    """The assurance of each design of a plan (:func:`pp_corr.plan_items`) against its number of items, one line
+    per number of runs, with two Monte Carlo errors and the ``target``.
+
+    >>> import pp_corr
+    >>> rng = np.random.default_rng(0)
+    >>> pilot = {"A": rng.integers(0, 2, (60, 2)), "B": rng.integers(0, 2, (60, 2))}
+    >>> plan = pp_corr.plan_items(pilot, items=[50, 100], runs=[1, 2], difference=0.2, simulations=20, random_seed=0)
+    >>> len(plot_assurance(plan).get_lines()) >= 2
+    True
+    """
+    table = plan.table
+    ax = _axes(ax, figsize=(5.5, 3.4))
+    for k, (runs, group) in enumerate(table.groupby("runs")):
+        ax.errorbar(group["items"], group["assurance"], yerr=2 * group["mc error"], marker="os^Dv"[k % 5],
+                    color=series_color(k), capsize=3, label=f"{runs} run{'s' * (runs != 1)}")
+    ax.axhline(target, color=INK, lw=0.8, ls="--", label=f"target {target:g}")
+    a, b = plan.names
+    ax.set(xlabel="items", ylabel=f"assurance (P >= {plan.level:g} for a region)", ylim=(-0.02, 1.02),
+           title=f"{b} - {a} = {plan.difference:+g}, rope {plan.rope}")
+    ax.legend(fontsize=8)
     return ax
 
 

@@ -67,34 +67,11 @@ def run_command(args):
     models = _models(args, [str(m) for m in items.model.values])
     result = compare_items(items, models, rope=args.rope, runs=args.runs, n_samples=args.samples,
                            random_seed=args.seed)
-    print(format_items(result, args.level))
+    print(result.summary(args.level))
     if args.hierarchical:
         _hierarchical(items, models, args)
     if output:
         write_result(output, result.to_dict, lambda: result.to_frame(args.level).reset_index())
-
-
-def format_items(result, level=0.95) -> str:
-    """The per-benchmark table ``pp-corr items`` prints: differences to 4 decimals, probabilities to 3.
-
-    >>> from pp_corr.items import compare_items
-    >>> print(format_items(compare_items({"A": [1, 0, 1, 1, 0, 1], "B": [1, 1, 1, 1, 0, 1]}, random_seed=0)))
-    B - A (positive: B better), rope None, runs resample answers, binary scores
-               items runs A/B mean diff        95% interval P(A better) P(rope) P(B better) run share
-    benchmark                                                                                        
-    benchmark      6      1/1   +0.1429  [-0.1672, +0.5086]       0.141   0.000       0.859      0.00
-    """
-    frame = result.to_frame(level)
-    lo, hi = frame.columns[3], frame.columns[4]
-    a, b = result.names
-    table = frame.iloc[:, :2].assign(**{
-        "mean diff": frame["mean"].map("{:+.4f}".format),
-        f"{lo[:-3]} interval": [f"[{x:+.4f}, {y:+.4f}]" for x, y in zip(frame[lo], frame[hi])],
-        **{c: frame[c].map("{:.3f}".format) for c in frame.columns[5:8]},
-        "run share": frame["run share"].map("{:.2f}".format)})
-    runs = {"samples": "runs resample answers", "seeds": "runs are training seeds"}[result.run_kind]
-    return (f"{b} - {a} (positive: {b} better), rope {result.rope}, {runs}, {result.score_kind} scores\n"
-            f"{table.to_string()}")
 
 
 def _columns(pairs) -> dict:

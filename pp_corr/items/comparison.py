@@ -118,6 +118,13 @@ class ItemComparison:
                          for d in self.differences])
         return centre - half, centre + half
 
+    def plot(self, level=0.95, ax=None):
+        """Each benchmark's posterior mean and interval, coloured by the most probable region
+        (:func:`pp_corr.plots.plot_items`)."""
+        from ..plots import plot_items
+
+        return plot_items(self, level=level, ax=ax)
+
     def with_rope(self, rope) -> ItemComparison:
         """The same posterior with the probabilities for another rope (a half-width, a pair or None)."""
         return _replace(self, rope=as_rope(rope))
@@ -148,17 +155,32 @@ class ItemComparison:
                 "score_kind": self.score_kind, "left_out": dict(zip(self.benchmarks, self.left_out.tolist())),
                 "results": self.to_frame().reset_index().to_dict(orient="records")}
 
-    def __repr__(self):
+    def summary(self, level=0.95) -> str:
+        """The table ``pp-corr items`` prints: differences to 4 decimals, probabilities to 3.
+
+        >>> print(compare_items({"A": [1, 0, 1, 1, 0, 1], "B": [1, 1, 1, 1, 0, 1]}, random_seed=0).summary())
+        B - A (positive: B better), rope None, runs resample answers, binary scores
+                   items runs A/B mean diff        95% interval P(A better) P(rope) P(B better) run share
+        benchmark                                                                                        
+        benchmark      6      1/1   +0.1429  [-0.1672, +0.5086]       0.141   0.000       0.859      0.00
+        """
+        frame = self.to_frame(level)
+        lo, hi = frame.columns[3], frame.columns[4]
         a, b = self.names
-        runs = {"samples": "runs resample answers", "seeds": "runs are training seeds (their shifts included)"}
-        head = (f"Item-level comparison: {b} - {a} (positive: {b} better), rope = {self.rope}, "
-                f"{self.score_kind} scores, {runs[self.run_kind]}")
+        table = frame.iloc[:, :2].assign(**{
+            "mean diff": frame["mean"].map("{:+.4f}".format),
+            f"{lo[:-3]} interval": [f"[{x:+.4f}, {y:+.4f}]" for x, y in zip(frame[lo], frame[hi])],
+            **{c: frame[c].map("{:.3f}".format) for c in frame.columns[5:8]},
+            "run share": frame["run share"].map("{:.2f}".format)})
+        runs = {"samples": "runs resample answers", "seeds": "runs are training seeds"}[self.run_kind]
+        head = f"{b} - {a} (positive: {b} better), rope {self.rope}, {runs}, {self.score_kind} scores"
         if self.left_out.any():
-            head += "\nItems left out (a model has no score): " + ", ".join(
+            head += "\nitems left out (a model has no score there): " + ", ".join(
                 f"{name} {n}" for name, n in zip(self.benchmarks, self.left_out) if n)
-        with pd.option_context("display.width", 160, "display.max_rows", 60, "display.max_columns", None,
-                               "display.float_format", "{:.4g}".format):
-            return f"{head}\n{self.to_frame()}"
+        return f"{head}\n{table.to_string()}"
+
+    def __repr__(self):
+        return self.summary()
 
 
 def _replace(result, **changes):

@@ -41,6 +41,12 @@ class ItemPlan:
         reached = self.table[self.table["assurance"] >= assurance]
         return None if reached.empty else reached.sort_values(["items", "runs"]).iloc[0]
 
+    def plot(self, target=0.8, ax=None):
+        """Assurance against items, a line per number of runs (:func:`pp_corr.plots.plot_assurance`)."""
+        from ..plots import plot_assurance
+
+        return plot_assurance(self, target=target, ax=ax)
+
     def __repr__(self):
         a, b = self.names
         with pd.option_context("display.width", 160, "display.float_format", "{:.3f}".format):

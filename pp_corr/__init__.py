@@ -7,7 +7,8 @@ True
 """
 from .data.scores import (AssumptionWarning, MissingScoresWarning, differences, example_path, load_scores,
                           mean_differences, missing_cells)
-from .items import ItemComparison, ItemPlan, benchmark_scores, compare_items, load_items, plan_items
+from .items import (ItemComparison, ItemPlan, benchmark_scores, compare_items, load_items, plan_items,
+                    rank_items)
 from .pairwise.frequentist import TTestResult, corrected_ttest, paired_ttest
 from .pairwise.intraclass import SufficientStats, intraclass_fold_logp, intraclass_logp, resolve_rho
 from .pairwise.pairs import compare_all_pairs, format_pairs
@@ -33,7 +34,7 @@ __all__ = [
     "hierarchical_test", "hierarchical_tests", "imprecise_signed_rank", "intraclass_fold_logp", "intraclass_logp",
     "joint_model", "joint_test", "load_items", "load_scores", "mean_differences", "missing_cells",
     "order_by_ranking", "paired_ttest", "plackett_luce", "plackett_luce_model", "plan_items",
-    "poisson_binomial_monte_carlo", "poisson_test", "resolve_rho", "sequential_cv", "sequential_study",
+    "poisson_binomial_monte_carlo", "poisson_test", "rank_items", "resolve_rho", "sequential_cv", "sequential_study",
     "sequential_test", "sign_test", "wilcoxon_test", "write_report",
 ]
 __version__ = "0.1.0"

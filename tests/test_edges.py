@@ -2068,9 +2068,13 @@ def test_compare_items_answers_or_names_the_benchmark(a, shift, rope, strength):
     (lambda: pp_corr.plan_items({"A": [1, 0, 1], "B": [0, 1, 1]}, items=9, difference=0.1, simulations=0),
      ["simulations"]),
     (lambda: pp_corr.plan_items({"A": [1, 0, 1], "B": [0, 1, 1]}, items=9, difference=0.1, level=1.5), ["level"]),
+    (lambda: pp_corr.rank_items({"A": [1, 0, 1], "B": [0, 1, 1]}, level=0), ["level"]),
+    (lambda: pp_corr.rank_items({"A": [1, 0, 1], "B": [0, 1, 1]}, runs="seeds"), ["runs"]),
+    (lambda: pp_corr.rank_items({"A": [1, 0, 1]}), ["model"]),
 ], ids=["rope", "runs", "n_samples", "prior_strength", "same-model", "unknown-model", "models-text",
         "three-models", "level", "source", "na_values", "metric", "columns", "scores-runs", "scores-one-run",
-        "plan-items", "plan-difference", "plan-simulations", "plan-level"])
+        "plan-items", "plan-difference", "plan-simulations", "plan-level", "rank-level", "rank-seeds",
+        "rank-one-model"])
 def test_item_arguments_are_checked_by_name(call, names):
     err = check_error(call, names)
     assert err is not None, "no error"

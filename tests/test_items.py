@@ -214,6 +214,19 @@ def test_items_command_prints_a_table_and_writes_json(tmp_path, capsys):
         main(["items", str(path), "-a", "A", "--column", "item=question"])
 
 
+def test_items_command_ranks_more_than_two_models(tmp_path, capsys):
+    rng = np.random.default_rng(2)
+    wide = pd.DataFrame({"item": np.arange(300), **{m: rng.normal(gap, 1, 300) for m, gap in
+                                                     (("m1", 0.0), ("m2", 0.5), ("m3", 0.52))}})
+    path = tmp_path / "wide.csv"
+    wide.to_csv(path, index=False)
+    out = tmp_path / "ranks.csv"
+    main(["items", str(path), "--rope", "0.1", "-o", str(out)])
+    assert "3 models ranked" in capsys.readouterr().out
+    written = pd.read_csv(out)
+    assert written["model"].tolist()[2] == "m1" and written["group"].tolist() == [1, 1, 2]
+
+
 # --- planning ----------------------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("runs", [3, 1])
@@ -246,3 +259,22 @@ def test_planning_refuses_what_the_pilot_cannot_tell():
     assert plan.table["items"].tolist() == [10, 20]
     reached = plan.table[plan.table.assurance >= 0.5]
     assert (plan.smallest(0.5) is None) == reached.empty
+
+
+# --- k models ------------------------------------------------------------------------------------------------------
+
+def test_ranking_draws_are_the_pairs_bayesian_bootstrap():
+    """Two models' joint draws give their difference the law of compare_items without a prior (two-sample KS),
+    and the ranking's groups follow P(leader better by more than the rope) >= level."""
+    from pp_corr.items import rank_items
+    from pp_corr.items.ranking import joint_means
+
+    rng = np.random.default_rng(3)
+    y = continuous_benchmark(rng, items=200, runs=1, difference=0.15)
+    pair = compare_items(y, prior_strength=0, n_samples=20_000, random_seed=1).samples[0]
+    joint = joint_means(np.column_stack([y["A"][:, 0], y["B"][:, 0]]), 20_000, np.random.default_rng(2))
+    assert stats.ks_2samp(pair, joint[:, 1] - joint[:, 0]).pvalue > 0.001
+    table = rank_items(y, rope=0.05, level=0.95, random_seed=0)
+    separated = (joint[:, 1] - joint[:, 0] > 0.05).mean() >= 0.95
+    assert table.index.tolist() == ["B", "A"] and table["group"].tolist() == [1, 2 if separated else 1]
+    assert table["P(best)"].sum() == pytest.approx(1.0)

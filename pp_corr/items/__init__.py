@@ -9,6 +9,7 @@ from .benchmarks import benchmark_scores
 from .comparison import ItemComparison, bootstrap_means, compare_items
 from .loading import load_items, score_kind
 from .planning import ItemPlan, plan_items
+from .ranking import rank_items
 
 __all__ = ["ItemComparison", "ItemPlan", "benchmark_scores", "bootstrap_means", "compare_items", "load_items",
-           "plan_items", "score_kind"]
+           "plan_items", "rank_items", "score_kind"]

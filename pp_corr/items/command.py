@@ -8,6 +8,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import pandas as pd
+
 from .._args import check_count, check_probability_level, check_real
 from ..cli_reading import option
 from .comparison import RUN_KINDS
@@ -26,7 +28,8 @@ def add_command(subparsers, **keywords):
                                    **keywords)
     parser.add_argument("file", help="item scores: a CSV (columns benchmark, item, model, run, score, or one column "
                                      "per model), a harness log file or a folder of them")
-    parser.add_argument("-a", help="model A (the baseline; default: the first of two)")
+    parser.add_argument("-a", help="model A (the baseline; default: the first of two; without -a and -b a file of "
+                                   "more models is ranked, benchmark by benchmark)")
     parser.add_argument("-b", help="model B (positive differences: B better; default: the second of two)")
     parser.add_argument("--rope", type=option(check_real, low=0), default=0.01,
                         help="half-width of the rope, in the scores' units (default 0.01: one point of accuracy)")
@@ -64,7 +67,13 @@ def run_command(args):
     output = check_output_file(args.output) if args.output else None
     items = load_items(path, columns=_columns(args.column) or None, metric=args.metric,
                        na_values=args.na_values)
-    models = _models(args, [str(m) for m in items.model.values])
+    have = [str(m) for m in items.model.values]
+    if args.a is None and args.b is None and len(have) > 2:
+        ranked = _rank(items, args)
+        if output:
+            write_result(output, lambda: ranked.to_dict(orient="records"), lambda: ranked)
+        return
+    models = _models(args, have)
     result = compare_items(items, models, rope=args.rope, runs=args.runs, n_samples=args.samples,
                            random_seed=args.seed)
     print(result.summary(args.level))
@@ -86,12 +95,27 @@ def _columns(pairs) -> dict:
 
 def _models(args, have) -> tuple[str, str]:
     if args.a is None and args.b is None:
-        if len(have) != 2:
-            raise ValueError(f"-a and -b are needed: the file holds {len(have)} models {have}")
+        if len(have) < 2:
+            raise ValueError(f"the file holds {len(have)} model {have}: nothing to compare")
         return have[0], have[1]
     if args.a is None or args.b is None:
         raise ValueError("give both -a and -b (or neither, for a file of two models)")
     return args.a, args.b
+
+
+def _rank(items, args):
+    """Print every benchmark's models ranked, with their tie groups; return them as one table."""
+    from .ranking import rank_items
+
+    tables = []
+    for name in pd.unique(items.indexes["item"].get_level_values("benchmark")):
+        table = rank_items(items, benchmark=name, rope=args.rope, level=args.level, runs=args.runs,
+                           n_samples=args.samples, random_seed=args.seed)
+        print(f"{name}: {len(table)} models ranked; a group holds the models not separated from its first at "
+              f"{args.level:g} (rope {args.rope:g})")
+        print(table.to_string(float_format="{:.4f}".format) + "\n")
+        tables.append(table.reset_index().assign(benchmark=name))
+    return pd.concat(tables, ignore_index=True)
 
 
 def _hierarchical(items, models, args):

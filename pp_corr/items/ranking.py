@@ -1,0 +1,96 @@
+"""k models on one benchmark: their mean scores' joint posterior, the ranking and the groups of models that cannot
+be told apart at a level.
+
+The k mean scores over the population of items share one Dirichlet posterior of item weights (the Bayesian
+bootstrap: w ~ Dirichlet(1, ..., 1) over the items every model has), mu_m = sum_i w_i ybar_mi, so every pair's
+difference, P(best) and the ranks come from the same draws. With ``runs="seeds"`` each model's mean also gets its
+runs' shift, N(0, s_run / R_m), s_run drawn once per draw from all models' run means
+(:func:`pp_corr.items.variance.run_shift_draws`).
+
+Groups: the models in order of posterior mean score; the first opens group 1, and each next model stays in the
+current group unless the group's first model is better than it by more than the rope (``hi``) with probability at
+least ``level`` - then it opens the next group. "Indistinguishable at this level" thus means "not separated from
+the best model of its group".
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import xarray as xr
+
+from .._args import as_generator, as_rope, check_choice, check_count, check_probability_level
+from .comparison import RUN_KINDS
+from .variance import run_shift_draws, two_way
+
+_BLOCK = 4_000_000
+
+
+def rank_items(items, *, benchmark=None, rope=None, level=0.95, runs="samples", n_samples=20_000,
+               random_seed=None) -> pd.DataFrame:
+    """The models of one benchmark (``benchmark``, by default the only one) ranked: posterior mean score and
+    interval, P(best), expected rank and tie group (see the module docstring), best first.
+
+    >>> rng = np.random.default_rng(0)
+    >>> p = rng.uniform(0.2, 0.9, 500)
+    >>> scores = {m: (rng.random(500) < np.clip(p + gap, 0, 1)).astype(int) for m, gap in
+    ...           (("small", -0.1), ("medium", 0.0), ("medium-b", 0.005), ("large", 0.1))}
+    >>> rank_items(scores, rope=0.01, random_seed=0)["group"].tolist()  # large and medium-b: not separated
+    [1, 1, 2, 3]
+    """
+    from .loading import load_items
+
+    items = items if isinstance(items, xr.Dataset) else load_items(items)
+    check_choice("runs", runs, RUN_KINDS)
+    level = check_probability_level("level", level)
+    n_samples = check_count("n_samples", n_samples, minimum=100)
+    lo, hi = as_rope(rope) or (0.0, 0.0)
+    names = list(pd.unique(items.indexes["item"].get_level_values("benchmark")))
+    if benchmark is None and len(names) > 1:
+        raise ValueError(f"the items hold {len(names)} benchmarks {names}: choose one with benchmark=")
+    benchmark = names[0] if benchmark is None else benchmark
+    if benchmark not in names:
+        raise ValueError(f"benchmark={benchmark!r} is not in the items (they have {names})")
+    models = [str(m) for m in items.model.values]
+    if len(models) < 2:
+        raise ValueError(f"the items hold {len(models)} model: ranking needs at least two")
+    cube = items.score.sel(benchmark=benchmark).values  # (items, models, runs)
+    shared = np.isfinite(cube).any(axis=2).all(axis=1)
+    if shared.sum() < 2:
+        raise ValueError(f"benchmark {benchmark!r}: {int(shared.sum())} item(s) have scores of every model")
+    cube = cube[shared]
+    rng = as_generator(random_seed)
+    draws = joint_means(np.nanmean(cube, axis=2), n_samples, rng)
+    if runs == "seeds":
+        summaries = [two_way(cube[:, m]) for m in range(len(models))]
+        shift = run_shift_draws(summaries, n_samples, rng)
+        draws += np.sqrt(shift[:, None] / np.array([s.runs for s in summaries])) * rng.standard_normal(draws.shape)
+    order = np.argsort(-draws.mean(axis=0), kind="stable")
+    ranks = (-draws).argsort(axis=1).argsort(axis=1) + 1
+    groups, leader, group = [], order[0], 1
+    for m in order:
+        if (draws[:, leader] - draws[:, m] > hi).mean() >= level:
+            group, leader = group + 1, m
+        groups.append(group)
+    tail = (1 - level) / 2
+    lower, upper = np.quantile(draws, [tail, 1 - tail], axis=0)
+    best = np.bincount(draws.argmax(axis=1), minlength=len(models)) / n_samples
+    percent = f"{round(100 * level, 6):g}%"
+    return pd.DataFrame({"mean": draws.mean(axis=0)[order], f"{percent} lo": lower[order],
+                         f"{percent} hi": upper[order], "P(best)": best[order],
+                         "expected rank": ranks.mean(axis=0)[order], "group": groups},
+                        index=pd.Index([models[m] for m in order], name="model"))
+
+
+def joint_means(means, n_samples, rng) -> np.ndarray:
+    """(n_samples, models) draws of sum_i w_i means[i, m], w ~ Dirichlet(1, ..., 1) over the items, in blocks.
+
+    >>> joint_means(np.array([[0.0, 1.0], [1.0, 1.0]]), 3, np.random.default_rng(0))[:, 1].tolist()
+    [1.0, 1.0, 1.0]
+    """
+    out = np.empty((n_samples, means.shape[1]))
+    block = max(1, _BLOCK // len(means))
+    for start in range(0, n_samples, block):
+        size = min(block, n_samples - start)
+        weights = rng.standard_exponential((size, len(means)))
+        out[start:start + size] = weights @ means / weights.sum(axis=1, keepdims=True)
+    return out

@@ -438,6 +438,81 @@ seq = pp_corr.SequentialRuns(rope=0.01, max_runs=10, names=("tree", "nb"), rando
 print(seq)
 seq.result.to_frame().round(3)"""),
     ],
+    "09_items.ipynb": [
+        md("# Models scored item by item on shared benchmarks\n\n"
+        "Two models answer the same test items of several benchmarks, three times each. The item is the unit of "
+        "pairing; the runs either sample the answers again (a sampling temperature) or are training seeds, whose "
+        "shift every item of a run shares (docs/theory.md, section 11). Here: simulated benchmarks whose truth is "
+        "known, the comparison per benchmark and over benchmarks, what run shifts do to an interval built from "
+        "items alone, and how many items a decision needs.\n\n"
+        "The tests set `PP_CORR_REPETITIONS` and run smaller studies."),
+        code(SETUP + """import pandas as pd
+import warnings
+REPETITIONS = int(os.environ.get("PP_CORR_REPETITIONS", 1000))
+rng = np.random.default_rng(2026)
+
+def benchmark(name, items, gap, runs=3, shift=0.0):
+    \"\"\"Binary answers: P(right) = expit(difficulty + model x item + run shift), model B 'gap' logits better.\"\"\"
+    difficulty = rng.normal(0.3, 1.5, items)
+    rows = []
+    for model, better in (("base", 0.0), ("tuned", gap)):
+        logit = difficulty + better + rng.normal(0, 0.5, items)
+        for run in range(runs):
+            p = 1 / (1 + np.exp(-(logit + rng.normal(0, shift))))
+            rows.append(pd.DataFrame({"benchmark": name, "item": np.arange(items), "model": model, "run": run + 1,
+                                      "correct": (rng.random(items) < p).astype(int)}))
+    return pd.concat(rows)
+
+table = pd.concat([benchmark(f"bench{k}", items, gap) for k, (items, gap) in
+                   enumerate([(800, 0.25), (400, 0.15), (1200, 0.0), (300, 0.3), (600, 0.1), (500, 0.2)])])
+table.head()"""),
+        md("## One benchmark at a time\n`load_items` finds the columns by their names (here `correct` is the "
+        "score); `compare_items` gives each benchmark's posterior of the mean difference tuned - base over items, "
+        "with a rope of one point of accuracy."),
+        code("""items = pp_corr.load_items(table)
+res = pp_corr.compare_items(items, ("base", "tuned"), rope=0.01, random_seed=0)
+res"""),
+        code("res.plot();"),
+        md("## Over benchmarks\nEach benchmark is a data set and each item a fold of the hierarchical model, "
+        "whose exact posterior gives the probabilities for a new benchmark."),
+        code("""hier = pp_corr.hierarchical_test(pp_corr.benchmark_scores(items), algorithms=("base", "tuned"), rope=0.01,
+                                 random_seed=0)
+print(hier)"""),
+        md("## Training seeds\nWhen the runs are training seeds, each run shifts all its items. An interval built "
+        "from items alone does not see that shift: over many simulated benchmarks with a known difference it "
+        "covers far less than 95%, while `runs=\"seeds\"` draws the shifts' variance from the models' run means. "
+        "Continuous scores, 300 items x 3 runs, shift sd 0.3."),
+        code("""def continuous(shift, items=300, runs=3, difference=0.1):
+    a = rng.normal(0, 1, items)
+    return {m: mu + a[:, None] + rng.normal(0, 0.5, items)[:, None] + rng.normal(0, shift, runs)[None]
+            + rng.normal(0, 1, (items, runs)) for m, mu in (("A", 0.0), ("B", difference))}
+
+rows = []
+for shift in (0.0, 0.3):
+    for k in range(REPETITIONS // 5):
+        y = continuous(shift)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", pp_corr.AssumptionWarning)
+            seeds = pp_corr.compare_items(y, runs="seeds", n_samples=2000, random_seed=k)
+            samples = pp_corr.compare_items(y, n_samples=2000, random_seed=k)
+        clustered = seeds.clustered_interval()
+        rows.append({"shift sd": shift, "runs='samples'": samples.interval()[0][0] <= 0.1 <= samples.interval()[1][0],
+                     "runs='seeds'": seeds.interval()[0][0] <= 0.1 <= seeds.interval()[1][0],
+                     "item-clustered": clustered[0][0] <= 0.1 <= clustered[1][0]})
+coverage = pd.DataFrame(rows).groupby("shift sd").mean()
+print(f"coverage of 95% intervals over {REPETITIONS // 5} benchmarks each")
+coverage.round(3)"""),
+        md("## How many items?\n`plan_items` simulates designs from a pilot (here the 300-item benchmark) for a "
+        "planned difference of three points: the share of simulated benchmarks that decide is the design's "
+        "assurance. Three runs average away answer noise that one run leaves in every item."),
+        code("""plan = pp_corr.plan_items(items, ("base", "tuned"), benchmark="bench3", items=[300, 1000, 2000, 4000],
+                          runs=[1, 3], difference=0.03, rope=0.01, simulations=REPETITIONS // 5, random_seed=0)
+print(plan)
+best = plan.smallest(0.8)
+design = "none" if best is None else f"{int(best['items'])} items x {int(best['runs'])} runs"
+print("the smallest design reaching 0.8:", design)
+plan.plot();"""),
+    ],
     "06_nadeau_bengio.ipynb": [
         md("# The learners in the loop: the procedures of Nadeau & Bengio (2003)\n\n"
         "The corrected t-test of the rest of pp_corr is one of seven procedures Nadeau & Bengio compared for "

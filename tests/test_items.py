@@ -221,7 +221,8 @@ def test_items_command_ranks_more_than_two_models(tmp_path, capsys):
     path = tmp_path / "wide.csv"
     wide.to_csv(path, index=False)
     out = tmp_path / "ranks.csv"
-    main(["items", str(path), "--rope", "0.1", "-o", str(out)])
+    main(["items", str(path), "--rope", "0.1", "-o", str(out), "--report", str(tmp_path / "report")])
+    assert "Comparison of 3 models on 1 benchmark" in (tmp_path / "report" / "report.md").read_text()
     assert "3 models ranked" in capsys.readouterr().out
     written = pd.read_csv(out)
     assert written["model"].tolist()[2] == "m1" and written["group"].tolist() == [1, 1, 2]

@@ -50,6 +50,9 @@ def add_command(subparsers, **keywords):
     parser.add_argument("--seed", type=option(check_count, parse=int, minimum=0), default=0,
                         help="seed of every random draw (default 0)")
     parser.add_argument("--output", "-o", help="write the table to a .csv or .json file")
+    parser.add_argument("--report", metavar="DIR",
+                        help="also the report of every pair over the benchmarks (as pp-corr report writes it, a "
+                             "benchmark for a data set) in DIR, which must be new or empty")
     parser.set_defaults(func=run_command)
     return parser
 
@@ -59,15 +62,18 @@ def run_command(args):
     from .comparison import compare_items
     from .loading import load_items
 
-    from ..reporting.output import check_output_file, write_result
+    from ..reporting.output import check_output_dir, check_output_file, write_result
 
     path = Path(args.file)
     if not path.exists():
         raise ValueError(f"{path}: no such file or folder")
     output = check_output_file(args.output) if args.output else None
+    report = check_output_dir(args.report) if args.report else None
     items = load_items(path, columns=_columns(args.column) or None, metric=args.metric,
                        na_values=args.na_values)
     have = [str(m) for m in items.model.values]
+    if report:
+        _report(items, report, args)
     if args.a is None and args.b is None and len(have) > 2:
         ranked = _rank(items, args)
         if output:
@@ -116,6 +122,19 @@ def _rank(items, args):
         print(table.to_string(float_format="{:.4f}".format) + "\n")
         tables.append(table.reset_index().assign(benchmark=name))
     return pd.concat(tables, ignore_index=True)
+
+
+def _report(items, directory, args):
+    """The report of every pair over the benchmarks (:func:`pp_corr.write_report` on :func:`benchmark_scores`)."""
+    from ..reporting.report import write_report
+    from .benchmarks import benchmark_scores
+
+    scores = benchmark_scores(items, runs=args.runs)
+    k, q = scores.sizes["algorithm"], scores.sizes["dataset"]
+    write_report(scores, directory, rope=args.rope, alpha=1 - args.level, hierarchical=args.hierarchical,
+                 random_seed=args.seed,
+                 title=f"Comparison of {k} models on {q} benchmark{'s' * (q != 1)} (items as folds, runs averaged)")
+    print(f"pp-corr: wrote the report to {directory}", file=sys.stderr)
 
 
 def _hierarchical(items, models, args):

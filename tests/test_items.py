@@ -61,6 +61,17 @@ def test_bad_item_tables_name_what_is_wrong(source, kwargs, message):
         load_items(source, **kwargs)
 
 
+def test_a_model_missing_on_a_benchmark_leaves_that_benchmark_out():
+    table = pd.DataFrame({"benchmark": ["x"] * 6 + ["y"] * 3, "item": [1, 2, 3] * 3,
+                          "model": ["A"] * 3 + ["B"] * 3 + ["A"] * 3, "score": [1, 0, 1, 1, 1, 1, 0, 0, 1]})
+    with pytest.warns(MissingScoresWarning, match=r"missing scores \(B 3 of 6"):
+        items = load_items(table)
+    with pytest.warns(MissingScoresWarning, match="benchmarks left out, where models 'A' and 'B' share fewer"):
+        res = compare_items(items, random_seed=0)
+    assert res.benchmarks == ("x",) and res.left_out_benchmarks == ("y",)
+    assert "benchmarks left out (fewer than 2 items scored by both): y" in res.summary()
+
+
 # --- one benchmark: against oracles ----------------------------------------------------------------------------------
 
 def test_binary_one_run_is_the_dirichlet_law_of_the_three_outcomes():

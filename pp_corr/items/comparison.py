@@ -34,6 +34,7 @@ from scipy import stats
 
 from .._args import (AssumptionWarning, as_generator, as_rope, check_choice, check_count, check_probability_level,
                      check_real)
+from ..data.scores import MissingScoresWarning
 from .variance import run_shift_draws, two_way
 
 RUN_KINDS = ("samples", "seeds")
@@ -49,7 +50,8 @@ class ItemComparison:
     ``p_rope``, ``p_right`` = P(B better) = P(delta > rope hi) come from them (without a rope lo = hi = 0, and
     ``p_rope`` is the mass at exactly 0, which only identical scores give) (Monte Carlo error at most
     0.5 / sqrt(n_samples)). ``differences`` holds each benchmark's item differences d_i, ``items`` their count,
-    ``left_out`` the items where a model has no score, ``runs`` the runs of A and of B, ``run_variance`` the
+    ``left_out`` the items where a model has no score (``left_out_benchmarks`` the benchmarks where the two share
+    fewer than two items), ``runs`` the runs of A and of B, ``run_variance`` the
     posterior mean of the run shifts' variance in the mean difference (0 with ``run_kind="samples"``).
     """
 
@@ -64,6 +66,7 @@ class ItemComparison:
     run_variance: np.ndarray
     score_kind: str = "continuous"
     prior_strength: float = 1.0
+    left_out_benchmarks: tuple[str, ...] = ()
     components: pd.DataFrame = field(default_factory=pd.DataFrame)
 
     @property
@@ -153,6 +156,7 @@ class ItemComparison:
         """Plain Python values: names, rope, run kind and one record per benchmark."""
         return {"a": self.names[0], "b": self.names[1], "rope": self.rope, "runs": self.run_kind,
                 "score_kind": self.score_kind, "left_out": dict(zip(self.benchmarks, self.left_out.tolist())),
+                "left_out_benchmarks": list(self.left_out_benchmarks),
                 "results": self.to_frame().reset_index().to_dict(orient="records")}
 
     def summary(self, level=0.95) -> str:
@@ -177,6 +181,8 @@ class ItemComparison:
         if self.left_out.any():
             head += "\nitems left out (a model has no score there): " + ", ".join(
                 f"{name} {n}" for name, n in zip(self.benchmarks, self.left_out) if n)
+        if self.left_out_benchmarks:
+            head += f"\nbenchmarks left out (fewer than 2 items scored by both): {', '.join(self.left_out_benchmarks)}"
         return f"{head}\n{table.to_string()}"
 
     def __repr__(self):
@@ -216,15 +222,24 @@ items (:func:`pseudo_items`; 0: the Bayesian bootstrap). ``n_samples`` draws of 
     rng = as_generator(random_seed)
     kind = items.attrs.get("score_kind", "continuous")
     prior = pseudo_items(kind, check_real("prior_strength", prior_strength, low=0))
-    benchmarks = tuple(pd.unique(items.indexes["item"].get_level_values("benchmark")))
-    rows = [_benchmark(items.score.sel(benchmark=name, model=[a, b]).values, runs, prior, n_samples, rng, name,
-                       (a, b))
-            for name in benchmarks]
+    cubes = {name: items.score.sel(benchmark=name, model=[a, b]).values
+             for name in pd.unique(items.indexes["item"].get_level_values("benchmark"))}
+    shared = {name: int((np.isfinite(cube).any(axis=2).all(axis=1)).sum()) for name, cube in cubes.items()}
+    benchmarks = tuple(name for name, n in shared.items() if n >= 2)
+    skipped = tuple(name for name in cubes if name not in benchmarks)
+    if not benchmarks:
+        raise ValueError(f"models {a!r} and {b!r} share fewer than 2 scored items on every benchmark "
+                         f"({', '.join(f'{name}: {n}' for name, n in shared.items())}): nothing to compare")
+    if skipped:
+        warnings.warn(f"benchmarks left out, where models {a!r} and {b!r} share fewer than 2 scored items: "
+                      f"{', '.join(skipped)}", MissingScoresWarning, stacklevel=2)
+    rows = [_benchmark(cubes[name], runs, prior, n_samples, rng, name, (a, b)) for name in benchmarks]
     return ItemComparison(
         names=(a, b), benchmarks=benchmarks, rope=rope, run_kind=runs,
         samples=np.stack([r["samples"] for r in rows]), differences=tuple(r["d"] for r in rows),
         left_out=np.array([r["left_out"] for r in rows]), runs=np.array([r["runs"] for r in rows]),
-        run_variance=np.array([r["run_variance"] for r in rows]), score_kind=kind, prior_strength=prior_strength)
+        run_variance=np.array([r["run_variance"] for r in rows]), score_kind=kind, prior_strength=prior_strength,
+        left_out_benchmarks=skipped)
 
 
 def pick_models(items, models) -> tuple[str, str]:
@@ -249,9 +264,6 @@ def _benchmark(cube, runs, prior, n_samples, rng, name, names) -> dict:
     """One benchmark's posterior draws from its scores ``cube`` (items, 2 models, runs)."""
     scored = np.isfinite(cube).any(axis=2)  # (items, 2)
     both = scored.all(axis=1)
-    if both.sum() < 2:
-        raise ValueError(f"benchmark {name!r}: models {names[0]!r} and {names[1]!r} both have scores on "
-                         f"{int(both.sum())} item(s); at least 2 are needed")
     cube = cube[both]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # a run a model lacks on some items

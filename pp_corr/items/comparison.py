@@ -25,7 +25,8 @@ when the run means of a model differ more than the sampling of answers explains 
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass, field
+import dataclasses
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -67,7 +68,6 @@ class ItemComparison:
     score_kind: str = "continuous"
     prior_strength: float = 1.0
     left_out_benchmarks: tuple[str, ...] = ()
-    components: pd.DataFrame = field(default_factory=pd.DataFrame)
 
     @property
     def items(self) -> np.ndarray:
@@ -123,14 +123,23 @@ class ItemComparison:
 
     def plot(self, level=0.95, ax=None):
         """Each benchmark's posterior mean and interval, coloured by the most probable region
-        (:func:`pp_corr.plots.plot_items`)."""
+        (:func:`pp_corr.plots.plot_items`).
+
+        >>> compare_items({"A": [1, 0, 1, 1], "B": [1, 1, 1, 0]}, random_seed=0).plot().get_yticklabels()[0].get_text()
+        'benchmark'
+        """
         from ..plots import plot_items
 
         return plot_items(self, level=level, ax=ax)
 
     def with_rope(self, rope) -> ItemComparison:
-        """The same posterior with the probabilities for another rope (a half-width, a pair or None)."""
-        return _replace(self, rope=as_rope(rope))
+        """The same posterior with the probabilities for another rope (a half-width, a pair or None).
+
+        >>> res = compare_items({"A": [1, 0, 1, 1, 0], "B": [1, 1, 1, 1, 0]}, random_seed=0)
+        >>> bool(res.with_rope(0.5).p_rope[0] > res.p_rope[0])
+        True
+        """
+        return dataclasses.replace(self, rope=as_rope(rope))
 
     def to_frame(self, level=0.95) -> pd.DataFrame:
         """One row per benchmark: items, runs, mean, interval, the three probabilities and the run shifts' share
@@ -153,7 +162,11 @@ class ItemComparison:
         return frame
 
     def to_dict(self) -> dict:
-        """Plain Python values: names, rope, run kind and one record per benchmark."""
+        """Plain Python values: names, rope, run kind and one record per benchmark.
+
+        >>> compare_items({"A": [1, 0, 1], "B": [1, 1, 1]}, rope=0.1, random_seed=0).to_dict()["rope"]
+        (-0.1, 0.1)
+        """
         return {"a": self.names[0], "b": self.names[1], "rope": self.rope, "runs": self.run_kind,
                 "score_kind": self.score_kind, "left_out": dict(zip(self.benchmarks, self.left_out.tolist())),
                 "left_out_benchmarks": list(self.left_out_benchmarks),
@@ -187,12 +200,6 @@ class ItemComparison:
 
     def __repr__(self):
         return self.summary()
-
-
-def _replace(result, **changes):
-    import dataclasses
-
-    return dataclasses.replace(result, **changes)
 
 
 def compare_items(items, models=None, *, rope=None, runs="samples", prior_strength=1.0, n_samples=50_000,

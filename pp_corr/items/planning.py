@@ -36,13 +36,23 @@ class ItemPlan:
     level: float
 
     def smallest(self, assurance=0.8) -> pd.Series | None:
-        """The first design (fewest items, then runs) whose assurance reaches ``assurance``; None if none does."""
+        """The first design (fewest items, then runs) whose assurance reaches ``assurance``; None if none does.
+
+        >>> table = pd.DataFrame({"items": [100, 200], "runs": [1, 1], "assurance": [0.5, 0.9]})
+        >>> int(ItemPlan(table, ("A", "B"), 0.1, None, 0.95).smallest(0.8)["items"])
+        200
+        """
         check_probability_level("assurance", assurance)
         reached = self.table[self.table["assurance"] >= assurance]
         return None if reached.empty else reached.sort_values(["items", "runs"]).iloc[0]
 
     def plot(self, target=0.8, ax=None):
-        """Assurance against items, a line per number of runs (:func:`pp_corr.plots.plot_assurance`)."""
+        """Assurance against items, a line per number of runs (:func:`pp_corr.plots.plot_assurance`).
+
+        >>> table = pd.DataFrame({"items": [100, 200], "runs": [1, 1], "assurance": [0.5, 0.9], "mc error": 0.05})
+        >>> ItemPlan(table, ("A", "B"), 0.1, None, 0.95).plot().get_xlabel()
+        'items'
+        """
         from ..plots import plot_assurance
 
         return plot_assurance(self, target=target, ax=ax)

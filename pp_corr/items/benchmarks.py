@@ -11,12 +11,12 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
-import pandas as pd
 import xarray as xr
 
-from .comparison import RUN_KINDS
-from .variance import two_way
 from .._args import check_choice
+from .comparison import RUN_KINDS
+from .loading import benchmark_names
+from .variance import two_way
 
 
 def benchmark_scores(items: xr.Dataset, runs="samples") -> xr.Dataset:
@@ -26,6 +26,7 @@ def benchmark_scores(items: xr.Dataset, runs="samples") -> xr.Dataset:
     replication (``runs="seeds"``, at least two runs of each model; the variance of the shifts from all models'
     run means, by moments).
 
+    >>> import pandas as pd
     >>> from pp_corr.items import load_items
     >>> table = pd.DataFrame({"benchmark": ["x"] * 4 + ["y"] * 6, "item": [1, 2, 1, 2, 1, 2, 3, 1, 2, 3],
     ...                       "model": list("AABB") + list("AAABBB"), "score": [1, 0, 1, 1, 0, 1, 1, 1, 1, 0]})
@@ -35,7 +36,7 @@ def benchmark_scores(items: xr.Dataset, runs="samples") -> xr.Dataset:
     (('dataset', 'algorithm', 'run', 'fold'), 3, [0.0, 0.0])
     """
     check_choice("runs", runs, RUN_KINDS)
-    names = list(pd.unique(items.indexes["item"].get_level_values("benchmark")))
+    names = benchmark_names(items)
     blocks, rhos = [], []
     for name in names:
         cube = items.score.sel(benchmark=name).values  # (items, models, runs)

@@ -111,10 +111,11 @@ def _models(args, have) -> tuple[str, str]:
 
 def _rank(items, args):
     """Print every benchmark's models ranked, with their tie groups; return them as one table."""
+    from .loading import benchmark_names
     from .ranking import rank_items
 
     tables = []
-    for name in pd.unique(items.indexes["item"].get_level_values("benchmark")):
+    for name in benchmark_names(items):
         table = rank_items(items, benchmark=name, rope=args.rope, level=args.level, runs=args.runs,
                            n_samples=args.samples, random_seed=args.seed)
         print(f"{name}: {len(table)} models ranked; a group holds the models not separated from its first at "

@@ -24,8 +24,8 @@ when the run means of a model differ more than the sampling of answers explains 
 """
 from __future__ import annotations
 
-import warnings
 import dataclasses
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -36,6 +36,7 @@ from scipy import stats
 from .._args import (AssumptionWarning, as_generator, as_rope, check_choice, check_count, check_probability_level,
                      check_real)
 from ..data.scores import MissingScoresWarning
+from .loading import benchmark_names, load_items
 from .variance import run_shift_draws, two_way
 
 RUN_KINDS = ("samples", "seeds")
@@ -219,8 +220,6 @@ items (:func:`pseudo_items`; 0: the Bayesian bootstrap). ``n_samples`` draws of 
     >>> round(float(res.mean[0]), 3), bool(res.p_right[0] > 0.8)  # 2 items of 8, and the prior: 2 / 9
     (0.222, True)
     """
-    from .loading import load_items
-
     items = items if isinstance(items, xr.Dataset) else load_items(items)
     a, b = pick_models(items, models)
     runs = check_choice("runs", runs, RUN_KINDS)
@@ -230,7 +229,7 @@ items (:func:`pseudo_items`; 0: the Bayesian bootstrap). ``n_samples`` draws of 
     kind = items.attrs.get("score_kind", "continuous")
     prior = pseudo_items(kind, check_real("prior_strength", prior_strength, low=0))
     cubes = {name: items.score.sel(benchmark=name, model=[a, b]).values
-             for name in pd.unique(items.indexes["item"].get_level_values("benchmark"))}
+             for name in benchmark_names(items)}
     shared = {name: int((np.isfinite(cube).any(axis=2).all(axis=1)).sum()) for name, cube in cubes.items()}
     benchmarks = tuple(name for name, n in shared.items() if n >= 2)
     skipped = tuple(name for name in cubes if name not in benchmarks)

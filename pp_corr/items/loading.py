@@ -268,6 +268,29 @@ def _to_dataset(frame, where, models) -> xr.Dataset:
     return items
 
 
+def benchmark_names(items: xr.Dataset) -> list[str]:
+    """The benchmarks of an items Dataset, in their order.
+
+    >>> benchmark_names(load_items({"A": [1, 0], "B": [0, 1]}, benchmark="arc"))
+    ['arc']
+    """
+    return list(pd.unique(items.indexes["item"].get_level_values("benchmark")))
+
+
+def one_benchmark(items: xr.Dataset, benchmark=None) -> str:
+    """``benchmark``, checked to be one of the items', or the items' only benchmark when None.
+
+    >>> one_benchmark(load_items({"A": [1, 0], "B": [0, 1]}))
+    'benchmark'
+    """
+    names = benchmark_names(items)
+    if benchmark is None and len(names) > 1:
+        raise ValueError(f"the items hold {len(names)} benchmarks {names}: choose one with benchmark=")
+    if benchmark is not None and benchmark not in names:
+        raise ValueError(f"benchmark={benchmark!r} is not in the items (they have {names})")
+    return names[0] if benchmark is None else benchmark
+
+
 def _run_order(label):
     try:
         return (0, float(label), "")

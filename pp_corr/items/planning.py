@@ -22,6 +22,7 @@ import xarray as xr
 
 from .._args import as_generator, as_rope, check_count, check_probability_level, check_real
 from .comparison import bootstrap_means, pick_models, pseudo_items
+from .loading import load_items, one_benchmark
 
 
 @dataclass(frozen=True, repr=False)
@@ -79,8 +80,6 @@ def plan_items(pilot, models=None, *, items, runs=None, difference, rope=None, l
     >>> bool(plan.table.assurance.iloc[1] > plan.table.assurance.iloc[0])
     True
     """
-    from .loading import load_items
-
     pilot = pilot if isinstance(pilot, xr.Dataset) else load_items(pilot)
     a, b = pick_models(pilot, models)
     cube = _pilot_cube(pilot, (a, b), benchmark)
@@ -108,12 +107,7 @@ def plan_items(pilot, models=None, *, items, runs=None, difference, rope=None, l
 
 def _pilot_cube(pilot, pair, benchmark) -> np.ndarray:
     """The pilot's scores of the pair (items, 2, runs) on the items both models have in every run."""
-    names = list(pd.unique(pilot.indexes["item"].get_level_values("benchmark")))
-    if benchmark is None and len(names) > 1:
-        raise ValueError(f"the pilot holds {len(names)} benchmarks {names}: choose one with benchmark=")
-    benchmark = names[0] if benchmark is None else benchmark
-    if benchmark not in names:
-        raise ValueError(f"benchmark={benchmark!r} is not in the pilot (it has {names})")
+    benchmark = one_benchmark(pilot, benchmark)
     cube = pilot.score.sel(benchmark=benchmark, model=list(pair)).values
     cube = cube[:, :, np.isfinite(cube).any(axis=(0, 1))]
     complete = np.isfinite(cube).all(axis=(1, 2))

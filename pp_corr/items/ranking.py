@@ -20,6 +20,7 @@ import xarray as xr
 
 from .._args import as_generator, as_rope, check_choice, check_count, check_probability_level
 from .comparison import RUN_KINDS
+from .loading import load_items, one_benchmark
 from .variance import run_shift_draws, two_way
 
 _BLOCK = 4_000_000
@@ -37,19 +38,12 @@ def rank_items(items, *, benchmark=None, rope=None, level=0.95, runs="samples", 
     >>> rank_items(scores, rope=0.01, random_seed=0)["group"].tolist()  # large and medium-b: not separated
     [1, 1, 2, 3]
     """
-    from .loading import load_items
-
     items = items if isinstance(items, xr.Dataset) else load_items(items)
     check_choice("runs", runs, RUN_KINDS)
     level = check_probability_level("level", level)
     n_samples = check_count("n_samples", n_samples, minimum=100)
     lo, hi = as_rope(rope) or (0.0, 0.0)
-    names = list(pd.unique(items.indexes["item"].get_level_values("benchmark")))
-    if benchmark is None and len(names) > 1:
-        raise ValueError(f"the items hold {len(names)} benchmarks {names}: choose one with benchmark=")
-    benchmark = names[0] if benchmark is None else benchmark
-    if benchmark not in names:
-        raise ValueError(f"benchmark={benchmark!r} is not in the items (they have {names})")
+    benchmark = one_benchmark(items, benchmark)
     models = [str(m) for m in items.model.values]
     if len(models) < 2:
         raise ValueError(f"the items hold {len(models)} model: ranking needs at least two")

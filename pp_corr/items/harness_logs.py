@@ -3,8 +3,9 @@
 - **lm-evaluation-harness** (``lm_eval ... --log_samples --output_path OUT``):
   ``OUT/<model>/samples_<task>_<time>.jsonl``, one JSON object per document with ``doc_id``, ``filter`` and one
   value per metric (named in ``metrics``), beside ``results_<time>.json``, whose ``model_name`` (or
-  ``config.model_args``' ``pretrained=``) names the model (else the folder does). The benchmark is the task; a metric is chosen as lm-eval names its results, ``"acc"`` or
-  ``"exact_match,strict-match"`` (metric, filter); the same task logged twice for a model is two runs.
+  ``config.model_args``' ``pretrained=``) names the model (else the folder does). The benchmark is the task; a
+  metric is chosen as lm-eval names its results, ``"acc"`` or ``"exact_match,strict-match"`` (metric, filter); the
+  same task logged twice for a model is two runs.
 - **inspect_ai** logs, ``.json`` or ``.eval`` (a zip of ``header.json`` and ``samples/*.json``): ``eval.task`` is the
   benchmark, ``eval.model`` the model, each sample's ``id`` the item and ``epoch`` the run; the score is one scorer's
   ``value`` (``metric="scorer"``, or ``"scorer.key"`` for a scorer with several values), read as inspect reads it:

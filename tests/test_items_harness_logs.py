@@ -91,3 +91,13 @@ def test_logs_load_and_compare():
     np.testing.assert_allclose(res.mean, [1 / (3 + 1), 0.0])  # arc: one item only 410m gets right, and the prior
     with pytest.raises(FileNotFoundError, match="no such harness log"):
         read_harness_log(LOGS / "absent")
+
+
+def test_items_command_reads_a_folder_of_logs(capsys):
+    from pp_corr.cli import main
+
+    main(["items", str(LOGS / "lm_eval"), "--metric", "arc_easy=acc", "--metric", "gsm8k=exact_match,strict-match"])
+    printed = capsys.readouterr().out
+    assert "EleutherAI/pythia-410m - EleutherAI/pythia-160m" in printed and "gsm8k" in printed
+    with pytest.raises(SystemExit, match="--metric: give one METRIC for every benchmark"):
+        main(["items", str(LOGS / "lm_eval"), "--metric", "acc", "--metric", "gsm8k=exact_match,strict-match"])

@@ -40,7 +40,9 @@ def add_command(subparsers, **keywords):
                         help="of the credible intervals (default 0.95)")
     parser.add_argument("--hierarchical", action="store_true",
                         help="also the hierarchical model over the benchmarks (needs at least two; seconds)")
-    parser.add_argument("--metric", help="the score of a harness log with several (e.g. acc_norm)")
+    parser.add_argument("--metric", action="append", metavar="[BENCHMARK=]METRIC",
+                        help="the score of harness logs with several (e.g. acc_norm, or exact_match,strict-match); "
+                             "BENCHMARK=METRIC for one benchmark's (repeatable)")
     parser.add_argument("--column", action="append", default=[], metavar="ROLE=NAME",
                         help="the column of a role (benchmark, item, model, run, score) in a CSV, e.g. "
                              "--column item=question (repeatable)")
@@ -69,7 +71,7 @@ def run_command(args):
         raise ValueError(f"{path}: no such file or folder")
     output = check_output_file(args.output) if args.output else None
     report = check_output_dir(args.report) if args.report else None
-    items = load_items(path, columns=_columns(args.column) or None, metric=args.metric,
+    items = load_items(path, columns=_columns(args.column) or None, metric=_metric(args.metric),
                        na_values=args.na_values)
     have = [str(m) for m in items.model.values]
     if report:
@@ -87,6 +89,17 @@ def run_command(args):
         _hierarchical(items, models, args)
     if output:
         write_result(output, result.to_dict, lambda: result.to_frame(args.level).reset_index())
+
+
+def _metric(given):
+    """--metric as load_items takes it: None, one metric for every log, or {benchmark: metric}."""
+    if not given:
+        return None
+    named = dict(text.split("=", 1) for text in given if "=" in text)
+    bare = [text for text in given if "=" not in text]
+    if bare and (named or len(bare) > 1):
+        raise ValueError("--metric: give one METRIC for every benchmark, or BENCHMARK=METRIC for each")
+    return bare[0] if bare else named
 
 
 def _columns(pairs) -> dict:

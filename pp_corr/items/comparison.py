@@ -69,6 +69,7 @@ class ItemComparison:
     score_kind: str = "continuous"
     prior_strength: float = 1.0
     left_out_benchmarks: tuple[str, ...] = ()
+    layouts: tuple = ()  # per benchmark, the two models' TwoWay summaries
 
     @property
     def items(self) -> np.ndarray:
@@ -121,6 +122,27 @@ class ItemComparison:
         half = np.array([stats.t.ppf(0.5 + level / 2, len(d) - 1) * d.std(ddof=1) / np.sqrt(len(d))
                          for d in self.differences])
         return centre - half, centre + half
+
+    def variance_components(self) -> pd.DataFrame:
+        """Where each model's score variance comes from, per benchmark: items, runs and the rest (item x run
+        interaction and the sampling of answers), as variances and shares (method of moments on the items scored
+        in every run, :mod:`pp_corr.items.variance`; one run: no run part, the residual is in the items').
+
+        >>> rng = np.random.default_rng(0)
+        >>> y = {m: rng.normal(0, 1, (200, 1)) + rng.normal(0, 0.5, (1, 4)) + rng.normal(0, 0.3, (200, 4))
+        ...      for m in "AB"}
+        >>> shares = compare_items(y, runs="seeds", random_seed=0).variance_components()["run share"]
+        >>> bool((shares > 0.05).all())
+        True
+        """
+        rows = []
+        for name, layouts in zip(self.benchmarks, self.layouts):
+            for model, layout in zip(self.names, layouts):
+                parts = layout.components
+                total = sum(parts.values())
+                rows.append({"benchmark": name, "model": model, "items": layout.items, "runs": layout.runs, **parts,
+                             **{f"{k} share": (v / total if total > 0 else np.nan) for k, v in parts.items()}})
+        return pd.DataFrame(rows).set_index(["benchmark", "model"])
 
     def plot(self, level=0.95, ax=None):
         """Each benchmark's posterior mean and interval, coloured by the most probable region
@@ -245,7 +267,7 @@ items (:func:`pseudo_items`; 0: the Bayesian bootstrap). ``n_samples`` draws of 
         samples=np.stack([r["samples"] for r in rows]), differences=tuple(r["d"] for r in rows),
         left_out=np.array([r["left_out"] for r in rows]), runs=np.array([r["runs"] for r in rows]),
         run_variance=np.array([r["run_variance"] for r in rows]), score_kind=kind, prior_strength=prior_strength,
-        left_out_benchmarks=skipped)
+        left_out_benchmarks=skipped, layouts=tuple(r["layouts"] for r in rows))
 
 
 def pick_models(items, models) -> tuple[str, str]:
@@ -288,7 +310,7 @@ def _benchmark(cube, runs, prior, n_samples, rng, name, names) -> dict:
     else:
         _warn_run_shifts(summaries, name, names)
     return {"samples": draws, "d": d, "left_out": int((~both & scored.any(axis=1)).sum()),
-            "runs": [s.runs for s in summaries], "run_variance": run_variance}
+            "runs": [s.runs for s in summaries], "run_variance": run_variance, "layouts": tuple(summaries)}
 
 
 def _warn_run_shifts(summaries, name, names):

@@ -286,7 +286,16 @@ def test_ranking_draws_are_the_pairs_bayesian_bootstrap():
     pair = compare_items(y, prior_strength=0, n_samples=20_000, random_seed=1).samples[0]
     joint = joint_means(np.column_stack([y["A"][:, 0], y["B"][:, 0]]), 20_000, np.random.default_rng(2))
     assert stats.ks_2samp(pair, joint[:, 1] - joint[:, 0]).pvalue > 0.001
-    table = rank_items(y, rope=0.05, level=0.95, random_seed=0)
+    table = rank_items(y, rope=0.05, level=0.95, prior_strength=0, random_seed=0)
     separated = (joint[:, 1] - joint[:, 0] > 0.05).mean() >= 0.95
     assert table.index.tolist() == ["B", "A"] and table["group"].tolist() == [1, 2 if separated else 1]
     assert table["P(best)"].sum() == pytest.approx(1.0)
+
+
+def test_a_model_right_on_every_one_of_three_items_is_not_surely_best():
+    from pp_corr.items import rank_items
+
+    scores = {"A": [1, 1, 1], "B": [1, 0, 1], "C": [0, 1, 1]}
+    table = rank_items(scores, random_seed=0)
+    assert table.index[0] == "A" and 0.5 < table.loc["A", "P(best)"] < 0.99
+    assert rank_items(scores, prior_strength=0, random_seed=0).loc["A", "P(best)"] == 1.0

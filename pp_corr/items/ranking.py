@@ -1,9 +1,13 @@
 """k models on one benchmark: their mean scores' joint posterior, the ranking and the groups of models that cannot
 be told apart at a level.
 
-The k mean scores over the population of items share one Dirichlet posterior of item weights (the Bayesian
-bootstrap: w ~ Dirichlet(1, ..., 1) over the items every model has), mu_m = sum_i w_i ybar_mi, so every pair's
-difference, P(best) and the ranks come from the same draws. With ``runs="seeds"`` each model's mean also gets its
+The k mean scores over the population of items share one Dirichlet posterior of item weights,
+mu_m = sum_i w_i ybar_mi over the items every model has and a prior's pseudo-items, w ~ Dirichlet(1 for each item,
+the pseudo-items' weights), so every pair's difference, P(best) and the ranks come from the same draws. The prior
+weighs ``prior_strength`` items, as in :func:`pp_corr.compare_items`: for scores in [0, 1], 2k pseudo-items in
+which one model scores 1 and the others 0, or one scores 0 and the others 1 (each pair's difference then sees
+pseudo-items at -1, 0 and 1, symmetrically), so that a handful of items never makes a model surely best; for
+continuous scores one pseudo-item on which every model scores the grand mean. With ``runs="seeds"`` each model's mean also gets its
 runs' shift, N(0, s_run / R_m), s_run drawn once per draw from all models' run means
 (:func:`pp_corr.items.variance.run_shift_draws`).
 
@@ -18,7 +22,7 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from .._args import as_generator, as_rope, check_choice, check_count, check_probability_level
+from .._args import as_generator, as_rope, check_choice, check_count, check_probability_level, check_real
 from .comparison import RUN_KINDS
 from .loading import load_items, one_benchmark
 from .variance import run_shift_draws, two_way
@@ -26,8 +30,8 @@ from .variance import run_shift_draws, two_way
 _BLOCK = 4_000_000
 
 
-def rank_items(items, *, benchmark=None, rope=None, level=0.95, runs="samples", n_samples=20_000,
-               random_seed=None) -> pd.DataFrame:
+def rank_items(items, *, benchmark=None, rope=None, level=0.95, runs="samples", prior_strength=1.0,
+               n_samples=20_000, random_seed=None) -> pd.DataFrame:
     """The models of one benchmark (``benchmark``, by default the only one) ranked: posterior mean score and
     interval, P(best), expected rank and tie group (see the module docstring), best first.
 
@@ -53,7 +57,11 @@ def rank_items(items, *, benchmark=None, rope=None, level=0.95, runs="samples", 
         raise ValueError(f"benchmark {benchmark!r}: {int(shared.sum())} item(s) have scores of every model")
     cube = cube[shared]
     rng = as_generator(random_seed)
-    draws = joint_means(np.nanmean(cube, axis=2), n_samples, rng)
+    means = np.nanmean(cube, axis=2)
+    pseudo, weights = _pseudo_items(means, items.attrs.get("score_kind", "continuous"),
+                                    check_real("prior_strength", prior_strength, low=0))
+    draws = joint_means(np.vstack([means, pseudo]), n_samples, rng,
+                        np.concatenate([np.ones(len(means)), weights]))
     if runs == "seeds":
         summaries = [two_way(cube[:, m]) for m in range(len(models))]
         shift = run_shift_draws(summaries, n_samples, rng)
@@ -75,16 +83,29 @@ def rank_items(items, *, benchmark=None, rope=None, level=0.95, runs="samples", 
                         index=pd.Index([models[m] for m in order], name="model"))
 
 
-def joint_means(means, n_samples, rng) -> np.ndarray:
-    """(n_samples, models) draws of sum_i w_i means[i, m], w ~ Dirichlet(1, ..., 1) over the items, in blocks.
+def _pseudo_items(means, score_kind, strength):
+    """The prior's pseudo-items (rows of model scores) and their weights (see the module docstring)."""
+    k = means.shape[1]
+    if strength == 0:
+        return np.empty((0, k)), np.empty(0)
+    if score_kind == "continuous":
+        return np.full((1, k), means.mean()), np.array([strength])
+    one_high = np.eye(k)
+    return np.vstack([one_high, 1 - one_high]), np.full(2 * k, strength / (2 * k))
+
+
+def joint_means(means, n_samples, rng, weights=None) -> np.ndarray:
+    """(n_samples, models) draws of sum_i w_i means[i, m], w ~ Dirichlet(``weights``; default 1 for every row),
+    in blocks.
 
     >>> joint_means(np.array([[0.0, 1.0], [1.0, 1.0]]), 3, np.random.default_rng(0))[:, 1].tolist()
     [1.0, 1.0, 1.0]
     """
+    weights = np.ones(len(means)) if weights is None else np.asarray(weights, dtype=float)
     out = np.empty((n_samples, means.shape[1]))
     block = max(1, _BLOCK // len(means))
     for start in range(0, n_samples, block):
         size = min(block, n_samples - start)
-        weights = rng.standard_exponential((size, len(means)))
-        out[start:start + size] = weights @ means / weights.sum(axis=1, keepdims=True)
+        gammas = rng.standard_gamma(weights, size=(size, len(means)))
+        out[start:start + size] = gammas @ means / gammas.sum(axis=1, keepdims=True)
     return out

@@ -500,7 +500,8 @@ for shift in (0.0, 0.3):
                      "runs='seeds'": seeds.interval()[0][0] <= 0.1 <= seeds.interval()[1][0],
                      "item-clustered": clustered[0][0] <= 0.1 <= clustered[1][0]})
 coverage = pd.DataFrame(rows).groupby("shift sd").mean()
-print(f"coverage of 95% intervals over {REPETITIONS // 5} benchmarks each")
+print(f"coverage of 95% intervals over {REPETITIONS // 5} benchmarks each "
+      f"(binomial standard error {np.sqrt(0.95 * 0.05 / (REPETITIONS // 5)):.3f})")
 coverage.round(3)"""),
         md("## How many items?\n`plan_items` simulates designs from a pilot (here the 300-item benchmark) for a "
         "planned difference of three points: the share of simulated benchmarks that decide is the design's "

@@ -185,6 +185,10 @@ def test_samples_warn_of_run_shifts_and_seeds_need_two_runs():
     one_run = {m: v[:, :1] for m, v in continuous_benchmark(rng).items()}
     with pytest.raises(ValueError, match="has 1 run; runs='seeds' needs at least two"):
         compare_items(one_run, runs="seeds")
+    lacking = np.arange(300)[:, None] % 3 == np.arange(3)[None]  # item i lacks run i % 3
+    staggered = {m: np.where(lacking, np.nan, v) for m, v in continuous_benchmark(rng).items()}
+    with pytest.warns(MissingScoresWarning), pytest.raises(ValueError, match="has 0 item\\(s\\) scored in every"):
+        compare_items(staggered, runs="seeds")
 
 
 # --- many benchmarks -----------------------------------------------------------------------------------------------

@@ -234,7 +234,7 @@ def compare_items(items, models=None, *, rope=None, runs="samples", prior_streng
     models). ``rope`` is a half-width or a pair (lo, hi) in the scores' units (on 0/1 scores, 0.01 is one point
     of accuracy). ``runs`` says what the runs are: ``"samples"`` (answers sampled again; noise within items) or
     ``"seeds"`` (training seeds; each shifts all items of its run). ``prior_strength`` is the prior's weight in
-items (:func:`pseudo_items`; 0: the Bayesian bootstrap). ``n_samples`` draws of the posterior, from
+    items (:func:`pseudo_items`; 0: the Bayesian bootstrap). ``n_samples`` draws of the posterior, from
     ``random_seed``. The method is in :mod:`pp_corr.items.comparison`.
 
     >>> res = compare_items({"A": [1, 0, 0, 1, 0, 1, 0, 1], "B": [1, 1, 0, 1, 1, 1, 0, 1]}, rope=0.05,
@@ -304,6 +304,10 @@ def _benchmark(cube, runs, prior, n_samples, rng, name, names) -> dict:
             if summary.runs < 2:
                 raise ValueError(f"benchmark {name!r}: model {names[m]!r} has {summary.runs} run; runs='seeds' "
                                  "needs at least two runs of each model to tell a seed's shift")
+            if summary.items < 2:
+                raise ValueError(f"benchmark {name!r}: model {names[m]!r} has {summary.items} item(s) scored in "
+                                 f"every one of its {summary.runs} runs; runs='seeds' needs two or more to tell "
+                                 "a seed's shift from the items'")
         shift = run_shift_draws(summaries, n_samples, rng) * sum(1 / s.runs for s in summaries)
         draws = draws + np.sqrt(shift) * rng.standard_normal(n_samples)
         run_variance = float(np.mean(shift)) if np.isfinite(shift).all() else np.inf

@@ -2,14 +2,18 @@
 
 - **lm-evaluation-harness** (``lm_eval ... --log_samples --output_path OUT``):
   ``OUT/<model>/samples_<task>_<time>.jsonl``, one JSON object per document with ``doc_id``, ``filter`` and one
-  value per metric (named in ``metrics``), beside ``results_<time>.json``, whose ``model_name`` (or
-  ``config.model_args``' ``pretrained=``) names the model (else the folder does). The benchmark is the task; a
-  metric is chosen as lm-eval names its results, ``"acc"`` or ``"exact_match,strict-match"`` (metric, filter); the
-  same task logged twice for a model is two runs.
-- **inspect_ai** logs, ``.json`` or ``.eval`` (a zip of ``header.json`` and ``samples/*.json``): ``eval.task`` is the
+  value per metric (named in ``metrics``; a document has one row per filter, its ``repeats`` already scored
+  together), beside the ``results_<time>.json`` of the same time (``<name>_<time>.json`` when ``--output_path`` is a
+  .json file), whose ``model_name`` (or ``config.model_args``' ``pretrained=`` ...) names the model (else the folder
+  does). The benchmark is the task; a metric is chosen as lm-eval names its results, ``"acc"`` or
+  ``"exact_match,strict-match"`` (metric, filter); the same task logged twice for a model is two runs.
+- **inspect_ai** logs, ``.json`` or ``.eval`` (a zip of ``header.json``, or ``_journal/start.json`` while running,
+  and ``samples/<id>_epoch_<n>.json``, or ``samples/<id>_epoch_<n>/sample.json`` when chunked): ``eval.task`` is the
   benchmark, ``eval.model`` the model, each sample's ``id`` the item and ``epoch`` the run; the score is one scorer's
-  ``value`` (``metric="scorer"``, or ``"scorer.key"`` for a scorer with several values), read as inspect reads it:
-  "C" 1, "I" 0, "P" 0.5, "N" 0, yes/true 1, no/false 0, numbers as numbers.
+  ``value`` (``metric="scorer"``, or ``"scorer.key"`` for a scorer with several values), read as inspect's
+  ``value_to_float`` reads it: "C" 1, "I" 0, "P" 0.5, "N" 0, yes/true 1, no/false 0, numbers as numbers (a value it
+  cannot read is an error here, not 0; a missing one, or NaN, is missing). In a folder, .json files are inspect logs
+  when their names start with a time, as inspect names them (so ``logs.json``, ``eval-set.json`` are skipped).
 """
 from __future__ import annotations
 
@@ -23,6 +27,8 @@ import pandas as pd
 COLUMNS = ["benchmark", "item", "model", "run", "score"]
 INSPECT_VALUES = {"C": 1.0, "I": 0.0, "P": 0.5, "N": 0.0, "yes": 1.0, "true": 1.0, "no": 0.0, "false": 0.0}
 SAMPLES_FILE = re.compile(r"samples_(?P<task>.+)_(?P<time>\d{4}-\d{2}-\d{2}T[\d.:-]+)\.jsonl$")
+INSPECT_JSON = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}[:-]\d{2}[:-]\d{2}.*\.json$")  # inspect's own test for a log
+LM_EVAL_MODEL_KEYS = ("peft", "delta", "pretrained", "model", "path", "engine")  # lm-eval's order in model_args
 
 
 def read_harness_log(path, *, metric=None, model=None, benchmark=None) -> pd.DataFrame:
@@ -49,19 +55,19 @@ def read_harness_log(path, *, metric=None, model=None, benchmark=None) -> pd.Dat
         raise ValueError(f"{str(path)!r} holds no harness logs (samples_<task>_<time>.jsonl of lm-evaluation-harness, "
                          ".json or .eval logs of inspect_ai)")
     frame = pd.concat([_read_one(f, metric) for f in files], ignore_index=True)
-    # runs numbered 1, 2, ... per benchmark and model, in the order of the logs' times (and inspect's epochs)
-    frame["run"] = frame.groupby(["benchmark", "model"])["run"].rank(method="dense").astype(int)
     if model is not None:
         frame["model"] = str(model)
     if benchmark is not None:
         frame["benchmark"] = str(benchmark)
+    # runs numbered 1, 2, ... per benchmark and model, in the order of the logs' times (and inspect's epochs)
+    frame["run"] = frame.groupby(["benchmark", "model"])["run"].rank(method="dense").astype(int)
     return frame[COLUMNS]
 
 
 def _is_log(path: Path) -> bool:
     if path.suffix == ".jsonl":
         return bool(SAMPLES_FILE.search(path.name))
-    return path.suffix == ".eval" or (path.suffix == ".json" and not path.name.startswith("results_"))
+    return path.suffix == ".eval" or bool(INSPECT_JSON.match(path.name))
 
 
 def _read_one(path: Path, metric) -> pd.DataFrame:
@@ -74,11 +80,18 @@ def _read_one(path: Path, metric) -> pd.DataFrame:
             if header not in names:
                 raise ValueError(f"{path}: an .eval log without header.json (is it an inspect_ai log?)")
             log = json.loads(archive.read(header))
-            log["samples"] = [json.loads(archive.read(n)) for n in sorted(names)
-                              if n.startswith("samples/") and n.endswith(".json")]
+            # a sample written again (requeued) repeats its name, and read() gives its last copy: read each once
+            log["samples"] = [json.loads(archive.read(n)) for n in sorted(set(names)) if _is_eval_sample(n)]
     else:
         log = _json(path)
     return _inspect(log, path, metric)
+
+
+def _is_eval_sample(name: str) -> bool:
+    """A sample in an .eval zip: ``samples/<id>_epoch_<n>.json``, or a chunked one's ``.../sample.json``."""
+    parts = name.split("/")
+    return parts[0] == "samples" and (len(parts) == 2 and name.endswith(".json")
+                                      or len(parts) == 3 and parts[2] == "sample.json")
 
 
 def _json(path: Path):
@@ -108,7 +121,7 @@ def _lm_eval(path: Path, metric) -> pd.DataFrame:
     name, filter_ = _lm_eval_metric(records, _metric_for(metric, match["task"]), path)
     records = records[records.get("filter", pd.Series("none", index=records.index)).fillna("none") == filter_]
     return pd.DataFrame({"benchmark": match["task"], "item": records["doc_id"].astype(str),
-                         "model": _lm_eval_model(path), "run": match["time"],
+                         "model": _lm_eval_model(path, match["time"]), "run": match["time"],
                          "score": [_number(v, path, name) for v in records[name]]})
 
 
@@ -118,6 +131,9 @@ def _lm_eval_metric(records, metric, path) -> tuple[str, str]:
     names = [m for m in dict.fromkeys(sum(records.get("metrics", pd.Series([[]])).tolist(), [])) if m in records]
     if not names:
         names = [c for c in records.columns if c in ("acc", "acc_norm", "exact_match", "f1", "em", "mcc")]
+    names = [m for m in names if m != "bypass"]  # --predict_only: a placeholder, no score
+    if not names:
+        raise ValueError(f"{path} holds no per-sample scores (written with --predict_only?)")
     available = [f"{m},{f}" for m in names for f in filters]
     if metric is None:
         if len(names) != 1 and "acc" not in names or len(filters) > 1:
@@ -131,16 +147,18 @@ def _lm_eval_metric(records, metric, path) -> tuple[str, str]:
     return name, filter_
 
 
-def _lm_eval_model(path: Path) -> str:
-    """The model's name from a results_*.json beside the samples, else the folder's name."""
-    for results in sorted(path.parent.glob("results_*.json")):
+def _lm_eval_model(path: Path, time: str) -> str:
+    """The model's name from the results file of the samples' time beside them, else the folder's name."""
+    for results in sorted(path.parent.glob(f"*_{time}.json")):
         log = _json(results)
         if log.get("model_name"):
             return str(log["model_name"])
-        arguments = str(log.get("config", {}).get("model_args", ""))
-        found = re.search(r"(?:pretrained|model)=([^,]+)", arguments)
-        if found:
-            return found.group(1)
+        arguments = log.get("config", {}).get("model_args") or {}
+        if isinstance(arguments, str):
+            arguments = dict(a.partition("=")[::2] for a in arguments.split(","))
+        for key in LM_EVAL_MODEL_KEYS:
+            if arguments.get(key):
+                return str(arguments[key])
     return path.parent.name
 
 

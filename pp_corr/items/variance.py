@@ -98,6 +98,9 @@ def run_shift_draws(summaries, n, rng, *, nodes=4001) -> np.ndarray:
     for summary in summaries:
         if summary.runs < 2:
             raise ValueError("one run cannot tell a run's shift: runs='seeds' needs at least two runs of each model")
+        if summary.items < 2:
+            raise ValueError("runs='seeds' needs two or more items scored in every run of each model, to tell a "
+                             f"seed's shift from the items' (a model has {summary.items})")
     squares = np.array([s.run_squares for s in summaries])
     half_df = np.array([(s.runs - 1) / 2 for s in summaries])
     floors = np.array([s.resid / s.items for s in summaries])

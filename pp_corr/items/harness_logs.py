@@ -53,7 +53,7 @@ def read_harness_log(path, *, metric=None, model=None, benchmark=None) -> pd.Dat
     files = sorted(f for f in path.rglob("*") if _is_log(f)) if path.is_dir() else [path]
     if not files:
         raise ValueError(f"{str(path)!r} holds no harness logs (samples_<task>_<time>.jsonl of lm-evaluation-harness, "
-                         ".json or .eval logs of inspect_ai)")
+                         "<time>_<task>_<id>.json or .eval logs of inspect_ai)")
     frame = pd.concat([_read_one(f, metric) for f in files], ignore_index=True)
     if model is not None:
         frame["model"] = str(model)
@@ -81,7 +81,8 @@ def _read_one(path: Path, metric) -> pd.DataFrame:
                 raise ValueError(f"{path}: an .eval log without header.json (is it an inspect_ai log?)")
             log = json.loads(archive.read(header))
             # a sample written again (requeued) repeats its name, and read() gives its last copy: read each once
-            log["samples"] = [json.loads(archive.read(n)) for n in sorted(set(names)) if _is_eval_sample(n)]
+            samples = [json.loads(archive.read(n)) for n in set(names) if _is_eval_sample(n)]
+            log["samples"] = sorted(samples, key=_inspect_order)
     else:
         log = _json(path)
     return _inspect(log, path, metric)
@@ -92,6 +93,12 @@ def _is_eval_sample(name: str) -> bool:
     parts = name.split("/")
     return parts[0] == "samples" and (len(parts) == 2 and name.endswith(".json")
                                       or len(parts) == 3 and parts[2] == "sample.json")
+
+
+def _inspect_order(sample) -> tuple:
+    """inspect's order of samples: by epoch, then id (numbers as numbers)."""
+    id_ = sample.get("id")
+    return sample.get("epoch", 1), id_ if isinstance(id_, str) else str(id_).zfill(20)
 
 
 def _json(path: Path):

@@ -7,8 +7,8 @@ the pseudo-items' weights), so every pair's difference, P(best) and the ranks co
 weighs ``prior_strength`` items, as in :func:`pp_corr.compare_items`: for scores in [0, 1], 2k pseudo-items in
 which one model scores 1 and the others 0, or one scores 0 and the others 1 (each pair's difference then sees
 pseudo-items at -1, 0 and 1, symmetrically), so that a handful of items never makes a model surely best; for
-continuous scores one pseudo-item on which every model scores the grand mean. With ``runs="seeds"`` each model's mean also gets its
-runs' shift, N(0, s_run / R_m), s_run drawn once per draw from all models' run means
+continuous scores one pseudo-item on which every model scores the grand mean. With ``runs="seeds"`` each model's
+mean also gets its runs' shift, N(0, s_run / R_m), s_run drawn once per draw from all models' run means
 (:func:`pp_corr.items.variance.run_shift_draws`).
 
 Groups: the models in order of posterior mean score; the first opens group 1, and each next model stays in the

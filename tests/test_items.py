@@ -303,3 +303,55 @@ def test_a_model_right_on_every_one_of_three_items_is_not_surely_best():
     table = rank_items(scores, random_seed=0)
     assert table.index[0] == "A" and 0.5 < table.loc["A", "P(best)"] < 0.99
     assert rank_items(scores, prior_strength=0, random_seed=0).loc["A", "P(best)"] == 1.0
+
+
+# --- against the independent oracles of tests/item_oracles.py ------------------------------------------------------
+
+@pytest.mark.parametrize("strength", [1.0, 0.0])
+def test_graded_differences_follow_the_dirichlet_law_of_their_values(strength):
+    """Binary answers in 3 runs make item differences in {-1, -2/3, ..., 1}: the posterior is Dirichlet over those
+    values and the prior's pseudo-items (a third of ``strength`` each at -1, 0, 1). The oracle's CDF (Beta
+    integrals, or Gil-Pelaez inversion for many values) against the draws, within 4 Monte Carlo se, and the
+    quantiles of the interval against the oracle's, within the draws' quantile error."""
+    from tests.item_oracles import dirichlet_mean_difference_cdf, dirichlet_mean_difference_quantile
+
+    y_a, y_b, _ = simulate(np.random.default_rng(17), items=60, runs=3, difference=0.1)
+    n_samples = 100_000
+    res = compare_items({"A": y_a, "B": y_b}, rope=0.05, prior_strength=strength, n_samples=n_samples,
+                        random_seed=5)
+    d = y_b.mean(axis=1) - y_a.mean(axis=1)
+    values = np.concatenate([d, [-1.0, 0.0, 1.0]])
+    counts = np.concatenate([np.ones(len(d)), np.full(3, strength / 3)])
+    for p, want in ((res.p_left[0], dirichlet_mean_difference_cdf(values, counts, -0.05)),
+                    (res.p_right[0], 1 - dirichlet_mean_difference_cdf(values, counts, 0.05))):
+        assert abs(p - want) < 4 * np.sqrt(want * (1 - want) / n_samples) + 1e-12, (p, want)
+    lo, hi = res.interval(0.9)
+    for got, prob in ((lo[0], 0.05), (hi[0], 0.95)):
+        want = dirichlet_mean_difference_quantile(values, counts, prob)
+        assert abs(got - want) < 0.01, (got, want, prob)  # quantile se ~ sqrt(.05 .95 / n) / density ~ 0.001
+
+
+def simulate(rng, **kwargs):
+    from tests.item_oracles import simulate_benchmark
+
+    return simulate_benchmark(rng, kind="binary", **kwargs)
+
+
+@pytest.mark.slow
+def test_binary_intervals_cover_the_population_difference():
+    """The oracle's logistic benchmarks (truth by Gauss-Hermite quadrature): 300 items x 3 runs, 200 benchmarks, the
+    95% interval covers within 4 binomial se of 0.95; with run shifts and runs='seeds' too."""
+    from tests.item_oracles import coverage
+
+    rng = np.random.default_rng(31)
+    for shift, kind in ((0.0, "samples"), (0.5, "seeds")):
+        intervals, truths = [], []
+        for k in range(200):
+            y_a, y_b, truth = simulate(rng, difference=0.05, run_shift_sd=shift)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", AssumptionWarning)
+                res = compare_items({"A": y_a, "B": y_b}, runs=kind, n_samples=2000, random_seed=k)
+            intervals.append([v[0] for v in res.interval()])
+            truths.append(truth)
+        share, _ = coverage(intervals, np.array(truths))
+        assert abs(share - 0.95) < 4 * np.sqrt(0.95 * 0.05 / 200), (shift, kind, share)

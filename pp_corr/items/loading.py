@@ -66,6 +66,11 @@ def load_items(source, *, columns=None, models=None, benchmark=None, metric=None
         raise TypeError(f"models must be a list of names, got the text {models!r}")
     models = None if models is None else [str(m) for m in models]
     na_values = _texts("na_values", na_values)
+    if isinstance(source, Mapping):  # arrays: straight into the cube
+        if columns is not None or metric is not None:
+            raise ValueError(f"{'columns' if columns is not None else 'metric'}= is for tables and harness logs; a "
+                             "mapping {model: scores} has neither columns nor metrics")
+        return _from_arrays(source, benchmark or "benchmark", models)
     frame, where = _read(source, columns, models, benchmark, metric, na_values, delimiter, encoding)
     return _to_dataset(frame, where, models)
 
@@ -92,10 +97,6 @@ def _read(source, columns, models, benchmark, metric, na_values, delimiter, enco
         where = str(path)
     elif isinstance(source, pd.DataFrame):
         where = "the table"
-    elif isinstance(source, Mapping):
-        if columns is not None:
-            raise ValueError("columns= names a table's columns; a mapping {model: scores} has none")
-        return _keep_models(_from_arrays(source, name or "benchmark"), models, "the mapping"), "the mapping"
     else:
         raise TypeError("source must be a CSV path, a DataFrame, a mapping {model: scores} or a harness log, got "
                         + type(source).__name__)
@@ -131,22 +132,29 @@ def _read_csv(path, delimiter, encoding) -> pd.DataFrame:
                        encoding=encoding or "utf-8")
 
 
-def _from_arrays(arrays, name) -> pd.DataFrame:
-    parts = []
+def _from_arrays(arrays, name, models) -> xr.Dataset:
+    """A mapping {model: (items,) or (items, runs) array} as the items Dataset of one benchmark."""
+    have = [str(m) for m in arrays]
+    unknown = [m for m in models or () if m not in have]
+    if unknown:
+        raise ValueError(f"models= names {unknown}, not in the mapping (it has {have})")
+    blocks = {}
     for model, values in arrays.items():
         values = np.asarray(values, dtype=float)
         if values.ndim not in (1, 2) or values.size == 0:
             raise ValueError(f"the scores of model {model!r} must be an array (items,) or (items, runs), got shape "
                              f"{values.shape}")
-        values = values.reshape(len(values), -1)
-        item, run = np.indices(values.shape)
-        parts.append(pd.DataFrame({"benchmark": name, "item": item.ravel() + 1, "model": str(model),
-                                   "run": run.ravel() + 1, "score": values.ravel()}))
-    sizes = {len(p) for p in parts}
-    if len(sizes) > 1:
+        blocks[str(model)] = values.reshape(len(values), -1)
+    if len({b.shape for b in blocks.values()}) > 1:
         raise ValueError("the models' score arrays differ in shape: give every model the same items and runs "
                          "(NaN for a missing score)")
-    return pd.concat(parts, ignore_index=True)
+    if any(np.isinf(b).any() for b in blocks.values()):
+        raise ValueError("the mapping has an infinite score")
+    names = models or have
+    cube = np.stack([blocks[m] for m in names], axis=1)
+    units = pd.MultiIndex.from_arrays([[name] * len(cube), [str(i) for i in range(1, len(cube) + 1)]],
+                                      names=["benchmark", "item_id"])
+    return _assemble(cube, units, names, [str(r) for r in range(1, cube.shape[2] + 1)], "the mapping")
 
 
 def _from_table(table, columns, models, name, where) -> pd.DataFrame:
@@ -260,9 +268,13 @@ def _to_dataset(frame, where, models) -> xr.Dataset:
     cube = np.full((len(units), len(model_names), len(run_names)), np.nan)
     cube[units.get_indexer(pd.MultiIndex.from_frame(keys[["benchmark", "item"]])),
          pd.Index(model_names).get_indexer(keys["model"]), pd.Index(run_names).get_indexer(keys["run"])] = score
+    return _assemble(cube, units, model_names, run_names, where)
+
+
+def _assemble(cube, units, models, runs, where) -> xr.Dataset:
+    """The items Dataset of a cube (items, models, runs) whose items are ``units`` (benchmark, item_id)."""
     coords = xr.Coordinates.from_pandas_multiindex(units, "item")
-    items = xr.Dataset({"score": (("item", "model", "run"), cube)},
-                       coords=coords.assign(model=model_names, run=run_names),
+    items = xr.Dataset({"score": (("item", "model", "run"), cube)}, coords=coords.assign(model=models, run=runs),
                        attrs={"score_kind": score_kind(cube), "source": where})
     _warn_missing(items)
     return items
@@ -320,4 +332,4 @@ def _warn_missing(items):
         parts = ", ".join(f"{model} {n} of {total}" for model, n in missing.items())
         warnings.warn(f"missing scores ({parts}; items x runs): a comparison uses the items both models have, "
                       f"averaging the runs each has; {counted(int(missing.sum()), 'score')} in all",
-                      MissingScoresWarning, stacklevel=4)
+                      MissingScoresWarning, stacklevel=5)

@@ -14,7 +14,8 @@ from scipy import integrate, stats
 
 import pp_corr
 from pp_corr import correlated_ttest, poisson_test
-from pp_corr.hierarchical.model import OutlierWarning, hierarchical_model
+from pp_corr.hierarchical.model import hierarchical_model
+from pp_corr.hierarchical.preparation import OutlierWarning
 from pp_corr.sampling import ConvergenceWarning
 from pp_corr.hierarchical.fit import ROBUST, check_convergence, hierarchical_test
 
@@ -224,7 +225,7 @@ def test_every_bad_argument_is_named_before_any_work(monkeypatch, kwargs, error,
         raise AssertionError("the arguments must be checked before the model is built or sampled")
 
     monkeypatch.setattr(fit, "_refittable", no_work)
-    monkeypatch.setattr(fit, "_build", no_work)
+    monkeypatch.setattr(fit, "build_hierarchical_model", no_work)
     with pytest.raises(error, match=message):
         hierarchical_test(X3, folds=10, **kwargs)
     model_kwargs = {k: v for k, v in kwargs.items() if k in ("scale", "bounds", "priors")}

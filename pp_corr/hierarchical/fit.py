@@ -33,8 +33,10 @@ from ..pairwise.rank_tests import RegionProbabilities
 from ..pairwise.ttest import DegenerateWarning, correlated_ttest
 from ..sampling import ConvergenceWarning, RefittableModel, diagnose, kept
 from .exact import check_method, exact_draws
-from .model import (PRIORS, _build, _check_bounds, _check_form, _check_variant, _Data, _draw_delta, _hyper, _limits,
-                    _model_values, _prepare, _start, add_dataset_log_likelihood, add_log_prior)
+from .model import (add_dataset_log_likelihood, add_log_prior, build_hierarchical_model, check_hierarchical_form,
+                    draw_marginal_delta)
+from .preparation import HierarchicalData, model_values, prepare_hierarchical, prior_limits, start_values
+from .priors import PRIORS, check_prior_bounds, check_variant, hyperprior_bounds
 
 CHECKED = ("delta0", "sigma0", "nu", "delta")  # the variables whose R-hat and ESS decide convergence
 # hierarchical_test's first fit (on uci54 the centred form mixes best: ESS of nu 2100 against 500 for the marginal
@@ -55,7 +57,7 @@ class HierarchicalResult:
     """
 
     idata: object
-    data: _Data
+    data: HierarchicalData
     rope: tuple[float, float]
     names: tuple[str, str]
     independent: object
@@ -356,11 +358,12 @@ def hierarchical_test(x, y=None, *, rope=0.01, rho=None, n_test=None, n_train=No
     >>> res.converged, bool(res.p_delta0_positive > 0.9)
     (True, True)
     """
-    chains, given = check_fit_settings(_check_form, form=form, draws=draws, tune=tune, target_accept=target_accept,
-                                       chains=chains, sampler=sampler, random_seed=random_seed)
+    chains, given = check_fit_settings(check_hierarchical_form, form=form, draws=draws, tune=tune,
+                                       target_accept=target_accept, chains=chains, sampler=sampler,
+                                       random_seed=random_seed)
     check_method(method)
     check_flag("log_likelihood", log_likelihood)
-    _check_variant(priors, population, delta0_prior)
+    check_variant(priors, population, delta0_prior)
     exact_known = (isinstance(priors, Mapping) or priors in PRIORS) and population == "student_t" and \
         delta0_prior is None
     if method == "exact" and not exact_known:
@@ -368,7 +371,7 @@ def hierarchical_test(x, y=None, *, rope=0.01, rho=None, n_test=None, n_train=No
                          f"{list(PRIORS)} (or their bounds), got population={population!r}, priors={priors!r}"
                          f"{', a delta0_prior' if delta0_prior is not None else ''}")
     method = "exact" if method == "auto" and exact_known else "mcmc" if method == "auto" else method
-    bounds = _check_bounds(bounds)
+    bounds = check_prior_bounds(bounds)
     rope = as_rope(rope) or (0.0, 0.0)
     if not isinstance(x, xr.Dataset):  # a Dataset's scores were looked at when they were loaded
         warn_percent_scale(x, y, rope, stacklevel=2)
@@ -380,7 +383,7 @@ def hierarchical_test(x, y=None, *, rope=0.01, rho=None, n_test=None, n_train=No
     if isinstance(x, xr.Dataset):  # a pair uses the data sets where both algorithms have scores
         check_no_runs(runs)
         x, left_out = common_datasets(x, *pick_algorithms(x, algorithms))
-    data = _prepare(x, rho, n_test, n_train, folds, algorithms, scale, runs)
+    data = prepare_hierarchical(x, rho, n_test, n_train, folds, algorithms, scale, runs)
     if isinstance(x, xr.Dataset):
         names = names or pick_algorithms(x, algorithms)
     names = tuple(names or ("A", "B"))
@@ -408,22 +411,22 @@ def hierarchical_test(x, y=None, *, rope=0.01, rho=None, n_test=None, n_train=No
                                                     progressbar=progressbar, var_names=checked)
     # the model of the draws: the last fit's form, the centred one for the exact posterior (whose draws have no lambda)
     form = attempts[-1].get("form", DEFAULT["form"])
-    model = _build(data, priors, form, bounds, population, delta0_prior)
+    model = build_hierarchical_model(data, priors, form, bounds, population, delta0_prior)
     result = HierarchicalResult(add_log_prior(idata, model, _shape(data, priors, form, population, delta0_prior)),
                                 data, rope, names, independent, problems, attempts, model, priors, population, bounds,
                                 left_out)
     return result.with_log_likelihood() if log_likelihood else result
 
 
-def _exact_fit(data: _Data, priors, bounds, rope, *, chains, draws, random_seed):
+def _exact_fit(data: HierarchicalData, priors, bounds, rope, *, chains, draws, random_seed):
     """Independent draws from the exact posterior (:mod:`pp_corr.hierarchical.exact`, deterministic quadrature)
     as a DataTree shaped like a fit's, and the note recorded in ``attempts``."""
     s = np.float64(data.scale)
-    limits = _limits(data, bounds)
+    limits = prior_limits(data, bounds)
     lo, hi = limits["sigma"]
     post, values = exact_draws(data.mean / s, data.ss(s), data.n, data.rho, delta0_max=limits["delta0"],
                                sigma0_max=limits["sigma0"], sigma_bounds=tuple(np.broadcast_arrays(lo, hi)),
-                               alpha=_hyper(priors)["alpha"], beta=_hyper(priors)["beta"],
+                               alpha=hyperprior_bounds(priors)["alpha"], beta=hyperprior_bounds(priors)["beta"],
                                rope=(rope[0] / s, rope[1] / s), draws=chains * draws, random_seed=random_seed)
     shaped = {name: np.asarray(values[name]).reshape((chains, draws) + np.shape(values[name])[1:])
               for name in ("delta0", "sigma0", "nu", "delta", "sigma")}
@@ -442,8 +445,8 @@ def check_fit_settings(check_form, *, form, draws, tune, target_accept, chains, 
     """Check the sampling arguments of a test (``check_form`` checks its ``form``); returns ``chains`` and the
     settings the caller gave (those not None), for :func:`fit_with_policy`.
 
-    >>> check_fit_settings(_check_form, form=None, draws=500, tune=None, target_accept=None, chains=2,
-    ...                    sampler="pymc", random_seed=1)
+    >>> check_fit_settings(check_hierarchical_form, form=None, draws=500, tune=None, target_accept=None,
+    ...                    chains=2, sampler="pymc", random_seed=1)
     (2, {'draws': 500})
     """
     chains = check_count("chains", chains)
@@ -507,19 +510,19 @@ def _fit(data, priors, bounds, settings, *, chains, random_seed, sampler, progre
     (:func:`_refittable`) with ``data``'s values; ``stop_at_divergence`` as :meth:`RefittableModel.fit`."""
     form = settings["form"]
     refit = _refittable(data, priors, form, bounds, population, delta0_prior, sampler)
-    idata = refit.fit(_model_values(data, bounds), coords={"dataset": data.names},
-                      initvals=_start(data, _limits(data, bounds), form), draws=settings["draws"],
+    idata = refit.fit(model_values(data, bounds), coords={"dataset": data.names},
+                      initvals=start_values(data, prior_limits(data, bounds), form), draws=settings["draws"],
                       tune=settings["tune"], chains=chains, random_seed=random_seed, progressbar=progressbar,
                       target_accept=settings["target_accept"], stop_at_divergence=stop_at_divergence)
-    return _draw_delta(idata, data, random_seed) if form == "marginal" else idata
+    return draw_marginal_delta(idata, data, random_seed) if form == "marginal" else idata
 
 
 def _refittable(data, priors, form, bounds, population, delta0_prior, sampler) -> RefittableModel:
     """The model of ``form``, ``priors``, ``population`` and ``delta0_prior`` (by identity) for ``len(data.names)``
     data sets, compiled for ``sampler`` once (built on ``data`` the first time) and kept for every later fit of that
-    shape, whatever its data, unit and limits (:func:`_model_values`): the last :data:`COMPILED_MODELS` of them."""
+    shape, whatever its data, unit and limits (:func:`model_values`): the last :data:`COMPILED_MODELS` of them."""
     def build():
-        model = _build(data, priors, form, bounds, population, delta0_prior)
+        model = build_hierarchical_model(data, priors, form, bounds, population, delta0_prior)
         q = (len(data.names),)
         start = {"delta0_scaled": (), "sigma0_scaled": (), "sigma_scaled": q,
                  **({"delta_scaled": q} if form == "centered" else {"z": q} if form == "noncentered" else {})}
@@ -536,7 +539,7 @@ def _shape(data, priors, form, population, delta0_prior) -> tuple:
 
 def _priors_key(priors):
     """``priors`` as a dictionary key: its name, or its hyperprior bounds."""
-    return tuple(sorted(_hyper(priors).items())) if isinstance(priors, Mapping) else priors
+    return tuple(sorted(hyperprior_bounds(priors).items())) if isinstance(priors, Mapping) else priors
 
 
 def _unconverged_lines(attempts, problems, allow_unconverged) -> list[str]:

@@ -185,7 +185,7 @@ class HierarchicalResult:
                      for kind in ("p", "win") for region in ("left", "rope", "right")},
                   "converged": self.converged, "convergence_problems": list(self.convergence_problems),
                   "attempts": [dict(a) for a in self.attempts], "datasets": records}
-        return _plain(result)
+        return python_values(result)
 
     def new_dataset(self, rope=None) -> RegionProbabilities:
         """P(A better), P(rope), P(B better) on a new data set, delta_new ~ t_nu(delta0, sigma0), per draw;
@@ -260,7 +260,7 @@ class HierarchicalResult:
         if self.left_out:
             lines.append("  " + left_out_line(self.left_out, self.names))
         if not self.converged:
-            lines += _unconverged_lines(self.attempts, self.convergence_problems, allow_unconverged)
+            lines += unconverged_lines(self.attempts, self.convergence_problems, allow_unconverged)
             if not allow_unconverged:
                 return "\n".join(lines)
         if self.method == "exact":
@@ -279,12 +279,13 @@ class HierarchicalResult:
         return self.summary()
 
 
-def _plain(value):
-    """``value`` with numpy scalars and arrays as Python values and NaN as None, recursively (JSON-ready)."""
+def python_values(value):
+    """``value`` with numpy scalars and arrays as Python values and NaN as None, recursively (JSON-ready). Unlike
+    :func:`pp_corr.reporting.output.plain`, infinities stay as they are."""
     if isinstance(value, dict):
-        return {str(k): _plain(v) for k, v in value.items()}
+        return {str(k): python_values(v) for k, v in value.items()}
     if isinstance(value, (list, tuple, np.ndarray)):
-        return [_plain(v) for v in value]
+        return [python_values(v) for v in value]
     if isinstance(value, np.generic):
         value = value.item()
     if isinstance(value, float) and math.isnan(value):
@@ -491,7 +492,8 @@ def fit_with_policy(fit, settings, given, *, retry=True, progressbar=False, var_
         attempts.append({**settings[1], **given})
     for number, chosen in enumerate(attempts, start=1):
         if progressbar and number == 2:
-            print(f"not converged ({_summary(problems)}): fitting again with {_describe(chosen)}", file=sys.stderr)
+            print(f"not converged ({_summary(problems)}): fitting again with {describe_settings(chosen)}",
+                  file=sys.stderr)
         idata = fit(chosen, stop_at_divergence=number < len(attempts))
         problems = diagnose(idata, var_names)
         if not problems:
@@ -499,7 +501,7 @@ def fit_with_policy(fit, settings, given, *, retry=True, progressbar=False, var_
     attempts = attempts[:number]
     if problems:
         warnings.warn(f"{what} did not converge ({len(attempts)} attempt(s), last with "
-                      f"{_describe(attempts[-1])}): {_summary(problems)}. The result gives no verdict.",
+                      f"{describe_settings(attempts[-1])}): {_summary(problems)}. The result gives no verdict.",
                       ConvergenceWarning, stacklevel=3)
     return idata, tuple(problems), tuple(attempts)
 
@@ -542,14 +544,15 @@ def _priors_key(priors):
     return tuple(sorted(hyperprior_bounds(priors).items())) if isinstance(priors, Mapping) else priors
 
 
-def _unconverged_lines(attempts, problems, allow_unconverged) -> list[str]:
+def unconverged_lines(attempts, problems, allow_unconverged) -> list[str]:
     """A summary's NOT CONVERGED lines: the attempts and the problems found."""
-    tried = "; ".join(_describe(settings) for settings in attempts)
+    tried = "; ".join(describe_settings(settings) for settings in attempts)
     return [f"  NOT CONVERGED{'' if allow_unconverged else ', no verdict'} ({len(attempts)} attempt(s): {tried})",
             f"  {len(problems)} problem(s): {_summary(problems)}"]
 
 
-def _describe(settings) -> str:
+def describe_settings(settings) -> str:
+    """The settings of one attempt (:func:`fit_with_policy`) as ``key=value, ...``."""
     return ", ".join(f"{key}={value!r}" for key, value in settings.items())
 
 

@@ -67,7 +67,7 @@ from scipy import stats
 from .._args import as_generator, as_rope, check_probability_level, check_real
 from ..sampling import RefittableModel
 from .covariance import covariance_values, pivot_order, regression_covariance, regression_values
-from .fit import CHECKED, _plain, _unconverged_lines, check_fit_settings, fit_with_policy
+from .fit import CHECKED, check_fit_settings, fit_with_policy, python_values, unconverged_lines
 from .fit import DEFAULT as PAIRWISE_DEFAULT, ROBUST as PAIRWISE_ROBUST
 from .joint_data import JointData, prepare_joint
 from .model import centred_uniform
@@ -498,13 +498,14 @@ class JointResult:
     def to_dict(self, confidence_level=0.95) -> dict:
         """Plain Python values (JSON-ready): settings, the absent cells integrated out, ranking, pairs,
         convergence."""
-        return _plain({"test": "joint hierarchical", "algorithms": list(self.algorithms), "rope": list(self.rope),
-                       "n_datasets": len(self.data.names), "absent": {d: list(a) for d, a in self.data.absent},
-                       "confidence_level": confidence_level,
-                       "converged": self.converged, "convergence_problems": list(self.convergence_problems),
-                       "attempts": [dict(a) for a in self.attempts],
-                       "ranking": self.ranking().reset_index().to_dict(orient="records"),
-                       "pairs": self.pairs(confidence_level).to_dict(orient="records")})
+        return python_values({"test": "joint hierarchical", "algorithms": list(self.algorithms),
+                              "rope": list(self.rope), "n_datasets": len(self.data.names),
+                              "absent": {d: list(a) for d, a in self.data.absent},
+                              "confidence_level": confidence_level,
+                              "converged": self.converged, "convergence_problems": list(self.convergence_problems),
+                              "attempts": [dict(a) for a in self.attempts],
+                              "ranking": self.ranking().reset_index().to_dict(orient="records"),
+                              "pairs": self.pairs(confidence_level).to_dict(orient="records")})
 
     def summary(self, allow_unconverged=False) -> str:
         """The verdict in words: the ranking and every pair's new-data-set probabilities; an unconverged
@@ -517,7 +518,7 @@ class JointResult:
             lines.append(f"  {len(self.data.absent)} data set{'s' * (len(self.data.absent) != 1)} without some "
                          f"algorithms, integrated out there: {shown}{' ...' if len(self.data.absent) > 5 else ''}")
         if not self.converged:
-            lines += _unconverged_lines(self.attempts, self.convergence_problems, allow_unconverged)
+            lines += unconverged_lines(self.attempts, self.convergence_problems, allow_unconverged)
             if not allow_unconverged:
                 return "\n".join(lines)
         ranking = self.ranking()

@@ -41,18 +41,19 @@ bench: setup
 
 # Mutation testing of the statistical core (docs/mutation_testing.md); not part of `make test`.
 # mutmut itself is installed here, not by setup. The scope is a list of mutant-name patterns (module.x_function,
-# module.xǁClassǁmethod): whole modules, the model-building part of hierarchical/model.py and the CLI's writers.
+# module.xǁClassǁmethod): whole modules, the model building of hierarchical/ (preparation.py, priors.py, model.py)
+# and the CLI's writers.
 MUTMUT_SPEC ?= mutmut>=3.8,<4
 MUTATION_JOBS ?= 2
 MUTATION_SURVIVORS ?= mutation-survivors.txt
 MUTATION_SCOPE := pp_corr.pairwise.intraclass.* pp_corr.pairwise.ttest.* pp_corr.pairwise.frequentist.* \
 	pp_corr.pairwise.poisson_binomial.* pp_corr.pairwise.poisson_test.* pp_corr.pairwise.rank_tests.* \
 	pp_corr.pairwise.pairs.* pp_corr.reporting.output.* \
-	pp_corr.hierarchical.model.xǁ_Dataǁ* pp_corr.hierarchical.model.x__unit* \
-	pp_corr.hierarchical.model.x__warn_far_out* \
-	pp_corr.hierarchical.model.x__prepare* pp_corr.hierarchical.model.x_hierarchical_model* \
-	pp_corr.hierarchical.model.x__check_priors* pp_corr.hierarchical.model.x__check_bounds* \
-	pp_corr.hierarchical.model.x__limits* pp_corr.hierarchical.model.x__build* \
+	pp_corr.hierarchical.preparation.xǁHierarchicalDataǁ* pp_corr.hierarchical.preparation.x_model_unit* \
+	pp_corr.hierarchical.preparation.x_warn_far_out* \
+	pp_corr.hierarchical.preparation.x_prepare_hierarchical* pp_corr.hierarchical.model.x_hierarchical_model* \
+	pp_corr.hierarchical.priors.x_check_hyperprior_name* pp_corr.hierarchical.priors.x_check_prior_bounds* \
+	pp_corr.hierarchical.preparation.x_prior_limits* pp_corr.hierarchical.model.x_build_hierarchical_model* \
 	pp_corr.cli.x_format_table* pp_corr.cli.x_pair_frame* pp_corr.cli.x_pair_record* pp_corr.cli.x_format_rates* \
 	pp_corr.cli.x__write* pp_corr.cli.x__compare* pp_corr.cli.x__simulate*
 QUOTED_SCOPE := $(foreach m,$(MUTATION_SCOPE),'$(m)')

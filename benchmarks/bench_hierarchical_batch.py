@@ -28,6 +28,8 @@ import pymc as pm  # noqa: E402
 import pp_corr  # noqa: E402
 import pp_corr.hierarchical.fit as fit  # noqa: E402
 import pp_corr.hierarchical.model as hier  # noqa: E402
+import pp_corr.hierarchical.preparation as preparation  # noqa: E402
+import pp_corr.hierarchical.priors as priors  # noqa: E402
 from pp_corr.hierarchical.batch import hierarchical_tests  # noqa: E402
 
 STAN_SAMPLE_SECONDS = 150.0  # baycomp 1.0 with pystan 3 on this machine kind (bench_hierarchical.py)
@@ -73,13 +75,13 @@ def swap_design(scores):
 
 def vectorised_model(datas, names):
     """The centred model of every pair at once (dims pair x dataset): the same priors and likelihood per pair."""
-    values = [hier._model_values(data, None) for data in datas]
+    values = [preparation.model_values(data, None) for data in datas]
     with pm.Model(coords={"pair": names, "dataset": datas[0].names}) as model:
         given = {key: pm.Data(key, np.stack([v[key] for v in values]),
                               dims=("pair", "dataset") if np.ndim(values[0][key]) else "pair") for key in values[0]}
         delta0 = hier.centred_uniform("delta0_scaled", given["delta0_max"], dims="pair")
         sigma0 = pm.Uniform("sigma0_scaled", 0, given["sigma0_max"], dims="pair")
-        nu_minus_one = pm.CustomDist("nu_minus_one", logp=lambda value: hier.nu_log_prior(value),
+        nu_minus_one = pm.CustomDist("nu_minus_one", logp=lambda value: priors.nu_log_prior(value),
                                      transform=pm.distributions.transforms.log, signature="->()", dims="pair")
         nu = pm.Deterministic("nu", nu_minus_one + 1, dims="pair")
         sigma = pm.Uniform("sigma_scaled", given["sigma_min"], given["sigma_max"], dims=("pair", "dataset"))
@@ -93,7 +95,7 @@ def vectorised_model(datas, names):
         for name, scaled in (("delta0", delta0), ("sigma0", sigma0)):
             pm.Deterministic(name, scaled * given["unit"], dims="pair")
         pm.Deterministic("delta", delta * given["unit"][:, None], dims=("pair", "dataset"))
-    starts = [hier._start(data, hier._limits(data, None)) for data in datas]
+    starts = [preparation.start_values(data, preparation.prior_limits(data, None)) for data in datas]
     start = {key: np.stack([s[key] for s in starts]) for key in starts[0]}
     return model, {**start, "nu_minus_one": np.full(len(datas), 20.0)}  # hierarchical's support point of nu - 1
 
@@ -105,7 +107,7 @@ def vectorised_design(scores):
 
     pairs = [pair for pair in itertools.combinations(scores.algorithm.values.tolist(), 2)
              if set(pair) != {"j48", "j48gr"}]
-    datas = [hier._prepare(scores, None, None, None, None, pair) for pair in pairs]
+    datas = [preparation.prepare_hierarchical(scores, None, None, None, None, pair) for pair in pairs]
     model, start = vectorised_model(datas, [f"{b}-{a}" for a, b in pairs])
     compile_time, compiled = timed(lambda: nutpie.compile_pymc_model(model, initial_points=start))
     sample_time, idata = timed(lambda: nutpie.sample(compiled, draws=1000, tune=1000, chains=4, seed=1,

@@ -27,7 +27,7 @@ import xarray as xr  # noqa: E402
 from scipy import stats  # noqa: E402
 
 import pp_corr  # noqa: E402
-from pp_corr.hierarchical.model import _limits, _prepare
+from pp_corr.hierarchical.preparation import prepare_hierarchical, prior_limits
 from pp_corr.sampling import ConvergenceWarning
 from pp_corr.hierarchical.fit import hierarchical_test  # noqa: E402
 from pp_corr.hierarchical.stress import STRESS_CASES, stress_scores  # noqa: E402
@@ -44,8 +44,8 @@ def exact_reference(scores, pair):
         from pp_corr.hierarchical.exact import exact_posterior
     except ImportError:
         return None
-    data = _prepare(scores, None, None, None, None, pair)
-    limits = _limits(data, {})
+    data = prepare_hierarchical(scores, None, None, None, None, pair)
+    limits = prior_limits(data, {})
     s, (lo, hi) = data.scale, limits["sigma"]
     post = exact_posterior(data.mean / s, data.ss(s), data.n, data.rho, delta0_max=limits["delta0"],
                            sigma0_max=limits["sigma0"], sigma_bounds=np.broadcast_arrays(lo, hi),

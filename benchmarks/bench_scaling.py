@@ -21,7 +21,7 @@ import pandas as pd
 
 from pp_corr import bayesian_signed_rank, correlated_ttest, load_scores
 from pp_corr.hierarchical.exact import exact_posterior
-from pp_corr.hierarchical.model import _limits, _prepare
+from pp_corr.hierarchical.preparation import prepare_hierarchical, prior_limits
 from pp_corr.studies.bayes_net import SIZES, cv_differences
 from pp_corr.studies.simulation import experiment_1
 
@@ -43,8 +43,8 @@ def exact_rows(quick):
     scores = load_scores(UCI54, columns={"score": "accuracy"})
     rows = []
     for q in ([14, 27] if quick else [14, 27, 54]):
-        data = _prepare(scores.isel(dataset=slice(q)), None, None, None, None, ("j48", "j48gr"))
-        limits = _limits(data, {})
+        data = prepare_hierarchical(scores.isel(dataset=slice(q)), None, None, None, None, ("j48", "j48gr"))
+        limits = prior_limits(data, {})
         s, (lo, hi) = data.scale, limits["sigma"]
         args = (data.mean / s, data.ss(s), data.n, data.rho)
         kwargs = dict(delta0_max=limits["delta0"], sigma0_max=limits["sigma0"],

@@ -40,7 +40,7 @@ __all__ = [
 __version__ = "0.1.0"
 # these import PyMC
 _LAZY = {"ConvergenceWarning": "sampling", "HierarchicalResult": "hierarchical.fit",
-         "OutlierWarning": "hierarchical.model", "hierarchical_model": "hierarchical.model",
+         "OutlierWarning": "hierarchical.preparation", "hierarchical_model": "hierarchical.model",
          "hierarchical_test": "hierarchical.fit", "hierarchical_tests": "hierarchical.batch",
          "JointResult": "hierarchical.joint", "joint_model": "hierarchical.joint", "joint_test": "hierarchical.joint",
          "PlackettLuceResult": "ranking", "dataset_ranks": "ranking", "plackett_luce": "ranking",

@@ -442,7 +442,7 @@ class HierarchicalTest(_SampledTest):
     def _posterior(cls, x, y, rope, *, runs=None, lower_alpha=1, upper_alpha=2, lower_beta=0.01, upper_beta=0.1,
                    upper_sigma=BAYCOMP_SIGMA_FACTOR, chains=4, nsamples, random_state, names):
         from .hierarchical.fit import hierarchical_test
-        from .hierarchical.model import PRIORS
+        from .hierarchical.priors import PRIORS
 
         x, y = _scores(x, y, 2, "data sets x scores")
         warn_percent_scale(x, y, rope, stacklevel=3)  # the caller of HierarchicalTest(...)

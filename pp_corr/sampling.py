@@ -16,7 +16,7 @@ import numpy as np
 import pymc as pm
 import pytensor
 
-from .pairwise.models import _with_log_likelihood
+from .pairwise.models import with_intraclass_log_likelihood
 
 PROGRESS_MS = 50  # how often nutpie reports its chains' progress (and a fit may stop at a divergence)
 
@@ -77,7 +77,7 @@ def sample(model, *, draws=1000, tune=1000, chains=4, random_seed=None, sampler=
     with model, compilation_settings(), to_stderr, _without_pymc_advice():
         idata = pm.sample(draws=draws, tune=tune, chains=chains, random_seed=random_seed, nuts_sampler=sampler,
                           progressbar=progressbar, quiet=not progressbar, **kwargs)
-    return _with_log_likelihood(idata, model)
+    return with_intraclass_log_likelihood(idata, model)
 
 
 @contextlib.contextmanager
@@ -183,7 +183,7 @@ class RefittableModel:
         if stopped:
             idata["sample_stats"].attrs["stopped_at_divergence"] = 1
         patch_nutpie_idata(idata, self.model, sampling_time=time.time() - start)
-        return _with_log_likelihood(_relabel(idata, self.model.coords), self.model)
+        return with_intraclass_log_likelihood(_relabel(idata, self.model.coords), self.model)
 
 
 def _finished(run) -> bool:

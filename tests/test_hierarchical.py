@@ -14,7 +14,8 @@ from scipy import integrate, stats
 
 import pp_corr
 from pp_corr import correlated_ttest, poisson_test
-from pp_corr.hierarchical.model import OutlierWarning, hierarchical_model
+from pp_corr.hierarchical.model import hierarchical_model
+from pp_corr.hierarchical.preparation import OutlierWarning
 from pp_corr.sampling import ConvergenceWarning
 from pp_corr.hierarchical.fit import ROBUST, check_convergence, hierarchical_test
 
@@ -142,7 +143,7 @@ def test_to_dict_is_plain_and_recomputed_from_the_draws(zero_variance_fit):
 def test_convergence_problems_are_kept_and_nan_is_written_as_none(zero_variance_fit):
     from dataclasses import replace
 
-    from pp_corr.hierarchical.fit import _plain
+    from pp_corr.hierarchical.fit import python_values
 
     failed = replace(zero_variance_fit, convergence_problems=("R-hat of delta0 is 1.2 > 1.01",),
                      attempts=({"form": "centered"}, {"form": "noncentered"}))
@@ -154,7 +155,7 @@ def test_convergence_problems_are_kept_and_nan_is_written_as_none(zero_variance_
     assert "NOT CONVERGED (2 attempt" in allowed and allowed.endswith(zero_variance_fit.summary().split("\n", 1)[1])
     assert failed.to_dict()["converged"] is False
     assert failed.to_dict()["convergence_problems"] == ["R-hat of delta0 is 1.2 > 1.01"]
-    assert _plain({"p": np.float64("nan"), "q": [float("nan"), np.int64(3)], "r": np.array([np.nan, 0.5])}) == \
+    assert python_values({"p": np.float64("nan"), "q": [float("nan"), np.int64(3)], "r": np.array([np.nan, 0.5])}) == \
         {"p": None, "q": [None, 3], "r": [None, 0.5]}
 
 
@@ -224,7 +225,7 @@ def test_every_bad_argument_is_named_before_any_work(monkeypatch, kwargs, error,
         raise AssertionError("the arguments must be checked before the model is built or sampled")
 
     monkeypatch.setattr(fit, "_refittable", no_work)
-    monkeypatch.setattr(fit, "_build", no_work)
+    monkeypatch.setattr(fit, "build_hierarchical_model", no_work)
     with pytest.raises(error, match=message):
         hierarchical_test(X3, folds=10, **kwargs)
     model_kwargs = {k: v for k, v in kwargs.items() if k in ("scale", "bounds", "priors")}

@@ -13,7 +13,8 @@ from scipy import special, stats
 
 import pp_corr.hierarchical.fit as fit
 import pp_corr.hierarchical.model as hier
-from pp_corr.hierarchical.model import OutlierWarning, _build, _model_values, _prepare
+from pp_corr.hierarchical.model import build_hierarchical_model
+from pp_corr.hierarchical.preparation import OutlierWarning, model_values, prepare_hierarchical
 from pp_corr.hierarchical.fit import hierarchical_test
 from pp_corr.hierarchical.batch import check_pairs, hierarchical_tests
 
@@ -38,14 +39,14 @@ def scores_dataset(means, sd, rng, *, names=None, rho=0.1, drop=()):
 def cases():
     """Data of Q data sets each: regular (10 x 10 folds), one data set far out, ragged n_i with rho_i of their own."""
     rng = np.random.default_rng(RNG_SEED)
-    regular = _prepare(rng.normal(0.01, 0.02, (Q, 100)), None, None, None, None, None, runs=10)
+    regular = prepare_hierarchical(rng.normal(0.01, 0.02, (Q, 100)), None, None, None, None, None, runs=10)
     far = rng.normal(0.01, 0.02, (Q, 10))
     far[2] = far[2] * 1e4 + 50
     with pytest.warns(OutlierWarning):
-        far_out = _prepare(far, None, None, None, 10, None)
+        far_out = prepare_hierarchical(far, None, None, None, 10, None)
     ragged = scores_dataset([0.0, 0.02], 0.03, rng, rho=np.linspace(0.05, 0.3, Q), drop=[(0, slice(0, 3)),
                                                                                         (4, slice(6, 10))])
-    ragged = _prepare(ragged, None, None, None, None, ("alg0", "alg1"))
+    ragged = prepare_hierarchical(ragged, None, None, None, None, ("alg0", "alg1"))
     assert len(set(ragged.n)) == 3 and len(set(ragged.rho)) == Q
     return {"regular": regular, "far out": far_out, "ragged": ragged}
 
@@ -108,15 +109,15 @@ def test_one_compiled_log_density_equals_the_written_out_model_on_every_data(for
     model written out with that case's statistics and limits (1e-12 relative) at random points, far-out data set
     and ragged n_i / rho_i included. (Compiled without optimisations: the same graph, in seconds.)"""
     data = cases()
-    model = _build(data["regular"], "kruschke", form, population=population)
+    model = build_hierarchical_model(data["regular"], "kruschke", form, population=population)
     logp = model.compile_logp(mode="FAST_COMPILE")
     shapes = {name: np.shape(value) for name, value in model.initial_point().items()}
     rng = np.random.default_rng(RNG_SEED)
     for name, case in data.items():
-        hier.pm.set_data(_model_values(case, None), model=model)
+        hier.pm.set_data(model_values(case, None), model=model)
         for _ in range(3):
             point = {v: rng.normal(0, 1.5, shape) for v, shape in shapes.items()}
-            assert float(logp(point)) == pytest.approx(written_out_logp(_model_values(case, None), point, form, population), rel=1e-12), \
+            assert float(logp(point)) == pytest.approx(written_out_logp(model_values(case, None), point, form, population), rel=1e-12), \
                 name
 
 
@@ -125,12 +126,12 @@ def test_the_prior_limits_and_unit_follow_the_data():
     values holds exactly the values a model built on that other case holds (so nothing data-dependent stayed a
     constant of the first case's graph)."""
     regular, far_out, _ = cases().values()
-    model = _build(regular, "current")
-    hier.pm.set_data(_model_values(far_out, None), model=model)
-    fresh = _build(far_out, "current")
-    for name in _model_values(far_out, None):
+    model = build_hierarchical_model(regular, "current")
+    hier.pm.set_data(model_values(far_out, None), model=model)
+    fresh = build_hierarchical_model(far_out, "current")
+    for name in model_values(far_out, None):
         np.testing.assert_array_equal(model[name].get_value(), fresh[name].get_value())
-    assert far_out.scale != regular.scale and _model_values(far_out, None)["delta0_max"] > 1e3
+    assert far_out.scale != regular.scale and model_values(far_out, None)["delta0_max"] > 1e3
 
 
 def algorithms3(rng):
@@ -183,8 +184,8 @@ def test_compiled_models_are_kept_by_shape_and_the_least_recent_dropped(monkeypa
     monkeypatch.setattr(fit, "_COMPILED", {})
     monkeypatch.setattr(fit, "COMPILED_MODELS", 2)
     rng = np.random.default_rng(RNG_SEED)
-    six, other_six = (_prepare(rng.normal(0, 1, (Q, 10)), None, None, None, 10, None) for _ in range(2))
-    four = _prepare(rng.normal(0, 1, (4, 10)), None, None, None, 10, None)
+    six, other_six = (prepare_hierarchical(rng.normal(0, 1, (Q, 10)), None, None, None, 10, None) for _ in range(2))
+    four = prepare_hierarchical(rng.normal(0, 1, (4, 10)), None, None, None, 10, None)
 
     def get(data, form="centered"):
         return fit._refittable(data, "current", form, None, "student_t", None, "pymc")

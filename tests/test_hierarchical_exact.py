@@ -777,10 +777,10 @@ def test_a_coarse_grid_keeps_the_nodes_whose_convolution_rounds_below_zero(uci54
     """On a grid a quarter as fine, the narrow-kernel corrections left some G_i about -1e-20 to -2e-15 (0 to
     rounding, against values near 1) on uci54 aode - hnb; their logarithm was NaN, which took whole sigma0 nodes out
     of the posterior: P(rope) 0.663 against 0.780 on finer grids. It must agree with the grid twice as fine."""
-    from pp_corr.hierarchical.model import _limits, _prepare
+    from pp_corr.hierarchical.preparation import prepare_hierarchical, prior_limits
 
-    data = _prepare(uci54, None, None, None, None, ("aode", "hnb"))
-    limits = _limits(data, {})
+    data = prepare_hierarchical(uci54, None, None, None, None, ("aode", "hnb"))
+    limits = prior_limits(data, {})
     s, (lo, hi) = data.scale, limits["sigma"]
     args = (data.mean / s, data.ss(s), data.n, data.rho)
     options = dict(delta0_max=limits["delta0"], sigma0_max=limits["sigma0"], sigma_bounds=np.broadcast_arrays(lo, hi),

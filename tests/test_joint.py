@@ -9,10 +9,10 @@ import pytensor.tensor as pt
 import pytest
 from scipy import integrate, stats
 
-from pp_corr.hierarchical.model import _build as build_pairwise
-from pp_corr.hierarchical.model import _prepare as prepare_pairwise
+from pp_corr.hierarchical.model import build_hierarchical_model as build_pairwise
+from pp_corr.hierarchical.preparation import prepare_hierarchical as prepare_pairwise
 from pp_corr.hierarchical.covariance import pivot_order
-from pp_corr.hierarchical.model import SIGMA_FLOOR
+from pp_corr.hierarchical.preparation import SIGMA_FLOOR
 from pp_corr.sampling import ConvergenceWarning
 import pp_corr.hierarchical.joint as joint
 from pp_corr.hierarchical.joint import (JointResult, _build, _draw_delta, _estimates, _orders, prepare_joint,

@@ -1,5 +1,6 @@
-"""Tests for the mutants of the hierarchical model building (hierarchical/model.py) and of intraclass.rho_for's check
-that a design was given, which survived the mutation run (issue #19, docs/mutation_testing.md, "Eighth session").
+"""Tests for the mutants of the hierarchical model building (hierarchical/model.py, preparation.py and priors.py)
+and of intraclass.rho_for's check that a design was given, which survived the mutation run (issue #19,
+docs/mutation_testing.md, "Eighth session").
 
 Oracles: the model's data containers against the formulas of hierarchical_model's docstring computed here with
 numpy (the unit s, the statistics in units of s, the prior limits), and its log density against the model written
@@ -14,7 +15,8 @@ import pytest
 from scipy import special, stats
 
 from pp_corr.hierarchical.joint import joint_model
-from pp_corr.hierarchical.model import OutlierWarning, hierarchical_model
+from pp_corr.hierarchical.model import hierarchical_model
+from pp_corr.hierarchical.preparation import OutlierWarning
 from tests.test_hierarchical_batch import written_out_logp
 
 RNG = np.random.default_rng(20261125)
@@ -48,7 +50,8 @@ def assert_containers(model, expected):
         np.testing.assert_allclose(model[name].get_value(), expected[name], rtol=1e-12, atol=0, err_msg=name)
 
 
-# --- the data containers: statistics, unit and prior limits (_limits, _prepare, _Data.ss, hierarchical_model) ---
+# --- the data containers: statistics, unit and prior limits (prior_limits,
+# prepare_hierarchical, HierarchicalData.ss, hierarchical_model) ----------------------------------------------------
 
 def test_the_containers_hold_the_statistics_and_limits_in_units_of_the_median_sd():
     """The means spread far less than the unit (sd(xbar) about 0.3 s): sigma0's limit is 1000 sd(xbar), not its
@@ -86,7 +89,7 @@ def test_bounds_override_the_limits_and_nothing_else():
     assert_containers(model, promised(X, 0.1, s=0.5, bounds=bounds))
 
 
-# --- the log density, written out (_build): every form and population ---------------------------------------------
+# --- the log density, written out (build_hierarchical_model): every form and population ----------------------------
 
 FORMS = [(form, population) for form in ("centered", "noncentered", "marginal") for population in ("student_t",
                                                                                                    "normal")]
@@ -114,7 +117,7 @@ def test_the_log_density_is_the_model_written_out(form, population):
         assert float(logp(point)) == pytest.approx(written_out_logp(values, point, form, population), rel=1e-12)
 
 
-# --- delta0_prior (hierarchical_model 9, 12, 38, 44; _build 49, 59-64) -------------------------------------------
+# --- delta0_prior (hierarchical_model 9, 12, 38, 44; build_hierarchical_model 49, 59-64) ---------------------------
 
 def normal_delta0(name, unit):
     """N(0.01, 0.02) in the scores' units, as the docstring's example."""
@@ -146,7 +149,7 @@ def test_a_delta0_prior_that_is_not_callable_is_refused_before_the_scores_are_re
         hierarchical_model(np.arange(10.0).reshape(1, 10), folds=10, delta0_prior=0.5)
 
 
-# --- _check_priors (joint.py's check of priors) ------------------------------------------------------------------
+# --- check_hyperprior_name (joint.py's check of priors) ------------------------------------------------------------
 
 def test_joint_model_names_priors_of_the_wrong_type():
     scores = np.random.default_rng(0).normal([0.80, 0.82, 0.85], 0.02, (6, 10, 3))
@@ -155,7 +158,7 @@ def test_joint_model_names_priors_of_the_wrong_type():
     assert str(caught.value) == "priors must be one of ['current', 'older'], got int 3"
 
 
-# --- the named variables, their labels and the deterministics (_build) --------------------------------------------
+# --- the named variables, their labels and the deterministics (build_hierarchical_model) ---------------------------
 
 @pytest.mark.parametrize("form, population", FORMS)
 def test_the_variables_are_those_the_docs_name_labelled_by_data_set(form, population):
@@ -213,7 +216,7 @@ def test_the_deterministics_are_the_scaled_parameters_times_the_unit(form, popul
         assert got["W"] == np.sum(delta > 0)
 
 
-# --- bounds (_check_bounds): what is accepted, and every message naming the key and what was given ---------------
+# --- bounds (check_prior_bounds): what is accepted, and every message naming the key and what was given ------------
 
 def test_small_bounds_and_a_sigma_floor_of_zero_are_accepted():
     """Limits in (0, 1) are valid (> 0), and sigma_i's lower limit may be 0."""
@@ -241,7 +244,7 @@ def test_bad_bounds_are_refused_naming_the_key_and_the_value(bounds, error, mess
     assert str(caught.value) == message
 
 
-# --- the scores, rho and the data sets' names (_prepare) ---------------------------------------------------------
+# --- the scores, rho and the data sets' names (prepare_hierarchical) -----------------------------------------------
 
 def scores_dataset(score, rho, algorithms=("a", "b", "c")):
     """A scores Dataset of (data sets, algorithms, folds) scores, data sets named s1, s2, ..."""
@@ -300,7 +303,7 @@ def test_two_data_sets_are_enough():
     assert_containers(hierarchical_model(x, folds=10), promised(x, 0.1))
 
 
-# --- the unit s (_unit): each case of its docstring -------------------------------------------------------------
+# --- the unit s (model_unit): each case of its docstring -----------------------------------------------------------
 
 def pm_one(n, half_width, centre=0.0):
     """n values centre -+ half_width alternating (n even): mean centre, sd half_width sqrt(n / (n - 1))."""
@@ -325,7 +328,7 @@ def test_most_data_sets_constant_take_the_median_of_the_other_sds_even_below_one
     assert hierarchical_model(x, folds=4)["unit"].get_value() == pytest.approx(0.002 * np.sqrt(4 / 3), rel=1e-12)
 
 
-# --- the OutlierWarning (_warn_far_out): its words, its thresholds and where it points ---------------------------
+# --- the OutlierWarning (warn_far_out): its words, its thresholds and where it points ------------------------------
 
 def test_far_out_data_sets_are_each_named_with_every_reason():
     """Five data sets of sd sqrt(4/3) (the median sd) at means 0-4; D6 (mean 501, sd 1000 sqrt(4/3)) is far out by

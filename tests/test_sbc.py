@@ -37,7 +37,8 @@ def test_sbc_rank_statistics_are_uniform():
 def test_hierarchical_sbc_rank_statistics_are_uniform():
     """SBC of the hierarchical model on 5 small data sets (fixed prior limits, so the prior does not depend on
     the data). Simulating with rho = 0.3 against the model's 0.1 makes sigma0 fail it (p ~ 1e-11)."""
-    from pp_corr.hierarchical.model import PRIORS, hierarchical_model
+    from pp_corr.hierarchical.model import hierarchical_model
+    from pp_corr.hierarchical.priors import PRIORS
 
     q, n, rho, reps, thin, kept = 5, 10, 0.1, 400, 4, 99
     bounds = {"delta0": 1.0, "sigma0": 1.0, "sigma": (0.5, 2.0)}

@@ -6,8 +6,8 @@ from matplotlib.patches import Patch, Rectangle
 
 from ..pairwise.pairs import pairs_order
 from ..palette import A_BETTER, B_BETTER, INK, REGION_COLORS, REGION_HATCHES, ROPE, UNDECIDED, tint
-from ._layout import axes as _axes
-from ._layout import legend_on_top as _legend_on_top
+from .layout import axes as _axes
+from .layout import legend_on_top as _legend_on_top
 
 
 PAIR_TESTS = {  # test: (the table's variable of P(column better), what the bar shows), None for p-values

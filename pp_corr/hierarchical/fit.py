@@ -33,8 +33,10 @@ from ..pairwise.rank_tests import RegionProbabilities
 from ..pairwise.ttest import DegenerateWarning, correlated_ttest
 from ..sampling import ConvergenceWarning, RefittableModel, diagnose, kept
 from .exact import check_method, exact_draws
-from .model import (PRIORS, _build, _check_bounds, _check_form, _check_variant, _Data, _draw_delta, _hyper, _limits,
-                    _model_values, _prepare, _start, add_dataset_log_likelihood, add_log_prior)
+from .model import (add_dataset_log_likelihood, add_log_prior, build_hierarchical_model, check_hierarchical_form,
+                    draw_marginal_delta)
+from .preparation import HierarchicalData, model_values, prepare_hierarchical, prior_limits, start_values
+from .priors import PRIORS, check_prior_bounds, check_variant, hyperprior_bounds
 
 CHECKED = ("delta0", "sigma0", "nu", "delta")  # the variables whose R-hat and ESS decide convergence
 # hierarchical_test's first fit (on uci54 the centred form mixes best: ESS of nu 2100 against 500 for the marginal
@@ -55,7 +57,7 @@ class HierarchicalResult:
     """
 
     idata: object
-    data: _Data
+    data: HierarchicalData
     rope: tuple[float, float]
     names: tuple[str, str]
     independent: object
@@ -183,7 +185,7 @@ class HierarchicalResult:
                      for kind in ("p", "win") for region in ("left", "rope", "right")},
                   "converged": self.converged, "convergence_problems": list(self.convergence_problems),
                   "attempts": [dict(a) for a in self.attempts], "datasets": records}
-        return _plain(result)
+        return python_values(result)
 
     def new_dataset(self, rope=None) -> RegionProbabilities:
         """P(A better), P(rope), P(B better) on a new data set, delta_new ~ t_nu(delta0, sigma0), per draw;
@@ -258,7 +260,7 @@ class HierarchicalResult:
         if self.left_out:
             lines.append("  " + left_out_line(self.left_out, self.names))
         if not self.converged:
-            lines += _unconverged_lines(self.attempts, self.convergence_problems, allow_unconverged)
+            lines += unconverged_lines(self.attempts, self.convergence_problems, allow_unconverged)
             if not allow_unconverged:
                 return "\n".join(lines)
         if self.method == "exact":
@@ -277,12 +279,13 @@ class HierarchicalResult:
         return self.summary()
 
 
-def _plain(value):
-    """``value`` with numpy scalars and arrays as Python values and NaN as None, recursively (JSON-ready)."""
+def python_values(value):
+    """``value`` with numpy scalars and arrays as Python values and NaN as None, recursively (JSON-ready). Unlike
+    :func:`pp_corr.reporting.output.plain`, infinities stay as they are."""
     if isinstance(value, dict):
-        return {str(k): _plain(v) for k, v in value.items()}
+        return {str(k): python_values(v) for k, v in value.items()}
     if isinstance(value, (list, tuple, np.ndarray)):
-        return [_plain(v) for v in value]
+        return [python_values(v) for v in value]
     if isinstance(value, np.generic):
         value = value.item()
     if isinstance(value, float) and math.isnan(value):
@@ -356,11 +359,12 @@ def hierarchical_test(x, y=None, *, rope=0.01, rho=None, n_test=None, n_train=No
     >>> res.converged, bool(res.p_delta0_positive > 0.9)
     (True, True)
     """
-    chains, given = check_fit_settings(_check_form, form=form, draws=draws, tune=tune, target_accept=target_accept,
-                                       chains=chains, sampler=sampler, random_seed=random_seed)
+    chains, given = check_fit_settings(check_hierarchical_form, form=form, draws=draws, tune=tune,
+                                       target_accept=target_accept, chains=chains, sampler=sampler,
+                                       random_seed=random_seed)
     check_method(method)
     check_flag("log_likelihood", log_likelihood)
-    _check_variant(priors, population, delta0_prior)
+    check_variant(priors, population, delta0_prior)
     exact_known = (isinstance(priors, Mapping) or priors in PRIORS) and population == "student_t" and \
         delta0_prior is None
     if method == "exact" and not exact_known:
@@ -368,7 +372,7 @@ def hierarchical_test(x, y=None, *, rope=0.01, rho=None, n_test=None, n_train=No
                          f"{list(PRIORS)} (or their bounds), got population={population!r}, priors={priors!r}"
                          f"{', a delta0_prior' if delta0_prior is not None else ''}")
     method = "exact" if method == "auto" and exact_known else "mcmc" if method == "auto" else method
-    bounds = _check_bounds(bounds)
+    bounds = check_prior_bounds(bounds)
     rope = as_rope(rope) or (0.0, 0.0)
     if not isinstance(x, xr.Dataset):  # a Dataset's scores were looked at when they were loaded
         warn_percent_scale(x, y, rope, stacklevel=2)
@@ -380,7 +384,7 @@ def hierarchical_test(x, y=None, *, rope=0.01, rho=None, n_test=None, n_train=No
     if isinstance(x, xr.Dataset):  # a pair uses the data sets where both algorithms have scores
         check_no_runs(runs)
         x, left_out = common_datasets(x, *pick_algorithms(x, algorithms))
-    data = _prepare(x, rho, n_test, n_train, folds, algorithms, scale, runs)
+    data = prepare_hierarchical(x, rho, n_test, n_train, folds, algorithms, scale, runs)
     if isinstance(x, xr.Dataset):
         names = names or pick_algorithms(x, algorithms)
     names = tuple(names or ("A", "B"))
@@ -408,22 +412,22 @@ def hierarchical_test(x, y=None, *, rope=0.01, rho=None, n_test=None, n_train=No
                                                     progressbar=progressbar, var_names=checked)
     # the model of the draws: the last fit's form, the centred one for the exact posterior (whose draws have no lambda)
     form = attempts[-1].get("form", DEFAULT["form"])
-    model = _build(data, priors, form, bounds, population, delta0_prior)
+    model = build_hierarchical_model(data, priors, form, bounds, population, delta0_prior)
     result = HierarchicalResult(add_log_prior(idata, model, _shape(data, priors, form, population, delta0_prior)),
                                 data, rope, names, independent, problems, attempts, model, priors, population, bounds,
                                 left_out)
     return result.with_log_likelihood() if log_likelihood else result
 
 
-def _exact_fit(data: _Data, priors, bounds, rope, *, chains, draws, random_seed):
+def _exact_fit(data: HierarchicalData, priors, bounds, rope, *, chains, draws, random_seed):
     """Independent draws from the exact posterior (:mod:`pp_corr.hierarchical.exact`, deterministic quadrature)
     as a DataTree shaped like a fit's, and the note recorded in ``attempts``."""
     s = np.float64(data.scale)
-    limits = _limits(data, bounds)
+    limits = prior_limits(data, bounds)
     lo, hi = limits["sigma"]
     post, values = exact_draws(data.mean / s, data.ss(s), data.n, data.rho, delta0_max=limits["delta0"],
                                sigma0_max=limits["sigma0"], sigma_bounds=tuple(np.broadcast_arrays(lo, hi)),
-                               alpha=_hyper(priors)["alpha"], beta=_hyper(priors)["beta"],
+                               alpha=hyperprior_bounds(priors)["alpha"], beta=hyperprior_bounds(priors)["beta"],
                                rope=(rope[0] / s, rope[1] / s), draws=chains * draws, random_seed=random_seed)
     shaped = {name: np.asarray(values[name]).reshape((chains, draws) + np.shape(values[name])[1:])
               for name in ("delta0", "sigma0", "nu", "delta", "sigma")}
@@ -442,8 +446,8 @@ def check_fit_settings(check_form, *, form, draws, tune, target_accept, chains, 
     """Check the sampling arguments of a test (``check_form`` checks its ``form``); returns ``chains`` and the
     settings the caller gave (those not None), for :func:`fit_with_policy`.
 
-    >>> check_fit_settings(_check_form, form=None, draws=500, tune=None, target_accept=None, chains=2,
-    ...                    sampler="pymc", random_seed=1)
+    >>> check_fit_settings(check_hierarchical_form, form=None, draws=500, tune=None, target_accept=None,
+    ...                    chains=2, sampler="pymc", random_seed=1)
     (2, {'draws': 500})
     """
     chains = check_count("chains", chains)
@@ -488,7 +492,8 @@ def fit_with_policy(fit, settings, given, *, retry=True, progressbar=False, var_
         attempts.append({**settings[1], **given})
     for number, chosen in enumerate(attempts, start=1):
         if progressbar and number == 2:
-            print(f"not converged ({_summary(problems)}): fitting again with {_describe(chosen)}", file=sys.stderr)
+            print(f"not converged ({_summary(problems)}): fitting again with {describe_settings(chosen)}",
+                  file=sys.stderr)
         idata = fit(chosen, stop_at_divergence=number < len(attempts))
         problems = diagnose(idata, var_names)
         if not problems:
@@ -496,7 +501,7 @@ def fit_with_policy(fit, settings, given, *, retry=True, progressbar=False, var_
     attempts = attempts[:number]
     if problems:
         warnings.warn(f"{what} did not converge ({len(attempts)} attempt(s), last with "
-                      f"{_describe(attempts[-1])}): {_summary(problems)}. The result gives no verdict.",
+                      f"{describe_settings(attempts[-1])}): {_summary(problems)}. The result gives no verdict.",
                       ConvergenceWarning, stacklevel=3)
     return idata, tuple(problems), tuple(attempts)
 
@@ -507,19 +512,19 @@ def _fit(data, priors, bounds, settings, *, chains, random_seed, sampler, progre
     (:func:`_refittable`) with ``data``'s values; ``stop_at_divergence`` as :meth:`RefittableModel.fit`."""
     form = settings["form"]
     refit = _refittable(data, priors, form, bounds, population, delta0_prior, sampler)
-    idata = refit.fit(_model_values(data, bounds), coords={"dataset": data.names},
-                      initvals=_start(data, _limits(data, bounds), form), draws=settings["draws"],
+    idata = refit.fit(model_values(data, bounds), coords={"dataset": data.names},
+                      initvals=start_values(data, prior_limits(data, bounds), form), draws=settings["draws"],
                       tune=settings["tune"], chains=chains, random_seed=random_seed, progressbar=progressbar,
                       target_accept=settings["target_accept"], stop_at_divergence=stop_at_divergence)
-    return _draw_delta(idata, data, random_seed) if form == "marginal" else idata
+    return draw_marginal_delta(idata, data, random_seed) if form == "marginal" else idata
 
 
 def _refittable(data, priors, form, bounds, population, delta0_prior, sampler) -> RefittableModel:
     """The model of ``form``, ``priors``, ``population`` and ``delta0_prior`` (by identity) for ``len(data.names)``
     data sets, compiled for ``sampler`` once (built on ``data`` the first time) and kept for every later fit of that
-    shape, whatever its data, unit and limits (:func:`_model_values`): the last :data:`COMPILED_MODELS` of them."""
+    shape, whatever its data, unit and limits (:func:`model_values`): the last :data:`COMPILED_MODELS` of them."""
     def build():
-        model = _build(data, priors, form, bounds, population, delta0_prior)
+        model = build_hierarchical_model(data, priors, form, bounds, population, delta0_prior)
         q = (len(data.names),)
         start = {"delta0_scaled": (), "sigma0_scaled": (), "sigma_scaled": q,
                  **({"delta_scaled": q} if form == "centered" else {"z": q} if form == "noncentered" else {})}
@@ -536,17 +541,18 @@ def _shape(data, priors, form, population, delta0_prior) -> tuple:
 
 def _priors_key(priors):
     """``priors`` as a dictionary key: its name, or its hyperprior bounds."""
-    return tuple(sorted(_hyper(priors).items())) if isinstance(priors, Mapping) else priors
+    return tuple(sorted(hyperprior_bounds(priors).items())) if isinstance(priors, Mapping) else priors
 
 
-def _unconverged_lines(attempts, problems, allow_unconverged) -> list[str]:
+def unconverged_lines(attempts, problems, allow_unconverged) -> list[str]:
     """A summary's NOT CONVERGED lines: the attempts and the problems found."""
-    tried = "; ".join(_describe(settings) for settings in attempts)
+    tried = "; ".join(describe_settings(settings) for settings in attempts)
     return [f"  NOT CONVERGED{'' if allow_unconverged else ', no verdict'} ({len(attempts)} attempt(s): {tried})",
             f"  {len(problems)} problem(s): {_summary(problems)}"]
 
 
-def _describe(settings) -> str:
+def describe_settings(settings) -> str:
+    """The settings of one attempt (:func:`fit_with_policy`) as ``key=value, ...``."""
     return ", ".join(f"{key}={value!r}" for key, value in settings.items())
 
 

@@ -19,7 +19,7 @@ model does that instead of the jitter, and is exactly the pairwise model.
 
 Population: delta_i ~ multivariate Student-t(nu, delta0, Sigma0), Sigma0 = diag(sigma0) R0 diag(sigma0), R0
 uniform (LKJ), delta0_a ~ U(-M_a, M_a), sigma0_a ~ U(0, 1000 sd(xbar_a)), nu with the pairwise model's prior
-(:func:`pp_corr.hierarchical.model.nu_log_prior`).
+(:func:`pp_corr.hierarchical.priors.nu_log_prior`).
 
 For k > 2 the sampler sees Sigma0 and the V_i as regressions of each coordinate on those before it, in an order
 that puts near-copies last (:mod:`.covariance`: the same prior, through the Jacobian): two near-identical
@@ -67,10 +67,12 @@ from scipy import stats
 from .._args import as_generator, as_rope, check_probability_level, check_real
 from ..sampling import RefittableModel
 from .covariance import covariance_values, pivot_order, regression_covariance, regression_values
-from .fit import CHECKED, _plain, _unconverged_lines, check_fit_settings, fit_with_policy
+from .fit import CHECKED, check_fit_settings, fit_with_policy, python_values, unconverged_lines
 from .fit import DEFAULT as PAIRWISE_DEFAULT, ROBUST as PAIRWISE_ROBUST
 from .joint_data import JointData, prepare_joint
-from .model import PRIORS, SIGMA_CEILING, SIGMA_FLOOR, _check_bounds, _check_priors, _nu_minus_one, centred_uniform
+from .model import centred_uniform
+from .preparation import SIGMA_CEILING, SIGMA_FLOOR
+from .priors import PRIORS, check_hyperprior_name, check_prior_bounds, integrated_nu_minus_one
 
 FORMS = ("centered", "marginal")
 # marginal first: on uci54's five classifiers, target_accept 0.8 took 31 leapfrog steps a draw, 0.9 took 60 for the
@@ -132,11 +134,11 @@ def joint_model(x, *, algorithms=None, reference=None, rho=None, n_test=None, n_
     check_real("eta", eta, low=0, low_open=True)
     _check_form(form)
     data = prepare_joint(x, algorithms, reference, rho, n_test, n_train, folds, scale, missing)
-    return _build(data, priors, _check_bounds(bounds), eta, form)
+    return _build(data, priors, check_prior_bounds(bounds), eta, form)
 
 
 def _build(data: JointData, priors, bounds, eta=1.0, form="marginal") -> pm.Model:
-    _check_priors(priors)
+    check_hyperprior_name(priors)
     _check_form(form)
     s = np.asarray(data.scale, dtype=np.float64)
     limits = _limits(data, bounds)
@@ -148,7 +150,7 @@ def _build(data: JointData, priors, bounds, eta=1.0, form="marginal") -> pm.Mode
     with pm.Model(coords=coords) as model:
         dbar = pm.Data("dbar_obs", values["dbar_obs"], dims=("dataset", "algorithm"))
         scatter = pm.Data("scatter_obs", values["scatter_obs"], dims=("dataset", "algorithm", "algorithm_2"))
-        nu = pm.Deterministic("nu", _nu_minus_one(PRIORS[priors]) + 1)
+        nu = pm.Deterministic("nu", integrated_nu_minus_one(PRIORS[priors]) + 1)
         gaps = None if data.transform is None else (pm.Data("transform", values["transform"]),
                                                     pm.Data("padding", values["padding"]))
         if m > 1:
@@ -302,9 +304,9 @@ def _covariance_blocks(data: JointData, limits, eta, values, orders):
 
 def _start(data: JointData, limits, form, orders=None) -> dict:
     """Initial values near the data, coordinate by coordinate as the pairwise model's (see
-    ``pp_corr.hierarchical.model._start``); for k > 2 the covariances start at :func:`_estimates`, in ``orders`` (those
-    of the model being fitted; default :func:`_orders` of ``data``: a model refitted to new data keeps its first
-    data's orders)."""
+    :func:`pp_corr.hierarchical.preparation.start_values`); for k > 2 the covariances start at :func:`_estimates`,
+    in ``orders`` (those of the model being fitted; default :func:`_orders` of ``data``: a model refitted to new data
+    keeps its first data's orders)."""
     xbar = data.mean / data.scale
     centre = np.median(xbar, axis=0)
     spread = np.maximum(1.4826 * np.median(np.abs(xbar - centre), axis=0), 0.1)
@@ -496,13 +498,14 @@ class JointResult:
     def to_dict(self, confidence_level=0.95) -> dict:
         """Plain Python values (JSON-ready): settings, the absent cells integrated out, ranking, pairs,
         convergence."""
-        return _plain({"test": "joint hierarchical", "algorithms": list(self.algorithms), "rope": list(self.rope),
-                       "n_datasets": len(self.data.names), "absent": {d: list(a) for d, a in self.data.absent},
-                       "confidence_level": confidence_level,
-                       "converged": self.converged, "convergence_problems": list(self.convergence_problems),
-                       "attempts": [dict(a) for a in self.attempts],
-                       "ranking": self.ranking().reset_index().to_dict(orient="records"),
-                       "pairs": self.pairs(confidence_level).to_dict(orient="records")})
+        return python_values({"test": "joint hierarchical", "algorithms": list(self.algorithms),
+                              "rope": list(self.rope), "n_datasets": len(self.data.names),
+                              "absent": {d: list(a) for d, a in self.data.absent},
+                              "confidence_level": confidence_level,
+                              "converged": self.converged, "convergence_problems": list(self.convergence_problems),
+                              "attempts": [dict(a) for a in self.attempts],
+                              "ranking": self.ranking().reset_index().to_dict(orient="records"),
+                              "pairs": self.pairs(confidence_level).to_dict(orient="records")})
 
     def summary(self, allow_unconverged=False) -> str:
         """The verdict in words: the ranking and every pair's new-data-set probabilities; an unconverged
@@ -515,7 +518,7 @@ class JointResult:
             lines.append(f"  {len(self.data.absent)} data set{'s' * (len(self.data.absent) != 1)} without some "
                          f"algorithms, integrated out there: {shown}{' ...' if len(self.data.absent) > 5 else ''}")
         if not self.converged:
-            lines += _unconverged_lines(self.attempts, self.convergence_problems, allow_unconverged)
+            lines += unconverged_lines(self.attempts, self.convergence_problems, allow_unconverged)
             if not allow_unconverged:
                 return "\n".join(lines)
         ranking = self.ranking()
@@ -561,8 +564,8 @@ def joint_test(x, *, rope=0.01, algorithms=None, reference=None, rho=None, n_tes
     chains, given = check_fit_settings(_check_form, form=form, draws=draws, tune=tune,
                                        target_accept=target_accept, chains=chains, sampler=sampler,
                                        random_seed=random_seed)
-    _check_priors(priors)
-    bounds = _check_bounds(bounds)
+    check_hyperprior_name(priors)
+    bounds = check_prior_bounds(bounds)
     check_real("eta", eta, low=0, low_open=True)
     rope = as_rope(rope) or (0.0, 0.0)
     data = prepare_joint(x, algorithms, reference, rho, n_test, n_train, folds, scale, missing)

@@ -25,7 +25,7 @@ import xarray as xr
 from .._args import check_real
 from ..data.scores import check_layout
 from ..pairwise.intraclass import resolve_rho
-from .model import _unit, _warn_far_out
+from .preparation import model_unit, warn_far_out
 
 MISSING = ("marginalise", "raise", "drop")
 
@@ -142,9 +142,9 @@ def prepare_joint(x, algorithms=None, reference=None, rho=None, n_test=None, n_t
     else:
         mean, scatter, max_abs, gaps = _estimated(local, present, n)
     sd = np.sqrt(np.diagonal(scatter, axis1=1, axis2=2) / (n[:, None] - 1))
-    units = np.array([_unit(sd[:, a], mean[:, a]) for a in range(mean.shape[1])])
+    units = np.array([model_unit(sd[:, a], mean[:, a]) for a in range(mean.shape[1])])
     for a, other in enumerate(chosen[1:]):
-        _warn_far_out([f"{d} ({other} - {chosen[0]})" for d in names], sd[:, a], mean[:, a], units[a])
+        warn_far_out([f"{d} ({other} - {chosen[0]})" for d in names], sd[:, a], mean[:, a], units[a])
     if scale is not None:
         units = np.broadcast_to([check_real("scale", v, low=0, low_open=True) for v in np.ravel(scale)],
                                 units.shape).astype(float)

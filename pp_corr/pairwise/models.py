@@ -245,7 +245,7 @@ def prior_predictive(model, *, draws=500, random_seed=None):
         return pm.sample_prior_predictive(draws=draws, random_seed=random_seed)
 
 
-def _with_log_likelihood(idata, model):
+def with_intraclass_log_likelihood(idata, model):
     """``idata`` with the pointwise log-likelihood of ``model``'s intraclass likelihood, when it has one."""
     intraclass = [rv.name for rv in model.observed_RVs if _is_intraclass(rv)]
     return add_log_likelihood(idata, model, intraclass[0]) if len(intraclass) == 1 else idata

@@ -504,13 +504,14 @@ def _fit_words(result, sampler) -> str:
     diagnostics are, in one sentence."""
     import arviz as az
 
-    from ..hierarchical.fit import _describe
+    from ..hierarchical.fit import describe_settings
 
     names = ["delta0", "sigma0", "nu"]
     rhat, ess = (fn(result.idata, var_names=names) for fn in (az.rhat, az.ess))
     retried = " (after a retry)" if len(result.attempts) > 1 else ""
-    return (f"Sampled with {sampler}, {result.idata.posterior.sizes['chain']} chains, {_describe(result.attempts[-1])}"
-            f"{retried}: largest R-hat {max(float(rhat[v].max()) for v in names):.3f} and smallest bulk ESS "
+    return (f"Sampled with {sampler}, {result.idata.posterior.sizes['chain']} chains, "
+            f"{describe_settings(result.attempts[-1])}{retried}: largest R-hat "
+            f"{max(float(rhat[v].max()) for v in names):.3f} and smallest bulk ESS "
             f"{min(float(ess[v].min()) for v in names):.0f} of the population parameters (delta0, sigma0, nu), "
             f"{int(result.idata.sample_stats['diverging'].sum())} divergent transitions.")
 

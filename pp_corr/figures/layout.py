@@ -5,6 +5,7 @@ import matplotlib.pyplot as plt
 
 
 def axes(ax, figsize=(6, 4)):
+    """``ax``, or new axes of ``figsize`` (constrained layout) when ``ax`` is None."""
     return ax if ax is not None else plt.subplots(figsize=figsize, layout="constrained")[1]
 
 

@@ -426,11 +426,13 @@ def test_cli_writes_the_report_and_names_its_errors(example_scores, tmp_path, ca
     assert main(["report", str(source), "-o", str(tmp_path / "bare"), "--no-pair-figures"]) == 0
     assert {p.name for p in (tmp_path / "bare").iterdir()} == set(FILES.values())  # no figure: none asked for
     for argv, message in ((["-o", str(out)], "pp-corr: --output .* is not empty.*--overwrite"),
-                          (["-o", str(tmp_path / "x"), "--joint"], "pp-corr: --joint models the population"),
-                          (["-o", str(tmp_path / "x"), "--method", "mcmc"], "pp-corr: --method applies to"),
-                          (["-o", str(tmp_path / "x"), "--sampler", "nutpie"], "pp-corr: --sampler applies to")):
+                          (["-o", str(tmp_path / "x"), "--joint"], "pp-corr: --joint models the population")):
         with pytest.raises(SystemExit, match=message):
             main(["report", str(source), *argv])
+    for option in (["--method", "mcmc"], ["--sampler", "nutpie"]):  # refused by the parser (tests/test_cli_modes.py)
+        with pytest.raises(SystemExit) as refused:
+            main(["report", str(source), "-o", str(tmp_path / "x"), *option])
+        assert refused.value.code == 2 and f"{option[0]} is not used without --hierarchical" in capsys.readouterr().err
     assert not (tmp_path / "x").exists()
 
 

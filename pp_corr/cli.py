@@ -338,7 +338,7 @@ def _signed_rank_tables(areas, undecided) -> str:
     """The loss study's three tables as text: areas over all runs and over the IDP-determinate runs, and the DP's
     and Wilcoxon's H1 share in the IDP-indeterminate cases."""
     attrs = areas.attrs
-    parts = [f"signed-rank loss study: {attrs['runs']} runs per Delta, {attrs['n_draws']} Dirichlet draws per test, "
+    parts = [f"signed-rank loss study: {attrs['runs']} runs per Delta, {attrs['draws']} Dirichlet draws per test, "
              f"q = {attrs['n_datasets']}, sigma = {attrs['sigma']:g}; Wilcoxon at alpha = {attrs['alpha']:g}; "
              "value (Monte Carlo standard error)"]
     for r in areas.correlation.values:
@@ -368,7 +368,7 @@ def _simulate_signed_rank(args, out):
     from .studies.signed_rank_figure import plot_signed_rank_losses
     from .studies.signed_rank_study import indeterminate_decisions, loss_areas, loss_curves, signed_rank_study
 
-    results = signed_rank_study(runs=args.repetitions or 1000, n_draws=args.draws, random_seed=args.seed,
+    results = signed_rank_study(runs=args.repetitions or 1000, draws=args.draws, random_seed=args.seed,
                                 scheduler=args.scheduler, workers=args.workers, progress=not args.no_progress)
     curves, areas = loss_curves(results, alpha=args.alpha), loss_areas(results, alpha=args.alpha)
     undecided = indeterminate_decisions(results, alpha=args.alpha)
@@ -465,7 +465,7 @@ def format_replicability(table) -> str:
     >>> from pp_corr import load_scores
     >>> from pp_corr.studies.replicability import replicability_decisions, replicability_table
     >>> table = replicability_table(replicability_decisions(load_scores(example_path()), subset_size=3,
-    ...                                                     n_subsets=20, n_draws=200, random_seed=0))
+    ...                                                     n_subsets=20, draws=200, random_seed=0))
     >>> format_replicability(table).splitlines()[0]
     'replicability on 20 subsets per pair: H1 = B better; R = 1 - 2 var(decision) (1: always the same answer)'
     """
@@ -487,7 +487,7 @@ def _replicability(args):
     scores = load_file(source, args, pair)
     decisions = replicability_decisions(scores, pairs=None if pair is None else [pair], subset_size=args.subset_size,
                                         n_subsets=args.subsets, loss_ratio=args.loss_ratio, alpha=args.alpha,
-                                        n_draws=args.draws, random_seed=args.seed)
+                                        draws=args.draws, random_seed=args.seed)
     table = replicability_table(decisions)
     print(format_replicability(table))
     if output is not None:

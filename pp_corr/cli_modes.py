@@ -78,7 +78,7 @@ OPTIONS = {
         "--orders": (("with --over datasets",), "it sets how many random orders of the data sets are replayed"),
     },
     "items": dict.fromkeys(("-a", "-b", "--rope", "--runs", "--level", "--hierarchical", "--metric", "--column",
-                            "--na-values", "--samples", "--seed", "--output", "--report"), EVERY),
+                            "--na-values", "--draws", "--seed", "--output", "--report"), EVERY),
     "simulate": {
         "--repetitions": EVERY, "--workers": EVERY, "--scheduler": EVERY, "--alpha": EVERY, "--seed": EVERY,
         "--output": EVERY, "--no-progress": EVERY,

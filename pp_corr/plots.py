@@ -275,9 +275,9 @@ def plot_shrinkage(result, *, ax=None):
     return ax
 
 
-def plot_posterior_predictive(result, *, n_draws=50, random_seed=0):
+def plot_posterior_predictive(result, *, draws=50, random_seed=0):
     """Posterior predictive check of the hierarchical model: the empirical distribution (ECDF) over data sets
-    of the per-data-set means and standard deviations, observed (black) against ``n_draws`` replicates (grey).
+    of the per-data-set means and standard deviations, observed (black) against ``draws`` replicates (grey).
 
     >>> import numpy as np
     >>> from pp_corr import hierarchical_test
@@ -286,17 +286,17 @@ def plot_posterior_predictive(result, *, n_draws=50, random_seed=0):
     >>> [ax.get_xlabel() for ax in plot_posterior_predictive(res).axes]
     ['per-data-set mean of b - a', 'per-data-set sd of b - a']
     """
-    check_count("n_draws", n_draws)
+    check_count("draws", draws)
     tree = result.posterior_predictive(random_seed=random_seed)
     rng = as_generator(random_seed)
     fig, axes = plt.subplots(1, 2, figsize=(9, 3.8), layout="constrained")
     a, b = result.names
     for ax, var in zip(axes, ("mean", "sd")):
-        draws = tree["posterior_predictive"][var].stack(sample=("chain", "draw")).transpose("sample", "dataset")
-        chosen = rng.choice(draws.sizes["sample"], min(n_draws, draws.sizes["sample"]), replace=False)
-        q = draws.sizes["dataset"]
+        replicates = tree["posterior_predictive"][var].stack(sample=("chain", "draw")).transpose("sample", "dataset")
+        chosen = rng.choice(replicates.sizes["sample"], min(draws, replicates.sizes["sample"]), replace=False)
+        q = replicates.sizes["dataset"]
         heights = np.arange(1, q + 1) / q
-        for n, values in enumerate(draws.values[chosen]):
+        for n, values in enumerate(replicates.values[chosen]):
             ax.step(np.sort(values), heights, where="post", color=ROPE, lw=0.6, alpha=0.5,
                     label=f"replicated ({len(chosen)} posterior draws)" if n == 0 else None)
         observed = np.sort(tree["observed_data"][var].values)

@@ -250,7 +250,7 @@ def estimates(values, errors, columns):
         "over the runs where it decides; the grey bars (right axis) the share of runs where it is indeterminate. "
         "Each run's noise and Dirichlet draws serve the whole Delta grid, so the curves are smooth in Delta. One "
         "worker here (half a minute on an idle core); the command line uses every core."),
-        code("""results = signed_rank_study(runs=RUNS, n_draws=DRAWS, workers=1, random_seed=1, progress=False)
+        code("""results = signed_rank_study(runs=RUNS, draws=DRAWS, workers=1, random_seed=1, progress=False)
 curves = loss_curves(results)
 plot_signed_rank_losses(curves);"""),
         md("## Table 1: area under the loss curves\nThe trapezoid rule over the grid -0.07..0.07 (divide by 0.14 "
@@ -287,7 +287,7 @@ estimates(undecided.h1, undecided.h1_se, ["loss_pair"])"""),
         "every subset gives the same answer, 0.5 for a coin toss, over all subsets and over those where the IDP "
         "decides or not."),
         code("""scores = pp_corr.load_scores(UCI54, columns={"score": "accuracy"})
-replic = replicability_decisions(scores, n_subsets=min(1000, 5 * RUNS), n_draws=DRAWS, random_seed=0)
+replic = replicability_decisions(scores, n_subsets=min(1000, 5 * RUNS), draws=DRAWS, random_seed=0)
 table = replicability_table(replic)
 table.drop(columns=["a", "b", "n_subsets"]).round(3)"""),
         md("Where the IDP is indeterminate, Wilcoxon and the DP are close to a coin toss (R near 0.5): the "
@@ -493,8 +493,8 @@ for shift in (0.0, 0.3):
         y = continuous(shift)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", pp_corr.AssumptionWarning)
-            seeds = pp_corr.compare_items(y, runs="seeds", n_samples=2000, random_seed=k)
-            samples = pp_corr.compare_items(y, n_samples=2000, random_seed=k)
+            seeds = pp_corr.compare_items(y, runs="seeds", draws=2000, random_seed=k)
+            samples = pp_corr.compare_items(y, draws=2000, random_seed=k)
         clustered = seeds.clustered_interval()
         rows.append({"shift sd": shift, "runs='samples'": samples.interval()[0][0] <= 0.1 <= samples.interval()[1][0],
                      "runs='seeds'": seeds.interval()[0][0] <= 0.1 <= seeds.interval()[1][0],

@@ -235,7 +235,7 @@ def test_simulate_signed_rank_passes_every_option_to_the_study(monkeypatch, caps
     calls, _ = spy(monkeypatch, signed_rank_study, "signed_rank_study", deltas=[0.0, 0.05], correlations=[0.5],
                    n_datasets=5)
     main(["simulate", "signed-rank", "--repetitions", "3", "--draws", "40", "--seed", "2"] + options)
-    assert calls == [dict(runs=3, n_draws=40, random_seed=2, **execution)]
+    assert calls == [dict(runs=3, draws=40, random_seed=2, **execution)]
     assert "3 runs per Delta, 40 Dirichlet draws" in capsys.readouterr().out
 
 

@@ -122,12 +122,12 @@ def test_over_datasets_replays_the_tests_in_order():
     x = _diffs(7, runs=2, folds=5, mu=0.012, sigma=0.02, q=12)  # undecided at first: the draws matter
     order = list(np.random.default_rng(4).permutation(12))
     res = pp_corr.sequential_test(x, over="datasets", order=order, rope=0.005, min_datasets=4, random_seed=9,
-                                  n_samples=2000, algorithms=("knn", "tree"))
+                                  draws=2000, algorithms=("knn", "tree"))
     hist = res.to_frame()
     assert res.stopped_at == hist.index[-1] >= 4 and res.decision == "right"
     for k, row in hist.iterrows():
         z = x[order[:k]].reshape(k, -1).mean(axis=1)
-        wins = pp_corr.bayesian_signed_rank(z, rope=0.005, n_samples=2000, random_seed=task_seed(9, k)).wins
+        wins = pp_corr.bayesian_signed_rank(z, rope=0.005, draws=2000, random_seed=task_seed(9, k)).wins
         np.testing.assert_allclose([row.p_left, row.p_rope, row.p_right], wins, atol=1e-12)
     assert "tree better" in res.summary() and "you could have stopped after" in res.summary()
     pois = pp_corr.sequential_test(x, over="datasets", test="poisson", order=order, rope=0.005, min_datasets=4,

@@ -74,11 +74,11 @@ def _rope_bounds(rope) -> tuple[float, float]:
     return (0.0, 0.0) if bounds is None else bounds
 
 
-def _prior_arguments(rope, prior_strength, z0, n_samples):
-    """The checked (lo, hi, prior_strength, z0, n_samples) of a Bayesian signed-rank or sign test."""
+def _prior_arguments(rope, prior_strength, z0, draws):
+    """The checked (lo, hi, prior_strength, z0, draws) of a Bayesian signed-rank or sign test."""
     lo, hi = _rope_bounds(rope)
     return (lo, hi, check_real("prior_strength", prior_strength, low=0), check_real("z0", z0),
-            check_count("n_samples", n_samples))
+            check_count("draws", draws))
 
 
 def _rope_record(rope):
@@ -265,11 +265,11 @@ def _region_kernel():
     return numba.njit(cache=True, nogil=True)(_region_masses)
 
 
-def _draw_chunks(rng, alpha, n_samples, width):
+def _draw_chunks(rng, alpha, draws, width):
     """Dirichlet draws (see :func:`dirichlet`) in consecutive chunks of 2^20 // width draws, in bounded memory."""
     rows = max(1, 2**20 // width)
-    for start in range(0, n_samples, rows):
-        yield dirichlet(rng, alpha, min(rows, n_samples - start))
+    for start in range(0, draws, rows):
+        yield dirichlet(rng, alpha, min(rows, draws - start))
 
 
 @dataclass(frozen=True, repr=False)
@@ -278,7 +278,7 @@ class RegionProbabilities:
 
     ``p_left``, ``p_rope``, ``p_right`` are the posterior means; ``win_left``, ``win_rope``, ``win_right``
     the share of draws in which each region has the largest probability (ties shared equally);
-    ``samples`` the draws (n_samples, 3) in the order left, rope, right. ``rope`` is the half-width r of
+    ``samples`` the draws (draws, 3) in the order left, rope, right. ``rope`` is the half-width r of
     the rope [-r, r], or the pair (lo, hi) when the rope is not symmetric. ``left_out`` names the data sets
     where A and B do not both have scores.
     """
@@ -354,7 +354,7 @@ def _left_out_tail(left_out, names) -> str:
     return f"\n  {left_out_line(left_out, names)}" if left_out else ""
 
 
-def bayesian_signed_rank(x, y=None, *, rope=0.0, prior_strength=0.5, z0=0.0, n_samples=50_000, random_seed=None,
+def bayesian_signed_rank(x, y=None, *, rope=0.0, prior_strength=0.5, z0=0.0, draws=50_000, random_seed=None,
                          algorithms=None) -> RegionProbabilities:
     """Bayesian signed-rank test on a Dirichlet process (Benavoli et al. 2014, 2017).
 
@@ -377,21 +377,21 @@ def bayesian_signed_rank(x, y=None, *, rope=0.0, prior_strength=0.5, z0=0.0, n_s
     >>> bayesian_signed_rank([0.0, 0.0], random_seed=0).samples[0].tolist()
     [0.5, 0.0, 0.5]
     """
-    lo, hi, prior_strength, z0, n_samples = _prior_arguments(rope, prior_strength, z0, n_samples)
+    lo, hi, prior_strength, z0, draws = _prior_arguments(rope, prior_strength, z0, draws)
     rng = as_generator(random_seed)
     z, names, left_out = _differences(x, y, algorithms)
     warn_percent_scale(x, y, rope, stacklevel=2)
     points = np.concatenate([[z0], z]) if prior_strength > 0 else z
     alpha = np.concatenate([[prior_strength], np.ones(len(z))]) if prior_strength > 0 else np.ones(len(z))
     regions = PairSumRegions(points, lo, hi)
-    samples = np.concatenate([regions.masses(w) for w in _draw_chunks(rng, alpha, n_samples, len(alpha))])
+    samples = np.concatenate([regions.masses(w) for w in _draw_chunks(rng, alpha, draws, len(alpha))])
     samples /= samples.sum(axis=1, keepdims=True)
     method = "Bayesian signed-rank test" + (" (DP, s -> 0)" if prior_strength == 0
                                             else f" (s = {prior_strength}, z0 = {z0})")
     return RegionProbabilities(samples, method, _rope_record((lo, hi)), names, left_out)
 
 
-def bayesian_sign_test(x, y=None, *, rope=0.0, prior_strength=1.0, z0=0.0, n_samples=50_000, random_seed=None,
+def bayesian_sign_test(x, y=None, *, rope=0.0, prior_strength=1.0, z0=0.0, draws=50_000, random_seed=None,
                        algorithms=None) -> RegionProbabilities:
     """Bayesian sign test: (P(left), P(rope), P(right)) ~ Dirichlet(counts + prior pseudo-count in z0's region).
 
@@ -404,7 +404,7 @@ def bayesian_sign_test(x, y=None, *, rope=0.0, prior_strength=1.0, z0=0.0, n_sam
     >>> round(res.p_right, 2)  # (4 right) / (5 data + 1 prior in the rope)
     0.67
     """
-    lo, hi, prior_strength, z0, n_samples = _prior_arguments(rope, prior_strength, z0, n_samples)
+    lo, hi, prior_strength, z0, draws = _prior_arguments(rope, prior_strength, z0, draws)
     rng = as_generator(random_seed)
     z, names, left_out = _differences(x, y, algorithms)
     warn_percent_scale(x, y, rope, stacklevel=2)
@@ -413,7 +413,7 @@ def bayesian_sign_test(x, y=None, *, rope=0.0, prior_strength=1.0, z0=0.0, n_sam
     above = _step(z_unit, hi_unit, np.abs(z_unit) + abs(hi_unit)) == 1
     counts = np.array([below.sum(), (~below & ~above).sum(), above.sum()], dtype=float)
     counts[0 if z0 < lo else 2 if z0 > hi else 1] += prior_strength
-    samples = dirichlet(rng, counts, n_samples)
+    samples = dirichlet(rng, counts, draws)
     return RegionProbabilities(samples, f"Bayesian sign test (prior {prior_strength} at z0 = {z0})",
                                _rope_record((lo, hi)), names, left_out)
 
@@ -454,7 +454,7 @@ class ImpreciseSignedRankResult:
                 f"threshold {self.threshold:.3g}: {self.decision}" + _left_out_tail(self.left_out, self.names))
 
 
-def imprecise_signed_rank(x, y=None, *, loss_ratio=19.0, n_samples=50_000, random_seed=None,
+def imprecise_signed_rank(x, y=None, *, loss_ratio=19.0, draws=50_000, random_seed=None,
                           algorithms=None) -> ImpreciseSignedRankResult:
     """Signed-rank test on the imprecise DP, s = (sqrt(17) - 3)/2 (Benavoli et al. 2014).
 
@@ -470,14 +470,14 @@ def imprecise_signed_rank(x, y=None, *, loss_ratio=19.0, n_samples=50_000, rando
     'B'
     """
     loss_ratio = check_real("loss_ratio", loss_ratio, low=0, low_open=True)
-    n_samples = check_count("n_samples", n_samples)
+    draws = check_count("draws", draws)
     rng = as_generator(random_seed)
     z, names, left_out = _differences(x, y, algorithms)
     q, s = len(z), IDP_STRENGTH
     regions = PairSumRegions(z, 0.0, 0.0, columns=np.arange(1, q + 1))  # column 0 of the draws: w0
     alpha = np.concatenate([[s], np.ones(q)])
     w0, low = (np.concatenate(parts) for parts in zip(*((w[:, 0], regions.masses(w)[:, 2])
-                                                         for w in _draw_chunks(rng, alpha, n_samples, q + 1))))
+                                                         for w in _draw_chunks(rng, alpha, draws, q + 1))))
     high = w0 * (2 - w0) + low
     # E[w_i w_j] = (1 + [i = j]) / ((s+q)(s+q+1)): the diagonal counts twice
     low_mean = (regions.right_count() + regions.right_trace) / ((s + q) * (s + q + 1))

@@ -20,7 +20,7 @@ from .runs import replay_runs
 
 def sequential_test(scores, algorithms=None, *, over="runs", rope=0.01, level=0.95, futility=0.05,
                     max_runs=None, min_runs=2, min_datasets=5, order=None, test="signed_rank", rho=None,
-                    n_sim=400, n_samples=5000, random_seed=None, progress=False) -> SequentialResult:
+                    n_sim=400, draws=5000, random_seed=None, progress=False) -> SequentialResult:
     """Replay recorded scores step by step and stop when the rules allow (docs/theory.md, section 10).
 
     ``scores`` is a scores Dataset (``algorithms=(a, b)``) or differences B - A shaped ``(runs, folds)`` (one
@@ -35,7 +35,7 @@ def sequential_test(scores, algorithms=None, *, over="runs", rope=0.01, level=0.
     ``over="datasets"``: data sets in ``order`` (names or positions) or a random order seeded by
     ``random_seed``, at least ``min_datasets`` before any stop; after each data set the ``test`` across data
     sets ("signed_rank": :func:`pp_corr.bayesian_signed_rank` with the rope, its probability that a region is the
-    largest, ``n_samples`` draws; "poisson": :func:`pp_corr.poisson_test`, majorities only, no rope region;
+    largest, ``draws`` draws; "poisson": :func:`pp_corr.poisson_test`, majorities only, no rope region;
     "hierarchical": :func:`pp_corr.hierarchical_test`'s probability that each region is the largest for a new
     data set, its exact posterior, a few seconds a step, a line on stderr per step with ``progress=True``)
     stops when a region reaches ``level``.
@@ -67,7 +67,7 @@ def sequential_test(scores, algorithms=None, *, over="runs", rope=0.01, level=0.
     if min_datasets > len(order):
         raise ValueError(f"min_datasets={min_datasets} but the scores hold {len(order)} data sets")
     outcome, history = _over_datasets(diff[order], rho[order], [datasets[i] for i in order], rope, level, test,
-                                      min_datasets, n_samples, random_seed, names, progress)
+                                      min_datasets, draws, random_seed, names, progress)
     label = {"signed_rank": "Bayesian signed-rank test", "poisson": "Poisson test",
              "hierarchical": "hierarchical model (exact posterior)"}[test]
     return SequentialResult("datasets", names, rope, level, futility, label, pd.DataFrame([outcome]), history)
@@ -102,12 +102,12 @@ def _order(order, datasets, random_seed):
     return np.asarray(positions)
 
 
-def _over_datasets(diff, rho, datasets, rope, level, test, min_datasets, n_samples, random_seed, names, progress):
+def _over_datasets(diff, rho, datasets, rope, level, test, min_datasets, draws, random_seed, names, progress):
     """The benchmark's replay over data sets in the given order: (outcome row, history frame)."""
     def regions(k):
         if test == "signed_rank":
             z = mean_differences(diff[:k].reshape(k, -1))[0]
-            res = bayesian_signed_rank(z, rope=rope or 0.0, n_samples=n_samples, random_seed=task_seed(random_seed, k))
+            res = bayesian_signed_rank(z, rope=rope or 0.0, draws=draws, random_seed=task_seed(random_seed, k))
             return tuple(float(w) for w in res.wins)
         if test == "hierarchical":
             if progress:

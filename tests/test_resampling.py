@@ -14,12 +14,12 @@ from pp_corr.studies.resampling import design_splits, evaluate, given_splits, in
 
 @pytest.fixture(scope="module")
 def classification():
-    return make_classification(draws=120, n_features=5, random_state=0)
+    return make_classification(n_samples=120, n_features=5, random_state=0)
 
 
 @pytest.fixture(scope="module")
 def regression():
-    return make_regression(draws=80, n_features=3, noise=5.0, random_state=0)
+    return make_regression(n_samples=80, n_features=3, noise=5.0, random_state=0)
 
 
 @pytest.mark.parametrize("cv", [KFold(5, shuffle=True, random_state=0), StratifiedKFold(4),

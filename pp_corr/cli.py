@@ -369,7 +369,7 @@ def _simulate_signed_rank(args, out):
     from .studies.signed_rank_study import indeterminate_decisions, loss_areas, loss_curves, signed_rank_study
 
     results = signed_rank_study(runs=args.repetitions or 1000, draws=args.draws, random_seed=args.seed,
-                                scheduler=args.scheduler, workers=args.workers, progress=not args.no_progress)
+                                scheduler=args.scheduler, workers=args.workers, progressbar=not args.no_progress)
     curves, areas = loss_curves(results, alpha=args.alpha), loss_areas(results, alpha=args.alpha)
     undecided = indeterminate_decisions(results, alpha=args.alpha)
     print(_signed_rank_tables(areas, undecided))
@@ -389,7 +389,7 @@ def format_sizes(summary) -> str:
 
     >>> from pp_corr.studies.nadeau_bengio_study import CONFIGURATIONS, nadeau_bengio_study, study_summary
     >>> res = nadeau_bengio_study(repetitions=5, configurations=CONFIGURATIONS[:1], splits=3, halvings=2,
-    ...                           bootstrap_repetitions=2, random_seed=0, workers=1, progress=False)
+    ...                           bootstrap_repetitions=2, random_seed=0, workers=1, progressbar=False)
     >>> format_sizes(study_summary(res)).splitlines()[0]
     'Nadeau & Bengio (2003): size of each procedure at alpha = 0.05 (rejection rate under H0, standard error)'
     """
@@ -408,7 +408,7 @@ def _simulate_nadeau_bengio(args, out):
     from .studies.nadeau_bengio_study import nadeau_bengio_study, pseudo_power, study_summary
 
     results = nadeau_bengio_study(repetitions=args.repetitions, random_seed=args.seed, scheduler=args.scheduler,
-                                  workers=args.workers, progress=not args.no_progress)
+                                  workers=args.workers, progressbar=not args.no_progress)
     summary, power = study_summary(results, alpha=args.alpha), pseudo_power(results, alpha=args.alpha)
     print(format_sizes(summary))
     if out is None:
@@ -436,7 +436,7 @@ def _simulate(args):
     if args.study == "nadeau-bengio":
         return _simulate_nadeau_bengio(args, out)
     common = dict(repetitions=args.repetitions or 5000, random_seed=args.seed, scheduler=args.scheduler,
-                  workers=args.workers, progress=not args.no_progress)
+                  workers=args.workers, progressbar=not args.no_progress)
     if args.study == "toy":
         results = simulation.toy_example(**common)
     else:

@@ -360,7 +360,7 @@ def plot_rejection_rates(rates, *, ax=None):
     ``rates`` comes from :func:`pp_corr.studies.simulation.rejection_rates`, with one value of ``n_datasets`` selected.
 
     >>> from pp_corr.studies.simulation import experiment_1, rejection_rates
-    >>> res = experiment_1(repetitions=20, runs=1, workers=1, progress=False, random_seed=0)
+    >>> res = experiment_1(repetitions=20, runs=1, workers=1, progressbar=False, random_seed=0)
     >>> plot_rejection_rates(rejection_rates(res)).get_ylabel()
     'rejection rate (BN-hat declared better)'
     """

@@ -195,7 +195,7 @@ REPETITIONS = int(os.environ.get("PP_CORR_REPETITIONS", 5000))
 print("repetitions per setting:", REPETITIONS)"""),
         md("## Experiment 1: the same gap on all 50 data sets\nAt delta = 0 the rejection rate is the Type I error; "
         "above it, the power. m = 1 or 10 runs of 10-fold cross-validation."),
-        code("""exp1 = simulation.experiment_1(repetitions=REPETITIONS, random_seed=1, progress=False)
+        code("""exp1 = simulation.experiment_1(repetitions=REPETITIONS, random_seed=1, progressbar=False)
 rates1 = simulation.rejection_rates(exp1)
 plots.plot_rejection_rates(rates1);"""),
         code("""rates1.rate.sel(n_datasets=50).to_dataframe().rate.unstack(["test", "runs"]).round(3)"""),
@@ -205,7 +205,7 @@ plots.plot_rejection_rates(rates1);"""),
         md("## Experiment 2: gaps drawn from Cauchy(d, d)\nEach data set's gap is Cauchy(d, d) clipped to [-0.5, 0.5]: "
         "most gaps are near d but some are large and of either sign; the Wilcoxon test, which uses the sizes of "
         "the mean differences, is pulled by them, the Poisson test only counts."),
-        code("""exp2 = simulation.experiment_2(repetitions=REPETITIONS, random_seed=2, progress=False)
+        code("""exp2 = simulation.experiment_2(repetitions=REPETITIONS, random_seed=2, progressbar=False)
 rates2 = simulation.rejection_rates(exp2)
 fig, axes = plt.subplots(1, 2, figsize=(12, 4), layout="constrained", sharey=True)
 for ax, q in zip(axes, rates2.n_datasets.values):
@@ -215,7 +215,7 @@ for ax, q in zip(axes, rates2.n_datasets.values):
         "sometimes change rank with the others), so its distribution is not the same in the two cases, yet Wilcoxon "
         "practically never declares B better in either; the Poisson test becomes less sure that B is not better on "
         "a majority, as it should, and it too practically never declares B better."),
-        code("""toy = simulation.toy_example(repetitions=REPETITIONS, random_seed=3, progress=False)
+        code("""toy = simulation.toy_example(repetitions=REPETITIONS, random_seed=3, progressbar=False)
 plots.plot_toy_example(toy)
 simulation.rejection_rates(toy).rate.to_dataframe().rate.unstack("test")"""),
     ],
@@ -250,7 +250,7 @@ def estimates(values, errors, columns):
         "over the runs where it decides; the grey bars (right axis) the share of runs where it is indeterminate. "
         "Each run's noise and Dirichlet draws serve the whole Delta grid, so the curves are smooth in Delta. One "
         "worker here (half a minute on an idle core); the command line uses every core."),
-        code("""results = signed_rank_study(runs=RUNS, draws=DRAWS, workers=1, random_seed=1, progress=False)
+        code("""results = signed_rank_study(runs=RUNS, draws=DRAWS, workers=1, random_seed=1, progressbar=False)
 curves = loss_curves(results)
 plot_signed_rank_losses(curves);"""),
         md("## Table 1: area under the loss curves\nThe trapezoid rule over the grid -0.07..0.07 (divide by 0.14 "
@@ -567,7 +567,7 @@ pp_corr.correlated_ttest(to_scores(cv, dataset="breast cancer"), rope=0.01)"""),
         "least squares thresholded at 1/2, 0-1 loss) has its errors estimated from fresh training and test sets. "
         "`CONFIGURATIONS` documents the settings (the paper's own are lost)."),
         code("""pd.DataFrame(study.CONFIGURATIONS)"""),
-        code("""results = study.nadeau_bengio_study(**RUN, random_seed=2003, progress=False)
+        code("""results = study.nadeau_bengio_study(**RUN, random_seed=2003, progressbar=False)
 summary = study.study_summary(results)
 sizes = (summary["size"].to_pandas().T.map("{:.3f}".format) + " +- "
          + summary["size_se"].to_pandas().T.map("{:.3f}".format))

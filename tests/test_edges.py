@@ -1693,7 +1693,7 @@ def test_regression_simulate_workers_capped(monkeypatch):
 
     monkeypatch.setattr(multiprocessing.process.BaseProcess, "start", counting_start)
     res = bayesian_network_study([0.0, 0.01, 0.02], runs=(1,), n_datasets=5, repetitions=2, workers=100,
-                                 progress=False, random_seed=0)
+                                 progressbar=False, random_seed=0)
     assert res.sizes["delta"] == 3
     assert len(started) <= (os.cpu_count() or 1), f"{len(started)} processes on {os.cpu_count()} cores"
 
@@ -1942,7 +1942,7 @@ def test_write_report_names_a_bad_argument_and_writes_nothing(tmp_path, kwargs, 
     from pp_corr import example_path, load_scores, write_report
 
     with pytest.raises((ValueError, TypeError), match=named):
-        write_report(load_scores(example_path()), tmp_path / "report", progress=False, **kwargs)
+        write_report(load_scores(example_path()), tmp_path / "report", progressbar=False, **kwargs)
     assert list(tmp_path.iterdir()) == []
 
 
@@ -1951,9 +1951,9 @@ def test_write_report_refuses_a_file_in_place_of_its_directory_and_scores_of_ano
 
     (tmp_path / "taken").write_text("x")
     with pytest.raises(ValueError, match="not a directory"):
-        write_report(load_scores(example_path()), tmp_path / "taken", progress=False)
+        write_report(load_scores(example_path()), tmp_path / "taken", progressbar=False)
     with pytest.raises(TypeError, match="scores"):
-        write_report([[0.8, 0.9]], tmp_path / "report", progress=False)
+        write_report([[0.8, 0.9]], tmp_path / "report", progressbar=False)
     assert [p.name for p in tmp_path.iterdir()] == ["taken"]
 
 
@@ -1974,7 +1974,7 @@ def test_order_by_ranking_needs_two_algorithms_a_scores_table_and_a_boolean_dire
     ((), {"pairs": [("knn", "knn")]}, ValueError, "pairs: a pair needs two different algorithms"),
     ((), {"pairs": [("knn", "svm")]}, ValueError, "pairs: 'svm' not among"),
     ((), {"algorithms": ("knn", "tree")}, TypeError, "sets algorithms for each pair"),
-    ((), {"progress": "yes"}, TypeError, "progress must be"),
+    ((), {"progressbar": "yes"}, TypeError, "progressbar must be"),
     ((), {"rope": -1.0}, ValueError, "rope"),
     ((), {"sampler": "stan"}, ValueError, "sampler"),
     ((), {"method": "grid"}, ValueError, "method"),
@@ -1986,7 +1986,7 @@ def test_hierarchical_tests_names_a_bad_argument_before_any_fit(monkeypatch, arg
     monkeypatch.setattr(hierarchical, "_fit", lambda *a, **k: pytest.fail("fitted before checking"))
     monkeypatch.setattr(hierarchical, "_exact_fit", lambda *a, **k: pytest.fail("computed before checking"))
     with pytest.raises(error, match=named):
-        hierarchical_tests(*(args or (load_scores(example_path()),)), **{"progress": False, **kwargs})
+        hierarchical_tests(*(args or (load_scores(example_path()),)), **{"progressbar": False, **kwargs})
 
 
 @pytest.mark.parametrize("call, names", [

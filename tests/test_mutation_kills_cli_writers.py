@@ -216,16 +216,16 @@ def spy(monkeypatch, module, name, **small):
 
     def study(**kwargs):
         calls.append(kwargs)
-        local = {k: v for k, v in kwargs.items() if k not in ("scheduler", "workers", "progress")}
-        results.append(real(**{**local, **small}, workers=1, progress=False))
+        local = {k: v for k, v in kwargs.items() if k not in ("scheduler", "workers", "progressbar")}
+        results.append(real(**{**local, **small}, workers=1, progressbar=False))
         return results[-1]
 
     monkeypatch.setattr(module, name, study)
     return calls, results
 
 
-EXECUTION = [(["--scheduler", SCHEDULER], dict(scheduler=SCHEDULER, workers=None, progress=True)),
-             (["--workers", "1", "--no-progress"], dict(scheduler=None, workers=1, progress=False))]
+EXECUTION = [(["--scheduler", SCHEDULER], dict(scheduler=SCHEDULER, workers=None, progressbar=True)),
+             (["--workers", "1", "--no-progress"], dict(scheduler=None, workers=1, progressbar=False))]
 
 
 @pytest.mark.parametrize("options, execution", EXECUTION)

@@ -161,7 +161,7 @@ def _uci54_figures(uci54, nbc_hnb, uci54_pairs):
     one = pp_corr.correlated_ttest(uci54.sel(dataset=["audiology"]), algorithms=("nbc", "hnb"), rope=0.01)
     draws = one.posterior.rvs(size=(2, 500), random_state=np.random.default_rng(1))  # exact draws stand in for MCMC
     order = order_by_ranking(uci54)
-    rates = rejection_rates(experiment_1(repetitions=10, runs=1, workers=1, progress=False, random_seed=0))
+    rates = rejection_rates(experiment_1(repetitions=10, runs=1, workers=1, progressbar=False, random_seed=0))
     signed_rank = pp_corr.bayesian_signed_rank(uci54, algorithms=("nbc", "hnb"), rope=0.01, draws=3000,
                                                random_seed=0)
     return {

@@ -142,7 +142,7 @@ def test_over_datasets_with_the_hierarchical_model(capsys):
     probability that each region is the largest), under the step's seed; a progress line per step on stderr."""
     x = _diffs(3, runs=1, folds=10, mu=0.03, sigma=0.02, q=7)
     res = pp_corr.sequential_test(x, over="datasets", order=list(range(7)), test="hierarchical", rope=0.01,
-                                  min_datasets=5, random_seed=2, progress=True)
+                                  min_datasets=5, random_seed=2, progressbar=True)
     hist = res.to_frame()
     for k, row in hist.iterrows():
         new = pp_corr.hierarchical_test(x[:k].reshape(k, -1), rope=0.01, rho=0.1, random_seed=task_seed(2, k))

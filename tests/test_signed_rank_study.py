@@ -19,7 +19,7 @@ from pp_corr.studies.signed_rank_study import (CHUNK, DELTAS, LOSS_PAIRS, decisi
 @pytest.fixture(scope="module")
 def study():
     """A reduced study: the full Delta grid, both correlations, 60 runs of 1000 draws."""
-    return signed_rank_study(runs=60, draws=1000, workers=1, random_seed=3, progress=False)
+    return signed_rank_study(runs=60, draws=1000, workers=1, random_seed=3, progressbar=False)
 
 
 def test_wilcoxon_arm_equals_scipy(study):
@@ -172,7 +172,7 @@ def test_standard_errors_of_ratio_means_cover_the_run_to_run_scatter():
     """The linearised standard error of the IDP-determinate area against the scatter of the area over 40
     independent groups of 25 runs (a chi-square bound on the ratio of the two variances)."""
     res = signed_rank_study([-0.02, 0.0, 0.02, 0.04], [0.0], n_datasets=10, runs=1000, draws=100, workers=1,
-                            random_seed=9, progress=False)
+                            random_seed=9, progressbar=False)
     areas = [loss_areas(res.isel(run=slice(25 * g, 25 * g + 25)), [(1, 19)])
              .sel(runs_used="IDP determinate", test="dp", loss_pair="(1, 19)", correlation=0.0) for g in range(40)]
     values, ses = np.array([float(a.area) for a in areas]), np.array([float(a.area_se) for a in areas])
@@ -184,7 +184,7 @@ def test_standard_errors_of_ratio_means_cover_the_run_to_run_scatter():
 @pytest.mark.slow  # two local worker processes start: about 6 s, 15 s on a loaded machine
 def test_results_do_not_depend_on_the_number_of_workers():
     kwargs = dict(deltas=[0.0, 0.03], correlations=[0.0, 0.5], n_datasets=8, runs=CHUNK + 5, draws=100,
-                  random_seed=7, progress=False)
+                  random_seed=7, progressbar=False)
     serial, parallel = signed_rank_study(workers=1, **kwargs), signed_rank_study(workers=2, **kwargs)
     xr.testing.assert_identical(serial, parallel)
     other = signed_rank_study(workers=1, **{**kwargs, "random_seed": 8})
@@ -201,7 +201,7 @@ def test_default_design_is_the_papers():
     ({"sigma": 0}, "sigma"), ({"runs": 0}, "runs"), ({"draws": 0}, "draws"), ({"workers": 0}, "workers")])
 def test_bad_arguments_named(kwargs, name):
     with pytest.raises(ValueError, match=name):
-        signed_rank_study(**{"runs": 2, "draws": 10, "progress": False, **kwargs})
+        signed_rank_study(**{"runs": 2, "draws": 10, "progressbar": False, **kwargs})
 
 
 def test_bad_loss_pairs_and_weights_named():

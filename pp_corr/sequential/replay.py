@@ -20,7 +20,7 @@ from .runs import replay_runs
 
 def sequential_test(scores, algorithms=None, *, over="runs", rope=0.01, level=0.95, futility=0.05,
                     max_runs=None, min_runs=2, min_datasets=5, order=None, test="signed_rank", rho=None,
-                    n_sim=400, draws=5000, random_seed=None, progress=False) -> SequentialResult:
+                    n_sim=400, draws=5000, random_seed=None, progressbar=False) -> SequentialResult:
     """Replay recorded scores step by step and stop when the rules allow (docs/theory.md, section 10).
 
     ``scores`` is a scores Dataset (``algorithms=(a, b)``) or differences B - A shaped ``(runs, folds)`` (one
@@ -37,7 +37,7 @@ def sequential_test(scores, algorithms=None, *, over="runs", rope=0.01, level=0.
     sets ("signed_rank": :func:`pp_corr.bayesian_signed_rank` with the rope, its probability that a region is the
     largest, ``draws`` draws; "poisson": :func:`pp_corr.poisson_test`, majorities only, no rope region;
     "hierarchical": :func:`pp_corr.hierarchical_test`'s probability that each region is the largest for a new
-    data set, its exact posterior, a few seconds a step, a line on stderr per step with ``progress=True``)
+    data set, its exact posterior, a few seconds a step, a line on stderr per step with ``progressbar=True``)
     stops when a region reaches ``level``.
 
     >>> res = sequential_test([[0.02, 0.03, 0.01], [0.03, 0.02, 0.02], [0.02, 0.03, 0.03]], rope=0.005)
@@ -67,7 +67,7 @@ def sequential_test(scores, algorithms=None, *, over="runs", rope=0.01, level=0.
     if min_datasets > len(order):
         raise ValueError(f"min_datasets={min_datasets} but the scores hold {len(order)} data sets")
     outcome, history = _over_datasets(diff[order], rho[order], [datasets[i] for i in order], rope, level, test,
-                                      min_datasets, draws, random_seed, names, progress)
+                                      min_datasets, draws, random_seed, names, progressbar)
     label = {"signed_rank": "Bayesian signed-rank test", "poisson": "Poisson test",
              "hierarchical": "hierarchical model (exact posterior)"}[test]
     return SequentialResult("datasets", names, rope, level, futility, label, pd.DataFrame([outcome]), history)
@@ -102,7 +102,7 @@ def _order(order, datasets, random_seed):
     return np.asarray(positions)
 
 
-def _over_datasets(diff, rho, datasets, rope, level, test, min_datasets, draws, random_seed, names, progress):
+def _over_datasets(diff, rho, datasets, rope, level, test, min_datasets, draws, random_seed, names, progressbar):
     """The benchmark's replay over data sets in the given order: (outcome row, history frame)."""
     def regions(k):
         if test == "signed_rank":
@@ -110,7 +110,7 @@ def _over_datasets(diff, rho, datasets, rope, level, test, min_datasets, draws, 
             res = bayesian_signed_rank(z, rope=rope or 0.0, draws=draws, random_seed=task_seed(random_seed, k))
             return tuple(float(w) for w in res.wins)
         if test == "hierarchical":
-            if progress:
+            if progressbar:
                 print(f"\rsequential hierarchical test: {k} of {len(diff)} data sets", end="", file=sys.stderr,
                       flush=True)
             res = hierarchical_test(diff[:k].reshape(k, -1), rope=rope or 0.0, rho=rho[:k],
@@ -131,7 +131,7 @@ def _over_datasets(diff, rho, datasets, rope, level, test, min_datasets, draws, 
             break
     else:
         reason = f"all {q} data sets seen and every region below {level}"
-    if progress and test == "hierarchical":
+    if progressbar and test == "hierarchical":
         print(file=sys.stderr)
     outcome = {"used": k, "budget": q, "decision": decision, "reason": reason, "full_decision": full}
     return outcome, pd.DataFrame(records).set_index("datasets")

@@ -74,7 +74,7 @@ class SequentialStudy:
 
 def sequential_study(mus=(0.0, 0.01, 0.03), *, sigma=0.05, rho=0.1, runs=10, folds=10, rope=0.01,
                      levels=(0.95, 0.97, 0.98, 0.99), futility=0.05, min_runs=2, repetitions=500, chunk=100,
-                     n_sim=200, random_seed=None, workers=None, scheduler=None, progress=False) -> SequentialStudy:
+                     n_sim=200, random_seed=None, workers=None, scheduler=None, progressbar=False) -> SequentialStudy:
     """Wrong-decision rates, runs used and agreement with the fixed design of the sequential correlated t-test.
 
     For each true mean difference in ``mus`` (defaults at the 2015 paper's design, 10 runs x 10 folds, rho = 0.1:
@@ -109,7 +109,7 @@ def sequential_study(mus=(0.0, 0.01, 0.03), *, sigma=0.05, rho=0.1, runs=10, fol
              for i, mu in enumerate(mus) for j, start in enumerate(range(0, repetitions, chunk))]
     rows = [(mus[key[0]], *r) for key, result in
             map_tasks(_study_chunk, tasks, random_seed=random_seed, scheduler=scheduler, workers=workers,
-                      progress=progress, desc="sequential study") for r in result]
+                      progressbar=progressbar, desc="sequential study") for r in result]
     frame = pd.DataFrame(rows, columns=["mu", "level", "decision", "used", "full"])
     table = frame.groupby(["mu", "level"]).apply(lambda g: _rates(g, rope, runs), include_groups=False)
     boundary = table.xs(rope[1], level="mu")

@@ -20,7 +20,7 @@ def plot_signed_rank_losses(curves, *, loss_pairs=None):
     :func:`pp_corr.studies.signed_rank_study.loss_curves`. Returns the Figure.
 
     >>> from pp_corr.studies.signed_rank_study import loss_curves, signed_rank_study
-    >>> res = signed_rank_study([0.0, 0.05], [0.0], runs=10, draws=100, workers=1, random_seed=0, progress=False)
+    >>> res = signed_rank_study([0.0, 0.05], [0.0], runs=10, draws=100, workers=1, random_seed=0, progressbar=False)
     >>> fig = plot_signed_rank_losses(loss_curves(res), loss_pairs=["(1, 19)"])
     >>> fig.axes[0].get_title()
     'r = 0, (l0, l1) = (1, 19)'

@@ -89,7 +89,7 @@ def _signed_rank_chunk(deltas, n_datasets, sigma, correlation, draws, runs, seed
 
 
 def signed_rank_study(deltas=DELTAS, correlations=CORRELATIONS, *, n_datasets=30, sigma=0.12, runs=1000,
-                      draws=5000, scheduler=None, workers=None, random_seed=None, progress=True) -> xr.Dataset:
+                      draws=5000, scheduler=None, workers=None, random_seed=None, progressbar=True) -> xr.Dataset:
     """The loss simulation: per correlation r and run, ``n_datasets`` pairs (X_i, Y_i) ~ N((0, Delta), sigma^2
     [[1, r], [r, 1]]) at every Delta of ``deltas`` (the same noise shifted), z_i = Y_i - X_i, and the statistics
     of three one-sided tests of "Y better": the Wilcoxon p-value (``scipy.stats.wilcoxon``, exact for q <= 50
@@ -98,10 +98,10 @@ def signed_rank_study(deltas=DELTAS, correlations=CORRELATIONS, *, n_datasets=30
 
     Returns the statistics with dims (correlation, delta, run) and each run's ``noise`` z - Delta (correlation,
     run, dataset), the data of every test (z = noise + Delta); :func:`loss_curves`, :func:`loss_areas` and
-    :func:`indeterminate_decisions` turn them into losses. ``scheduler``, ``workers``, ``progress`` and
+    :func:`indeterminate_decisions` turn them into losses. ``scheduler``, ``workers``, ``progressbar`` and
     ``random_seed`` as in :func:`pp_corr.studies.simulation.bayesian_network_study`.
 
-    >>> res = signed_rank_study([0.0, 0.05], [0.0], runs=4, draws=200, workers=1, random_seed=0, progress=False)
+    >>> res = signed_rank_study([0.0, 0.05], [0.0], runs=4, draws=200, workers=1, random_seed=0, progressbar=False)
     >>> res.idp_lower.dims, bool((res.idp_lower <= res.dp_probability).all())
     (('correlation', 'delta', 'run'), True)
     """
@@ -122,7 +122,7 @@ def signed_rank_study(deltas=DELTAS, correlations=CORRELATIONS, *, n_datasets=30
     values = np.empty((len(STATISTICS), len(correlations), runs, len(deltas)))
     noise = np.empty((len(correlations), runs, n_datasets))
     for (k, c), (result, chunk_noise) in map_tasks(_signed_rank_chunk, tasks, random_seed=seed, scheduler=scheduler,
-                                                   workers=workers, progress=progress, desc="signed-rank study"):
+                                                   workers=workers, progressbar=progressbar, desc="signed-rank study"):
         values[:, k, c * CHUNK: c * CHUNK + chunks[c]] = result
         noise[k, c * CHUNK: c * CHUNK + chunks[c]] = chunk_noise
     dims = ("correlation", "run", "delta")
@@ -193,7 +193,7 @@ def loss_curves(results: xr.Dataset, loss_pairs=LOSS_PAIRS, alpha=0.05) -> xr.Da
     runs where the IDP is determinate, ``indeterminate`` the IDP's indeterminate share (loss_pair, correlation, delta);
     each with ``<name>_se``. Decisions as in :func:`decisions`.
 
-    >>> res = signed_rank_study([0.0, 0.05], [0.0], runs=20, draws=200, workers=1, random_seed=0, progress=False)
+    >>> res = signed_rank_study([0.0, 0.05], [0.0], runs=20, draws=200, workers=1, random_seed=0, progressbar=False)
     >>> curves = loss_curves(res)
     >>> curves.loss.dims, float(curves.loss.sel(test="wilcoxon", loss_pair="(1, 1)", delta=0.0).max()) <= 1
     (('test', 'loss_pair', 'correlation', 'delta'), True)
@@ -225,7 +225,7 @@ def loss_areas(results: xr.Dataset, loss_pairs=LOSS_PAIRS, alpha=0.05) -> xr.Dat
     per-Delta mean losses over the runs where the IDP decides. ``area_se`` its Monte Carlo standard error over the runs
     (linearised for the ratio means of the determinate runs).
 
-    >>> res = signed_rank_study([0.0, 0.05], [0.0], runs=20, draws=200, workers=1, random_seed=0, progress=False)
+    >>> res = signed_rank_study([0.0, 0.05], [0.0], runs=20, draws=200, workers=1, random_seed=0, progressbar=False)
     >>> areas = loss_areas(res, [(1, 19)])
     >>> areas.area.dims, bool(np.isnan(areas.area.sel(runs_used="all", test="idp")).all())
     (('runs_used', 'test', 'loss_pair', 'correlation'), True)
@@ -252,7 +252,7 @@ def indeterminate_decisions(results: xr.Dataset, loss_pairs=LOSS_PAIRS, alpha=0.
     the share ``h1`` of H1 decisions of the DP and of the Wilcoxon test (H0 is the rest), dims (test, loss_pair,
     correlation), its standard error ``h1_se`` (runs as clusters) and ``n_indeterminate`` the number of cases.
 
-    >>> res = signed_rank_study([0.0, 0.05], [0.0], runs=20, draws=200, workers=1, random_seed=0, progress=False)
+    >>> res = signed_rank_study([0.0, 0.05], [0.0], runs=20, draws=200, workers=1, random_seed=0, progressbar=False)
     >>> indeterminate_decisions(res).h1.dims
     ('test', 'loss_pair', 'correlation')
     """

@@ -137,7 +137,7 @@ def plot_forest(result: CorrelatedTTestResult, *, confidence_level=0.95, ax=None
     return _forest(result, result.datasets, lo, hi, confidence_level, "data set", ax)
 
 
-def plot_items(result, *, level=0.95, ax=None):
+def plot_items(result, *, confidence_level=0.95, ax=None):
     """An item-level comparison (:func:`pp_corr.compare_items`) per benchmark: posterior mean and credible interval,
     coloured by the most probable region, the rope shaded.
 
@@ -146,11 +146,11 @@ def plot_items(result, *, level=0.95, ax=None):
     >>> plot_items(res).get_xlabel()
     'mean difference B - A over items: posterior mean and 95% interval'
     """
-    lo, hi = result.interval(level)
-    return _forest(result, result.benchmarks, lo, hi, level, "benchmark", ax, over=" over items")
+    lo, hi = result.interval(confidence_level)
+    return _forest(result, result.benchmarks, lo, hi, confidence_level, "benchmark", ax, over=" over items")
 
 
-def _forest(result, labels, lo, hi, level, noun, ax, over=""):
+def _forest(result, labels, lo, hi, confidence_level, noun, ax, over=""):
     """The forest of :func:`plot_forest` and :func:`plot_items`: one row per label."""
     n = len(labels)
     font = _row_font(n)
@@ -173,7 +173,7 @@ def _forest(result, labels, lo, hi, level, noun, ax, over=""):
                                   s=22, zorder=3, label=f"most probable: {label} ({counted(chosen.sum(), noun)})"))
     ax.set_yticks(y, labels, fontsize=font)
     ax.set_ylim(-0.7, n - 0.3)
-    ax.set_xlabel(f"mean difference {b} - {a}{over}: posterior mean and {round(100 * level):g}% interval")
+    ax.set_xlabel(f"mean difference {b} - {a}{over}: posterior mean and {round(100 * confidence_level):g}% interval")
     _legend_on_top(ax, handles, f"{b} vs {a} on {counted(n, noun)}{', rope shaded' if rope else ''}")
     return ax
 

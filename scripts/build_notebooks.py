@@ -359,7 +359,7 @@ checks.prior_sensitivity(wrong)"""),
         "intervals of a new run of its cross-validation. In-sample the observed statistics are inside more often "
         "than 90% (each mean pins its delta_i); the LOO-PIT, which leaves the statistic out, should look uniform."),
         code("""coverage = checks.predictive_intervals(res, 0.9, random_seed=0)
-check_plots.plot_predictive_intervals(coverage, level=0.9);
+check_plots.plot_predictive_intervals(coverage, confidence_level=0.9);
 coverage[["mean_covered", "sd_covered"]].mean()"""),
         code("""check_plots.plot_loo_pit(coverage);
 coverage[["mean_loo_pit", "mean_pareto_k", "sd_loo_pit", "sd_pareto_k"]].describe().round(3)"""),

@@ -2056,7 +2056,7 @@ def test_compare_items_answers_or_names_the_benchmark(a, shift, rope, strength):
     (lambda: pp_corr.compare_items({"A": [1, 0], "B": [0, 1]}, models=("A", "Z")), ["Z"]),
     (lambda: pp_corr.compare_items({"A": [1, 0], "B": [0, 1]}, models="AB"), ["models"]),
     (lambda: pp_corr.compare_items({"A": [1, 0], "B": [0, 1], "C": [1, 1]}), ["models"]),
-    (lambda: pp_corr.compare_items({"A": [1, 0], "B": [0, 1]}).interval(2), ["level"]),
+    (lambda: pp_corr.compare_items({"A": [1, 0], "B": [0, 1]}).interval(2), ["confidence_level"]),
     (lambda: pp_corr.load_items(42), ["source"]),
     (lambda: pp_corr.load_items({"A": [1, 0]}, na_values=5), ["na_values"]),
     (lambda: pp_corr.load_items({"A": [1, 0]}, metric="acc"), ["metric"]),

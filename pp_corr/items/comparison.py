@@ -97,18 +97,18 @@ class ItemComparison:
     def _bounds(self):
         return (0.0, 0.0) if self.rope is None else self.rope
 
-    def interval(self, level=0.95):
+    def interval(self, confidence_level=0.95):
         """Central credible interval (lo, hi) of the mean difference, from the draws.
 
         >>> res = compare_items({"A": [1, 0, 1, 1, 0, 1], "B": [1, 1, 1, 1, 0, 1]}, random_seed=0)
         >>> lo, hi = res.interval(0.9); bool(lo[0] < 0.17 < hi[0])
         True
         """
-        check_probability_level("level", level)
-        tail = (1 - level) / 2
+        check_probability_level("confidence_level", confidence_level)
+        tail = (1 - confidence_level) / 2
         return tuple(np.quantile(self.samples, [tail, 1 - tail], axis=1))
 
-    def clustered_interval(self, level=0.95):
+    def clustered_interval(self, confidence_level=0.95):
         """The frequentist item-clustered interval (lo, hi): mean(d) +- t(I - 1) sd(d) / sqrt(I). It ignores run
         shifts, so with training seeds it is too narrow (see the module docstring).
 
@@ -117,9 +117,9 @@ class ItemComparison:
         >>> bool(np.allclose([v[0] for v in res.clustered_interval()], [ci.low, ci.high]))
         True
         """
-        check_probability_level("level", level)
+        check_probability_level("confidence_level", confidence_level)
         centre = np.array([d.mean() for d in self.differences])
-        half = np.array([stats.t.ppf(0.5 + level / 2, len(d) - 1) * d.std(ddof=1) / np.sqrt(len(d))
+        half = np.array([stats.t.ppf(0.5 + confidence_level / 2, len(d) - 1) * d.std(ddof=1) / np.sqrt(len(d))
                          for d in self.differences])
         return centre - half, centre + half
 
@@ -144,7 +144,7 @@ class ItemComparison:
                              **{f"{k} share": (v / total if total > 0 else np.nan) for k, v in parts.items()}})
         return pd.DataFrame(rows).set_index(["benchmark", "model"])
 
-    def plot(self, level=0.95, ax=None):
+    def plot(self, confidence_level=0.95, ax=None):
         """Each benchmark's posterior mean and interval, coloured by the most probable region
         (:func:`pp_corr.plots.plot_items`).
 
@@ -153,7 +153,7 @@ class ItemComparison:
         """
         from ..plots import plot_items
 
-        return plot_items(self, level=level, ax=ax)
+        return plot_items(self, confidence_level=confidence_level, ax=ax)
 
     def with_rope(self, rope) -> ItemComparison:
         """The same posterior with the probabilities for another rope (a half-width, a pair or None).
@@ -164,16 +164,16 @@ class ItemComparison:
         """
         return dataclasses.replace(self, rope=as_rope(rope))
 
-    def to_frame(self, level=0.95) -> pd.DataFrame:
+    def to_frame(self, confidence_level=0.95) -> pd.DataFrame:
         """One row per benchmark: items, runs, mean, interval, the three probabilities and the run shifts' share
         of the posterior variance.
 
         >>> compare_items({"A": [1, 0, 1, 1], "B": [1, 1, 1, 0]}, random_seed=0).to_frame().shape
         (1, 9)
         """
-        lo, hi = self.interval(level)
+        lo, hi = self.interval(confidence_level)
         a, b = self.names
-        level_text = f"{round(100 * level, 6):g}%"
+        level_text = f"{round(100 * confidence_level, 6):g}%"
         variance = self.samples.var(axis=1)
         with np.errstate(invalid="ignore", divide="ignore"):
             share = np.where(variance > 0, self.run_variance / variance, 0.0)
@@ -195,7 +195,7 @@ class ItemComparison:
                 "left_out_benchmarks": list(self.left_out_benchmarks),
                 "results": self.to_frame().reset_index().to_dict(orient="records")}
 
-    def summary(self, level=0.95) -> str:
+    def summary(self, confidence_level=0.95) -> str:
         """The table ``pp-corr items`` prints: differences to 4 decimals, probabilities to 3.
 
         >>> print(compare_items({"A": [1, 0, 1, 1, 0, 1], "B": [1, 1, 1, 1, 0, 1]}, random_seed=0).summary())
@@ -204,7 +204,7 @@ class ItemComparison:
         benchmark                                                                                        
         benchmark      6      1/1   +0.1429  [-0.1672, +0.5086]       0.141   0.000       0.859      0.00
         """
-        frame = self.to_frame(level)
+        frame = self.to_frame(confidence_level)
         lo, hi = frame.columns[3], frame.columns[4]
         a, b = self.names
         table = frame.iloc[:, :2].assign(**{

@@ -141,20 +141,21 @@ def test_sign_test_prior_on_the_rope_edges_counts_in_the_rope():
         assert np.all(np.abs(res.samples.mean(axis=0) - mean) <= 4 * se), z0
 
 
-def test_sign_test_defaults_rope_0_prior_1_at_0_and_50000_draws():
-    z = [0.02, 0.0, -0.01, 0.03]          # below 0: 1; at 0 (the rope [0, 0]) 1 + the prior's 1; above 0: 2
+def test_sign_test_defaults_no_rope_prior_1_at_0_and_50000_draws():
+    z = [0.02, 0.0, -0.01, 0.03]          # below 0: 1; at 0 (the rope region [0, 0]) 1 + the prior's 1; above 0: 2
     res = bayesian_sign_test(z, random_seed=4)
-    assert len(res.samples) == 50_000 and res.rope == 0.0
+    assert len(res.samples) == 50_000 and res.rope is None
+    np.testing.assert_array_equal(res.samples, bayesian_sign_test(z, rope=0, random_seed=4).samples)
     assert res.method == "Bayesian sign test (prior 1.0 at z0 = 0.0)"
     mean = np.array([1, 2, 2]) / 5
     assert np.all(np.abs(res.samples.mean(axis=0) - mean) <= 4 * np.sqrt(mean * (1 - mean) / 6 / 50_000))
 
 
 def test_signed_rank_defaults_against_the_dense_computation():
-    """Defaults: rope 0, prior 0.5 at z0 = 0, 50,000 draws; the draws and regions computed here."""
+    """Defaults: no rope, prior 0.5 at z0 = 0, 50,000 draws; the draws and regions computed here."""
     z = np.array([0.02, -0.01, 0.03, 0.01, -0.025, 0.04])
     res = bayesian_signed_rank(z, random_seed=7)
-    assert len(res.samples) == 50_000 and res.rope == 0.0
+    assert len(res.samples) == 50_000 and res.rope is None
     assert res.method == "Bayesian signed-rank test (s = 0.5, z0 = 0.0)"
     w = own_dirichlet(7, np.r_[0.5, np.ones(len(z))], 50_000)
     np.testing.assert_allclose(res.samples, own_signed_rank(w, np.r_[0.0, z], 0.0, 0.0), rtol=0, atol=64 * EPS)

@@ -243,7 +243,8 @@ def test_symmetric_pair_is_the_half_width(test):
     half, pair = (test(z, rope=r, draws=2000, random_seed=34) for r in (0.01, (-0.01, 0.01)))
     np.testing.assert_array_equal(half.samples, pair.samples)
     assert half.rope == pair.rope == 0.01 and half.to_dict()["rope"] == 0.01
-    assert test(z, rope=None, draws=10, random_seed=0).rope == 0.0
+    assert test(z, rope=None, draws=10, random_seed=0).rope is None and test(z, draws=10).to_dict()["rope"] is None
+    assert test(z, rope=0, draws=10, random_seed=0).rope == 0.0  # a rope of width 0, not the default spelling
 
 
 def test_sums_near_the_float_limit_keep_their_sign():

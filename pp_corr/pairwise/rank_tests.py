@@ -6,8 +6,9 @@ differences B - A: ``(q, n)`` per fold or ``(q,)`` per data set (a 1-D array is 
 never the folds of one data set); see :func:`pp_corr.data.scores.mean_differences`, which keeps exact ties at
 exactly 0. A scores Dataset's data sets where the two algorithms have no fold in common are left out (the result's
 ``left_out`` names them); the others use the folds both have. These tests compare algorithms across data sets:
-scores of a single data set are refused (use :func:`pp_corr.correlated_ttest` for one data set). ``rope`` is a half-width r (the interval [-r, r]) or a
-pair (lo, hi), as for the correlated t-test."""
+scores of a single data set are refused (use :func:`pp_corr.correlated_ttest` for one data set). ``rope`` is None
+(the default: no rope, the rope region then holds only exact zeros), a half-width r (the interval [-r, r]) or a pair
+(lo, hi), as for the correlated t-test."""
 from __future__ import annotations
 
 import functools
@@ -82,7 +83,9 @@ def _prior_arguments(rope, prior_strength, z0, draws):
 
 
 def _rope_record(rope):
-    """The rope as a result records it: the half-width r for [-r, r], else the pair (lo, hi)."""
+    """The rope as a result records it: None (no rope), the half-width r for [-r, r], else the pair (lo, hi)."""
+    if rope is None:
+        return None
     if np.ndim(rope) == 0:
         return float(rope)
     lo, hi = (float(v) for v in np.ravel(rope))
@@ -278,8 +281,8 @@ class RegionProbabilities:
 
     ``p_left``, ``p_rope``, ``p_right`` are the posterior means; ``win_left``, ``win_rope``, ``win_right``
     the share of draws in which each region has the largest probability (ties shared equally);
-    ``samples`` the draws (draws, 3) in the order left, rope, right. ``rope`` is the half-width r of
-    the rope [-r, r], or the pair (lo, hi) when the rope is not symmetric. ``left_out`` names the data sets
+    ``samples`` the draws (draws, 3) in the order left, rope, right. ``rope`` is None (no rope), the half-width r
+    of the rope [-r, r], or the pair (lo, hi) when the rope is not symmetric. ``left_out`` names the data sets
     where A and B do not both have scores.
     """
 
@@ -302,7 +305,7 @@ class RegionProbabilities:
 
     samples: np.ndarray
     method: str
-    rope: float | tuple[float, float]
+    rope: float | tuple[float, float] | None
     names: tuple[str, str]
     left_out: tuple[str, ...] = ()
 
@@ -354,7 +357,7 @@ def _left_out_tail(left_out, names) -> str:
     return f"\n  {left_out_line(left_out, names)}" if left_out else ""
 
 
-def bayesian_signed_rank(x, y=None, *, rope=0.0, prior_strength=0.5, z0=0.0, draws=50_000, random_seed=None,
+def bayesian_signed_rank(x, y=None, *, rope=None, prior_strength=0.5, z0=0.0, draws=50_000, random_seed=None,
                          algorithms=None) -> RegionProbabilities:
     """Bayesian signed-rank test on a Dirichlet process (Benavoli et al. 2014, 2017).
 
@@ -362,10 +365,10 @@ def bayesian_signed_rank(x, y=None, *, rope=0.0, prior_strength=0.5, z0=0.0, dra
     (lo, hi) (a half-width r is (-r, r)), P(B better) = sum w_i w_j H(z_i + z_j - 2 hi),
     P(A better) = sum w_i w_j H(2 lo - z_i - z_j), rope the rest; H(0) = 1/2, so a pair sum exactly on
     a boundary counts half on each side. ``prior_strength=0`` is the DP with s -> 0 (Bayesian bootstrap):
-    with ``rope=0`` its P(B better) is theta = P(Z + Z' > 0) + P(Z + Z' = 0)/2 and ``win_right`` is
+    without a rope its P(B better) is theta = P(Z + Z' > 0) + P(Z + Z' = 0)/2 and ``win_right`` is
     P(theta > 1/2). Inputs as in the module docstring.
 
-    Edge cases: when every z (and z0) is 0 and the rope is 0, every draw is (1/2, 0, 1/2) (theta = 1/2
+    Edge cases: when every z (and z0) is 0 and there is no rope, every draw is (1/2, 0, 1/2) (theta = 1/2
     exactly, decision "none"); with a rope containing 0, every draw is (0, 1, 0). One data set (q = 1, a
     1-D x of length 1) is allowed: with s > 0 the weight on z0 keeps the posterior spread, with s = 0 the
     posterior is a point mass on the single observation.
@@ -388,15 +391,15 @@ def bayesian_signed_rank(x, y=None, *, rope=0.0, prior_strength=0.5, z0=0.0, dra
     samples /= samples.sum(axis=1, keepdims=True)
     method = "Bayesian signed-rank test" + (" (DP, s -> 0)" if prior_strength == 0
                                             else f" (s = {prior_strength}, z0 = {z0})")
-    return RegionProbabilities(samples, method, _rope_record((lo, hi)), names, left_out)
+    return RegionProbabilities(samples, method, _rope_record(as_rope(rope)), names, left_out)
 
 
-def bayesian_sign_test(x, y=None, *, rope=0.0, prior_strength=1.0, z0=0.0, draws=50_000, random_seed=None,
+def bayesian_sign_test(x, y=None, *, rope=None, prior_strength=1.0, z0=0.0, draws=50_000, random_seed=None,
                        algorithms=None) -> RegionProbabilities:
     """Bayesian sign test: (P(left), P(rope), P(right)) ~ Dirichlet(counts + prior pseudo-count in z0's region).
 
     With the rope (lo, hi) (a half-width r is (-r, r)) the counts are #{z < lo}, #{lo <= z <= hi} and
-    #{z > hi}: a zero difference with ``rope=0`` counts in the rope. Inputs as in the module docstring;
+    #{z > hi}: without a rope, a zero difference counts in the rope region [0, 0]. Inputs as in the module docstring;
     one data set (q = 1) is allowed (its count and the prior make the posterior). All z equal to 0 (and
     z0 in the rope): every draw is (0, 1, 0).
 
@@ -415,7 +418,7 @@ def bayesian_sign_test(x, y=None, *, rope=0.0, prior_strength=1.0, z0=0.0, draws
     counts[0 if z0 < lo else 2 if z0 > hi else 1] += prior_strength
     samples = dirichlet(rng, counts, draws)
     return RegionProbabilities(samples, f"Bayesian sign test (prior {prior_strength} at z0 = {z0})",
-                               _rope_record((lo, hi)), names, left_out)
+                               _rope_record(as_rope(rope)), names, left_out)
 
 
 @dataclass(frozen=True, repr=False)

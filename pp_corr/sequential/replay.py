@@ -107,7 +107,7 @@ def _over_datasets(diff, rho, datasets, rope, level, test, min_datasets, draws, 
     def regions(k):
         if test == "signed_rank":
             z = mean_differences(diff[:k].reshape(k, -1))[0]
-            res = bayesian_signed_rank(z, rope=rope or 0.0, draws=draws, random_seed=task_seed(random_seed, k))
+            res = bayesian_signed_rank(z, rope=rope, draws=draws, random_seed=task_seed(random_seed, k))
             return tuple(float(w) for w in res.wins)
         if test == "hierarchical":
             if progressbar:

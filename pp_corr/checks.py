@@ -195,7 +195,7 @@ def predictive_intervals(result, confidence_level=0.9, *, random_seed=None) -> p
         columns.update({name: observed, f"{name}_lower": lower, f"{name}_upper": upper,
                         f"{name}_covered": (observed >= lower) & (observed <= upper),
                         f"{name}_loo_pit": pit[name].values, f"{name}_pareto_k": khat[name]})
-    return pd.DataFrame(columns, index=pd.Index(result.data.names, name="dataset"))
+    return pd.DataFrame(columns, index=pd.Index(result.data.datasets, name="dataset"))
 
 
 def loo_pit_tree(result, *, random_seed=None):

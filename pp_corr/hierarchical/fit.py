@@ -115,7 +115,7 @@ class HierarchicalResult:
             f"hier. P({b} better)": (delta > hi).mean(axis=1),
             "indep. mean": independent.mean, f"indep. P({a} better)": independent.p_left,
             "indep. P(rope)": independent.p_rope, f"indep. P({b} better)": independent.p_right,
-        }, index=pd.Index(self.data.names, name="dataset"))
+        }, index=pd.Index(self.data.datasets, name="dataset"))
         return frame
 
     def format_datasets(self, confidence_level=0.95) -> str:
@@ -134,8 +134,8 @@ class HierarchicalResult:
         regions = [f"P({a})", "P(rope)", f"P({b})"]
         table.columns = ["shrunk", f"{level} lo", f"{level} hi", *regions, "alone", *regions]
         table.index.name = None
-        explained = textwrap.fill(f"{b} - {a} per data set: 'shrunk' toward the population's delta0 by the hierarchical "
-                                  "model (a data set with few or noisy folds borrows most from the others, so it moves "
+        explained = textwrap.fill(f"{b} - {a} per data set: 'shrunk' toward the population's delta0 by the "
+                                  "hierarchical model (a data set with few or noisy folds borrows most from the others, so it moves "
                                   "most); 'alone' from its own folds by the correlated t-test; P(x) = P(x better)", 110)
         return explained + "\n" + table.to_string(float_format=lambda v: f"{v:.4f}")
 
@@ -178,7 +178,7 @@ class HierarchicalResult:
         records = self.to_frame(confidence_level, rope).drop(columns=["a", "b", "converged"]).to_dict(orient="records")
         result = {"test": "hierarchical", "a": self.names[0], "b": self.names[1], "rope": list(self._rope(rope)),
                   "left_out": list(self.left_out),
-                  "n_datasets": len(self.data.names), "confidence_level": confidence_level,
+                  "n_datasets": len(self.data.datasets), "confidence_level": confidence_level,
                   "delta0_mean": self.delta0.mean(), "delta0_lower": lower, "delta0_upper": upper,
                   "p_delta0_positive": self.p_delta0_positive,
                   **{f"{kind}_{region}": getattr(new, f"{kind}_{region}")
@@ -218,7 +218,7 @@ class HierarchicalResult:
     def w_distribution(self) -> pd.DataFrame:
         """Posterior of W = #{i : delta_i > 0} next to the Poisson-binomial of the independent analysis."""
         w = self.idata.posterior["W"].values.ravel()
-        q = len(self.data.names)
+        q = len(self.data.datasets)
         independent = self.independent.with_rope(None)  # W counts delta_i > 0 whatever the rope
         exact = PoissonBinomial(np.atleast_1d(independent.p_right),
                                 complement=np.atleast_1d(independent.p_not_right)).pmf()
@@ -236,12 +236,12 @@ class HierarchicalResult:
         means = rng.normal(delta, np.sqrt(within / n + sigma**2 * rho)) * s
         sds = np.sqrt(within * rng.chisquare(n - 1, size=delta.shape) / (n - 1)) * s
         dims = ["chain", "draw", "dataset"]
-        coords = {"chain": post.chain.values, "draw": post.draw.values, "dataset": self.data.names}
+        coords = {"chain": post.chain.values, "draw": post.draw.values, "dataset": self.data.datasets}
         tree = self.idata.copy()
         tree["posterior_predictive"] = xr.Dataset({"mean": (dims, means), "sd": (dims, sds)}, coords=coords)
         tree["observed_data"] = xr.Dataset({"mean": ("dataset", self.data.mean),
                                             "sd": ("dataset", self.data.sd)},
-                                           coords={"dataset": self.data.names})
+                                           coords={"dataset": self.data.datasets})
         return tree
 
     def summary(self, allow_unconverged=False) -> str:
@@ -256,7 +256,7 @@ class HierarchicalResult:
         'Hierarchical model, B - A on 3 data sets, rope (-0.01, 0.01)'
         """
         a, b = self.names
-        lines = [f"Hierarchical model, {b} - {a} on {len(self.data.names)} data sets, rope {self.rope}"]
+        lines = [f"Hierarchical model, {b} - {a} on {len(self.data.datasets)} data sets, rope {self.rope}"]
         if self.left_out:
             lines.append("  " + left_out_line(self.left_out, self.names))
         if not self.converged:
@@ -438,7 +438,7 @@ def _exact_fit(data: HierarchicalData, priors, bounds, rope, *, chains, draws, r
     dims = {name: ["dataset"] for name in ("sigma_scaled", "delta_scaled", "delta")}
     idata = az.from_dict({"posterior": posterior,
                           "sample_stats": {"diverging": np.zeros((chains, draws), dtype=bool)}},
-                         dims=dims, coords={"dataset": data.names})
+                         dims=dims, coords={"dataset": data.datasets})
     return idata, {"method": "exact quadrature", "draws": chains * draws, "max_error": float(post.max_error)}
 
 
@@ -512,7 +512,7 @@ def _fit(data, priors, bounds, settings, *, chains, random_seed, sampler, progre
     (:func:`_refittable`) with ``data``'s values; ``stop_at_divergence`` as :meth:`RefittableModel.fit`."""
     form = settings["form"]
     refit = _refittable(data, priors, form, bounds, population, delta0_prior, sampler)
-    idata = refit.fit(model_values(data, bounds), coords={"dataset": data.names},
+    idata = refit.fit(model_values(data, bounds), coords={"dataset": data.datasets},
                       initvals=start_values(data, prior_limits(data, bounds), form), draws=settings["draws"],
                       tune=settings["tune"], chains=chains, random_seed=random_seed, progressbar=progressbar,
                       target_accept=settings["target_accept"], stop_at_divergence=stop_at_divergence)
@@ -520,12 +520,12 @@ def _fit(data, priors, bounds, settings, *, chains, random_seed, sampler, progre
 
 
 def _refittable(data, priors, form, bounds, population, delta0_prior, sampler) -> RefittableModel:
-    """The model of ``form``, ``priors``, ``population`` and ``delta0_prior`` (by identity) for ``len(data.names)``
+    """The model of ``form``, ``priors``, ``population`` and ``delta0_prior`` (by identity) for ``len(data.datasets)``
     data sets, compiled for ``sampler`` once (built on ``data`` the first time) and kept for every later fit of that
     shape, whatever its data, unit and limits (:func:`model_values`): the last :data:`COMPILED_MODELS` of them."""
     def build():
         model = build_hierarchical_model(data, priors, form, bounds, population, delta0_prior)
-        q = (len(data.names),)
+        q = (len(data.datasets),)
         start = {"delta0_scaled": (), "sigma0_scaled": (), "sigma_scaled": q,
                  **({"delta_scaled": q} if form == "centered" else {"z": q} if form == "noncentered" else {})}
         return RefittableModel(model, start, sampler=sampler)
@@ -536,7 +536,7 @@ def _refittable(data, priors, form, bounds, population, delta0_prior, sampler) -
 def _shape(data, priors, form, population, delta0_prior) -> tuple:
     """What makes two fits' models the same but for their data: the number of data sets, the priors, the form, the
     population and delta0's prior (by identity)."""
-    return len(data.names), _priors_key(priors), form, population, delta0_prior
+    return len(data.datasets), _priors_key(priors), form, population, delta0_prior
 
 
 def _priors_key(priors):

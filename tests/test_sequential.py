@@ -25,8 +25,8 @@ def test_replay_is_the_posterior_of_the_runs_seen(seed, mu, max_runs, level, fut
     """Each step's posterior is correlated_ttest on the first r runs, to the last bit; the stop is within the
     budget, no region reached the level before it, and the decision is the posterior's at the stop."""
     x = _diffs(seed, mu=mu)[0]
-    res = pp_corr.sequential_test(x, rope=0.01, level=level, futility=futility, max_runs=max_runs, rho=0.2, n_sim=50,
-                                  random_seed=seed)
+    res = pp_corr.sequential_test(x, rope=0.01, level=level, futility=futility, max_runs=max_runs, rho=0.2,
+                                  simulations=50, random_seed=seed)
     hist = res.to_frame().xs("D1", level="dataset")
     used = int(res.runs_used.iloc[0])
     assert 2 <= used <= max_runs and hist.index[-1] == used
@@ -67,7 +67,7 @@ def test_floor_against_the_limit_written_out():
     np.testing.assert_allclose(posterior_regions(big, rho, 0.01), expected, atol=2e-3)
 
 
-def _brute_force_completion(x, rho, rope, level, total, n_sim, rng):
+def _brute_force_completion(x, rho, rope, level, total, simulations, rng):
     """Completions from the Normal-Gamma posterior written out with scipy: nu ~ Gamma(a, rate b), mu | nu, then
     the new folds from the Gaussian conditional on the folds seen with the full intraclass covariance."""
     n = x.size
@@ -76,23 +76,23 @@ def _brute_force_completion(x, rho, rope, level, total, n_sim, rng):
     c_inv = np.linalg.inv(C[:n, :n])
     resid = x - x.mean()
     a, b = (n - 1) / 2, resid @ c_inv @ resid / 2
-    nu = stats.gamma(a, scale=1 / b).rvs(n_sim, random_state=rng)
+    nu = stats.gamma(a, scale=1 / b).rvs(simulations, random_state=rng)
     mu = stats.norm(x.mean(), np.sqrt(1 / (A * nu))).rvs(random_state=rng)
     gain = C[n:, :n] @ c_inv
     chol = np.linalg.cholesky(C[n:, n:] - gain @ C[:n, n:])
     mean = mu[:, None] + (x[None, :] - mu[:, None]) @ gain.T
-    new = mean + (rng.standard_normal((n_sim, total - n)) @ chol.T) / np.sqrt(nu)[:, None]
-    res = pp_corr.correlated_ttest(np.concatenate([np.broadcast_to(x, (n_sim, n)), new], axis=1), rho=rho,
+    new = mean + (rng.standard_normal((simulations, total - n)) @ chol.T) / np.sqrt(nu)[:, None]
+    res = pp_corr.correlated_ttest(np.concatenate([np.broadcast_to(x, (simulations, n)), new], axis=1), rho=rho,
                                    rope=rope)
     decided = np.maximum(np.maximum(res.p_left, res.p_rope), res.p_right) >= level
-    return decided.mean(), decided.std() / np.sqrt(n_sim)
+    return decided.mean(), decided.std() / np.sqrt(simulations)
 
 
 def test_predictive_success_against_brute_force():
     """rho = 0.5, a case where the answer is near 0.7; leaving out the shared component's own spread moves it by
     0.04, which the 40,000 completions on each side (MCSE 0.0023 each) resolve."""
     x = _diffs(11, runs=2, mu=0.03, rho=0.5)[0].ravel()
-    ours, ours_se = predictive_success(x, 0.5, 0.01, 0.9, 30, n_sim=40_000, random_seed=1)
+    ours, ours_se = predictive_success(x, 0.5, 0.01, 0.9, 30, simulations=40_000, random_seed=1)
     brute, brute_se = _brute_force_completion(x, 0.5, 0.01, 0.9, 30, 40_000, np.random.default_rng(2))
     assert 0.2 < brute < 0.9
     assert abs(ours - brute) < 4 * np.hypot(ours_se, brute_se)
@@ -102,8 +102,8 @@ def test_floor_success_is_the_limit_of_long_completions():
     """The predictive probability that infinitely many runs decide, against completions of 400 more runs
     (rho = 0.5: a floor with the variance rho/(1 - rho) sigma^2 instead of rho sigma^2 answers 0.28, not 0.70)."""
     x = _diffs(11, runs=2, mu=0.03, rho=0.5)[0].ravel()
-    ours, ours_se = floor_success(x, 0.5, 0.01, 0.9, n_sim=4000, random_seed=0)
-    long, long_se = predictive_success(x, 0.5, 0.01, 0.9, x.size + 2000, n_sim=1500, random_seed=1)
+    ours, ours_se = floor_success(x, 0.5, 0.01, 0.9, simulations=4000, random_seed=0)
+    long, long_se = predictive_success(x, 0.5, 0.01, 0.9, x.size + 2000, simulations=1500, random_seed=1)
     assert 0.2 < long < 0.9
     assert abs(ours - long) < 4 * np.hypot(ours_se, long_se) + 0.02  # 400 runs are not quite infinitely many
 
@@ -194,7 +194,7 @@ def test_study_fixed_design_is_exact_and_calibration_is_the_smallest_level():
     is exact under the intraclass model); the calibrated level is the smallest whose rate is within nominal."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        res = pp_corr.sequential_study((0.0, 0.01), repetitions=300, chunk=300, n_sim=40, levels=(0.95, 0.99),
+        res = pp_corr.sequential_study((0.0, 0.01), repetitions=300, chunk=300, simulations=40, levels=(0.95, 0.99),
                                        random_seed=3, workers=1, runs=4, folds=5, sigma=0.01)
     boundary = res.table.xs(0.01, level="mu")
     fixed = boundary.loc[0.95]

@@ -20,7 +20,7 @@ from .runs import replay_runs
 
 def sequential_test(scores, algorithms=None, *, over="runs", rope=0.01, level=0.95, futility=0.05,
                     max_runs=None, min_runs=2, min_datasets=5, order=None, test="signed_rank", rho=None,
-                    n_sim=400, draws=5000, random_seed=None, progressbar=False) -> SequentialResult:
+                    simulations=400, draws=5000, random_seed=None, progressbar=False) -> SequentialResult:
     """Replay recorded scores step by step and stop when the rules allow (docs/theory.md, section 10).
 
     ``scores`` is a scores Dataset (``algorithms=(a, b)``) or differences B - A shaped ``(runs, folds)`` (one
@@ -29,7 +29,7 @@ def sequential_test(scores, algorithms=None, *, over="runs", rope=0.01, level=0.
     ``over="runs"``: on each data set, runs in their order, the correlated t-test after each run from
     ``min_runs`` on; it stops for a decision when a region's probability reaches ``level``, for futility when
     even the floor of infinitely many runs leaves every region below ``level`` or when the predictive
-    probability that ``max_runs`` runs (default: all recorded) decide is below ``futility`` (``n_sim``
+    probability that ``max_runs`` runs (default: all recorded) decide is below ``futility`` (``simulations``
     completions, seeded), else when the budget is exhausted.
 
     ``over="datasets"``: data sets in ``order`` (names or positions) or a random order seeded by
@@ -58,7 +58,7 @@ def sequential_test(scores, algorithms=None, *, over="runs", rope=0.01, level=0.
         if not 1 <= min_runs <= max_runs or min_runs * diff.shape[2] < 2:
             raise ValueError(f"min_runs must be between 1 and max_runs={max_runs} (2 folds at least), "
                              f"got {min_runs}")
-        rows = [replay_runs(diff[i], rho[i], rope, level, futility, min_runs, max_runs, n_sim,
+        rows = [replay_runs(diff[i], rho[i], rope, level, futility, min_runs, max_runs, simulations,
                            task_seed(random_seed, i), names) for i in range(len(diff))]
         outcomes = pd.DataFrame([r[0] for r in rows], index=pd.Index(datasets, name="dataset"))
         history = pd.concat([r[1] for r in rows], keys=datasets, names=["dataset"])

@@ -51,22 +51,29 @@ class Likelihoods:
     def q(self):
         return len(self.xbar)
 
-    @property
+    @functools.cached_property
     def width(self):
         return np.diff(self.edges, axis=1)
+
+    @functools.cached_property
+    def _middles(self):
+        """Per data set: its cells' middle nodes, log L_i / top there and the support's ends."""
+        out = []
+        centre = _COARSE_POINTS // 2
+        for i in range(self.q):
+            cells = np.count_nonzero(self.width[i])
+            middle = self.points[i, centre : _COARSE_POINTS * cells : _COARSE_POINTS]
+            level = self.weights[i, centre : _COARSE_POINTS * cells : _COARSE_POINTS, 0]
+            logs = np.log(np.maximum(level, 1e-300) / (self.width[i, :cells] * COARSE[1][centre] / 2))
+            out.append((middle, logs, self.edges[i, 0], self.edges[i, cells]))
+        return out
 
     def log_value(self, d):
         """log L_i(d) / top for every data set (rows) at every d, interpolated between the cells' middle nodes
         (-inf outside the support): for the pilot."""
         out = np.empty((self.q, len(d)))
-        for i in range(self.q):
-            cells = np.count_nonzero(self.width[i])
-            centre = _COARSE_POINTS // 2
-            middle = self.points[i, centre : _COARSE_POINTS * cells : _COARSE_POINTS]
-            level = self.weights[i, centre : _COARSE_POINTS * cells : _COARSE_POINTS, 0]
-            logs = np.log(np.maximum(level, 1e-300) / (self.width[i, :cells] * COARSE[1][centre] / 2))
-            inside = (d >= self.edges[i, 0]) & (d <= self.edges[i, cells])
-            out[i] = np.where(inside, np.interp(d, middle, logs), -np.inf)
+        for i, (middle, logs, start, end) in enumerate(self._middles):
+            out[i] = np.where((d >= start) & (d <= end), np.interp(d, middle, logs), -np.inf)
         return out
 
     def log_level(self, i, d):
@@ -175,20 +182,23 @@ def build_likelihoods(xbar, ss, n, rho, lo, hi, splits, grid: ExactGrid) -> Like
 
 
 def _support_radius(log_l, xbar, log_top, scale, nats):
-    """The distance from xbar_i at which L_i falls ``nats`` below its top (L_i decreases away from xbar_i)."""
-    radius = np.empty(len(xbar))
-    for i in range(len(xbar)):
-        def drop(r):
-            return log_top[i] - log_l(i, xbar[i] + r)
+    """The distance from xbar_i at which L_i falls ``nats`` below its top (L_i decreases away from xbar_i), by
+    bisection for all data sets at once (``log_l(index, d)`` is elementwise)."""
+    every = np.arange(len(xbar))
 
-        inner, outer = 0.0, scale[i]
-        while drop(outer) < nats:
-            inner, outer = outer, 2 * outer
-        for _ in range(60):
-            middle = 0.5 * (inner + outer)
-            inner, outer = (middle, outer) if drop(middle) < nats else (inner, middle)
-        radius[i] = outer
-    return radius
+    def drop(r):
+        return log_top - log_l(every, xbar + r)
+
+    inner, outer = np.zeros(len(xbar)), np.array(scale, dtype=float)
+    short = drop(outer) < nats
+    while short.any():
+        inner, outer = np.where(short, outer, inner), np.where(short, 2 * outer, outer)
+        short = drop(outer) < nats
+    for _ in range(60):
+        middle = 0.5 * (inner + outer)
+        near = drop(middle) < nats
+        inner, outer = np.where(near, middle, inner), np.where(near, outer, middle)
+    return outer
 
 
 def _insert(edges, point):

@@ -350,7 +350,7 @@ def hierarchical_test(x, y=None, *, rope=0.01, rho=None, n_test=None, n_train=No
     ``az.psense_summary``) and, with ``log_likelihood=True`` (or later :meth:`HierarchicalResult.with_log_likelihood`),
     the per-data-set log-likelihoods (:func:`add_dataset_log_likelihood`: ``az.loo(res.idata, var_name="by_dataset")``
     is leave-one-data-set-out). They are left out by default, as in PyMC, because integrating each data set's
-    parameters out costs about 5 ms per draw at q = 54 (20 s for 4000 draws, as long as the fit).
+    parameters out costs about 0.5 ms per draw at q = 54 (2 s for 4000 draws on 2 cores).
 
     >>> import numpy as np
     >>> rng = np.random.default_rng(1)  # 8 data sets, each with its own level, 10 folds

@@ -8,7 +8,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .convolution import COARSE, GAUSS, dealt_order, five_point_rule, log_t_constant, refine_cells
+from .convolution import (COARSE, GAUSS, dealt_order, five_point_draws, five_point_rule, log_t_constant,
+                          refine_cells, refine_draws)
 from .grid import ExactGrid
 from .integrals import log_sigma_integral
 
@@ -229,5 +230,29 @@ def convolve(lik: Likelihoods, sigma0, delta0, nu):
     five_point_rule(lik.points, lik.weights, float(sigma0), delta0, nu, constants, out)
     refine_cells(out, lik.weights, lik.edges, lik.top, lik.sides, *lik.fine_table, float(sigma0), delta0, nu,
                  constants, dealt_order(len(delta0)))
+    np.maximum(out[..., 0], 0.0, out=out[..., 0])
+    return out
+
+
+def convolve_draws(lik: Likelihoods, sigma0, delta0, nu):
+    """G[k, i, :] of :func:`convolve` for draws k, each with its own ``sigma0``, ``delta0`` and ``nu`` (arrays of
+    one per draw): the same rules, the draws in parallel threads.
+
+    >>> from .grid import ExactGrid
+    >>> two = np.ones(2)
+    >>> lik = build_likelihoods(np.array([0.1, -0.2]), np.array([9.0, 4.0]), 10 * two, 0.1 * two, 0.01 * two,
+    ...                         100 * two, (0.0, 0.0), ExactGrid())
+    >>> each = [convolve(lik, s, np.array([d]), np.array([v]))[0, 0] for s, d, v in ((0.5, 0, 3), (2, 1, 30))]
+    >>> bool(np.allclose(convolve_draws(lik, [0.5, 2.0], [0.0, 1.0], [3.0, 30.0]), each, rtol=1e-12, atol=0))
+    True
+    """
+    distinct, inverse = lik.distinct
+    if distinct is not lik:
+        return convolve_draws(distinct, sigma0, delta0, nu)[:, inverse]
+    sigma0, delta0, nu = (np.ascontiguousarray(v, dtype=float) for v in (sigma0, delta0, nu))
+    constants = log_t_constant(nu)
+    out = np.empty((len(delta0), lik.q, 6))
+    five_point_draws(lik.points, lik.weights, sigma0, delta0, nu, constants, out)
+    refine_draws(out, lik.weights, lik.edges, lik.top, lik.sides, *lik.fine_table, sigma0, delta0, nu, constants)
     np.maximum(out[..., 0], 0.0, out=out[..., 0])
     return out

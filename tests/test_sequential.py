@@ -10,6 +10,9 @@ from scipy import stats
 
 import pp_corr
 from pp_corr.execution import task_seed
+from pp_corr.hierarchical.exact import exact_posterior
+from pp_corr.hierarchical.fit import exact_arguments
+from pp_corr.hierarchical.preparation import prepare_hierarchical
 from pp_corr.sequential.rules import decide, floor_regions, floor_success, posterior_regions, predictive_success
 from pp_corr.sequential.study import simulate_differences
 
@@ -138,16 +141,25 @@ def test_over_datasets_replays_the_tests_in_order():
 
 
 def test_over_datasets_with_the_hierarchical_model(capsys):
-    """Each step is the hierarchical test of the data sets seen (its exact posterior, the new data set's
-    probability that each region is the largest), under the step's seed; a progress line per step on stderr."""
+    """Each step is the hierarchical test of the data sets seen: the new data set's probability that each region
+    is the largest, the exact posterior's (no draws: the seed does not change it), and that of hierarchical_test's
+    4000 draws within their binomial error; a progress line per step on stderr."""
     x = _diffs(3, runs=1, folds=10, mu=0.03, sigma=0.02, q=7)
     res = pp_corr.sequential_test(x, over="datasets", order=list(range(7)), test="hierarchical", rope=0.01,
                                   min_datasets=5, random_seed=2, progressbar=True)
+    again = pp_corr.sequential_test(x, over="datasets", order=list(range(7)), test="hierarchical", rope=0.01,
+                                    min_datasets=5, random_seed=3)
     hist = res.to_frame()
+    assert hist.equals(again.to_frame())
     for k, row in hist.iterrows():
-        new = pp_corr.hierarchical_test(x[:k].reshape(k, -1), rope=0.01, rho=0.1, random_seed=task_seed(2, k))
-        new = new.new_dataset()
-        assert (row.p_left, row.p_rope, row.p_right) == (new.win_left, new.win_rope, new.win_right)
+        args, kwargs = exact_arguments(prepare_hierarchical(x[:k].reshape(k, -1), 0.1, None, None, None, None),
+                                       "current", {}, (-0.01, 0.01))
+        post = exact_posterior(*args, **kwargs)
+        new = pp_corr.hierarchical_test(x[:k].reshape(k, -1), rope=0.01, rho=0.1, random_seed=k).new_dataset()
+        assert (row.p_left, row.p_rope, row.p_right) == (post.win_left, post.win_rope, post.win_right)
+        drawn = np.array([new.win_left, new.win_rope, new.win_right])
+        assert np.all(np.abs(drawn - row[["p_left", "p_rope", "p_right"]].to_numpy(float))
+                      <= 4 * np.sqrt(0.25 / 4000) + post.max_error)
     assert res.decision == "right" and "hierarchical model" in res.summary()
     assert "sequential hierarchical test: 5 of 7 data sets" in capsys.readouterr().err
 

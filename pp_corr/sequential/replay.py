@@ -10,7 +10,9 @@ import xarray as xr
 from .._args import as_rope, check_choice, check_count, check_probability_level
 from ..data.scores import differences, mean_differences, pick_algorithms
 from ..execution import task_seed
-from ..hierarchical.fit import hierarchical_test
+from ..hierarchical.exact import exact_posterior
+from ..hierarchical.fit import exact_arguments
+from ..hierarchical.preparation import prepare_hierarchical
 from ..pairwise.poisson_test import poisson_test
 from ..pairwise.rank_tests import bayesian_signed_rank
 from .result import SequentialResult
@@ -36,9 +38,9 @@ def sequential_test(scores, algorithms=None, *, over="runs", rope=0.01, level=0.
     ``random_seed``, at least ``min_datasets`` before any stop; after each data set the ``test`` across data
     sets ("signed_rank": :func:`pp_corr.bayesian_signed_rank` with the rope, its probability that a region is the
     largest, ``draws`` draws; "poisson": :func:`pp_corr.poisson_test`, majorities only, no rope region;
-    "hierarchical": :func:`pp_corr.hierarchical_test`'s probability that each region is the largest for a new
-    data set, its exact posterior, a few seconds a step, a line on stderr per step with ``progressbar=True``)
-    stops when a region reaches ``level``.
+    "hierarchical": the probability that each region is the largest for a new data set under the model of
+    :func:`pp_corr.hierarchical_test`, from its exact posterior's quadrature (deterministic: no draws, no seed),
+    a few seconds a step, a line on stderr per step with ``progressbar=True``) stops when a region reaches ``level``.
 
     >>> res = sequential_test([[0.02, 0.03, 0.01], [0.03, 0.02, 0.02], [0.02, 0.03, 0.03]], rope=0.005)
     >>> res.runs_used.tolist(), res.decision.tolist()
@@ -113,9 +115,10 @@ def _over_datasets(diff, rho, datasets, rope, level, test, min_datasets, draws, 
             if progressbar:
                 print(f"\rsequential hierarchical test: {k} of {len(diff)} data sets", end="", file=sys.stderr,
                       flush=True)
-            res = hierarchical_test(diff[:k].reshape(k, -1), rope=rope or 0.0, rho=rho[:k],
-                                    random_seed=task_seed(random_seed, k)).new_dataset()
-            return res.win_left, res.win_rope, res.win_right
+            data = prepare_hierarchical(diff[:k].reshape(k, -1), rho[:k], None, None, None, None)
+            args, kwargs = exact_arguments(data, "current", {}, rope or (0.0, 0.0))
+            post = exact_posterior(*args, **kwargs)
+            return post.win_left, post.win_rope, post.win_right
         res = poisson_test(diff[:k].reshape(k, -1), rho=rho[:k], rope=rope)
         return res.p_a_majority, np.nan, res.p_b_majority
 

@@ -8,7 +8,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .convolution import COARSE, GAUSS, dealt_order, five_point_rule, log_t_constant, refine_cells
+from .convolution import (COARSE, GAUSS, dealt_order, five_point_draws, five_point_rule, log_t_constant,
+                          refine_cells, refine_draws)
 from .grid import ExactGrid
 from .integrals import log_sigma_integral
 
@@ -51,22 +52,29 @@ class Likelihoods:
     def q(self):
         return len(self.xbar)
 
-    @property
+    @functools.cached_property
     def width(self):
         return np.diff(self.edges, axis=1)
+
+    @functools.cached_property
+    def _middles(self):
+        """Per data set: its cells' middle nodes, log L_i / top there and the support's ends."""
+        out = []
+        centre = _COARSE_POINTS // 2
+        for i in range(self.q):
+            cells = np.count_nonzero(self.width[i])
+            middle = self.points[i, centre : _COARSE_POINTS * cells : _COARSE_POINTS]
+            level = self.weights[i, centre : _COARSE_POINTS * cells : _COARSE_POINTS, 0]
+            logs = np.log(np.maximum(level, 1e-300) / (self.width[i, :cells] * COARSE[1][centre] / 2))
+            out.append((middle, logs, self.edges[i, 0], self.edges[i, cells]))
+        return out
 
     def log_value(self, d):
         """log L_i(d) / top for every data set (rows) at every d, interpolated between the cells' middle nodes
         (-inf outside the support): for the pilot."""
         out = np.empty((self.q, len(d)))
-        for i in range(self.q):
-            cells = np.count_nonzero(self.width[i])
-            centre = _COARSE_POINTS // 2
-            middle = self.points[i, centre : _COARSE_POINTS * cells : _COARSE_POINTS]
-            level = self.weights[i, centre : _COARSE_POINTS * cells : _COARSE_POINTS, 0]
-            logs = np.log(np.maximum(level, 1e-300) / (self.width[i, :cells] * COARSE[1][centre] / 2))
-            inside = (d >= self.edges[i, 0]) & (d <= self.edges[i, cells])
-            out[i] = np.where(inside, np.interp(d, middle, logs), -np.inf)
+        for i, (middle, logs, start, end) in enumerate(self._middles):
+            out[i] = np.where((d >= start) & (d <= end), np.interp(d, middle, logs), -np.inf)
         return out
 
     def log_level(self, i, d):
@@ -175,20 +183,23 @@ def build_likelihoods(xbar, ss, n, rho, lo, hi, splits, grid: ExactGrid) -> Like
 
 
 def _support_radius(log_l, xbar, log_top, scale, nats):
-    """The distance from xbar_i at which L_i falls ``nats`` below its top (L_i decreases away from xbar_i)."""
-    radius = np.empty(len(xbar))
-    for i in range(len(xbar)):
-        def drop(r):
-            return log_top[i] - log_l(i, xbar[i] + r)
+    """The distance from xbar_i at which L_i falls ``nats`` below its top (L_i decreases away from xbar_i), by
+    bisection for all data sets at once (``log_l(index, d)`` is elementwise)."""
+    every = np.arange(len(xbar))
 
-        inner, outer = 0.0, scale[i]
-        while drop(outer) < nats:
-            inner, outer = outer, 2 * outer
-        for _ in range(60):
-            middle = 0.5 * (inner + outer)
-            inner, outer = (middle, outer) if drop(middle) < nats else (inner, middle)
-        radius[i] = outer
-    return radius
+    def drop(r):
+        return log_top - log_l(every, xbar + r)
+
+    inner, outer = np.zeros(len(xbar)), np.array(scale, dtype=float)
+    short = drop(outer) < nats
+    while short.any():
+        inner, outer = np.where(short, outer, inner), np.where(short, 2 * outer, outer)
+        short = drop(outer) < nats
+    for _ in range(60):
+        middle = 0.5 * (inner + outer)
+        near = drop(middle) < nats
+        inner, outer = np.where(near, middle, inner), np.where(near, outer, middle)
+    return outer
 
 
 def _insert(edges, point):
@@ -219,5 +230,29 @@ def convolve(lik: Likelihoods, sigma0, delta0, nu):
     five_point_rule(lik.points, lik.weights, float(sigma0), delta0, nu, constants, out)
     refine_cells(out, lik.weights, lik.edges, lik.top, lik.sides, *lik.fine_table, float(sigma0), delta0, nu,
                  constants, dealt_order(len(delta0)))
+    np.maximum(out[..., 0], 0.0, out=out[..., 0])
+    return out
+
+
+def convolve_draws(lik: Likelihoods, sigma0, delta0, nu):
+    """G[k, i, :] of :func:`convolve` for draws k, each with its own ``sigma0``, ``delta0`` and ``nu`` (arrays of
+    one per draw): the same rules, the draws in parallel threads.
+
+    >>> from .grid import ExactGrid
+    >>> two = np.ones(2)
+    >>> lik = build_likelihoods(np.array([0.1, -0.2]), np.array([9.0, 4.0]), 10 * two, 0.1 * two, 0.01 * two,
+    ...                         100 * two, (0.0, 0.0), ExactGrid())
+    >>> each = [convolve(lik, s, np.array([d]), np.array([v]))[0, 0] for s, d, v in ((0.5, 0, 3), (2, 1, 30))]
+    >>> bool(np.allclose(convolve_draws(lik, [0.5, 2.0], [0.0, 1.0], [3.0, 30.0]), each, rtol=1e-12, atol=0))
+    True
+    """
+    distinct, inverse = lik.distinct
+    if distinct is not lik:
+        return convolve_draws(distinct, sigma0, delta0, nu)[:, inverse]
+    sigma0, delta0, nu = (np.ascontiguousarray(v, dtype=float) for v in (sigma0, delta0, nu))
+    constants = log_t_constant(nu)
+    out = np.empty((len(delta0), lik.q, 6))
+    five_point_draws(lik.points, lik.weights, sigma0, delta0, nu, constants, out)
+    refine_draws(out, lik.weights, lik.edges, lik.top, lik.sides, *lik.fine_table, sigma0, delta0, nu, constants)
     np.maximum(out[..., 0], 0.0, out=out[..., 0])
     return out

@@ -220,11 +220,13 @@ class Problem:
 
     def _covers(self, segments, profile):
         """Every segment's ends are DELTA0_NATS - 3 below the overall top or bounds of delta0's prior, and its
-        peak has at least 5 nodes within PEAK_NATS."""
+        peak has nodes within PEAK_NATS in proportion to the grid's ``delta0_points`` (5 of 16; a segment spreads
+        its points over 6 units of v and a peak spans about 3: a coarser grid cannot have more)."""
         top = profile.max()
         if not np.isfinite(top):
             return True
         start, span = 0, self.bounds[1] - self.bounds[0]
+        peak_nodes = max(3, math.ceil(5 * self.grid.delta0_points / 16))
         for s in segments:
             part = profile[start : start + s.size]
             ends = s.center + s.scale * np.sinh([s.low, s.high])
@@ -233,7 +235,7 @@ class Problem:
             for j, bound in ((0, at_bound[0]), (-1, at_bound[1])):
                 if part[j] > top - DELTA0_NATS + 3 and not bound:
                     return False
-            if np.count_nonzero(part > part.max() - PEAK_NATS) < 5 and part.max() > top - 20:
+            if np.count_nonzero(part > part.max() - PEAK_NATS) < peak_nodes and part.max() > top - 20:
                 return False
         return True
 

@@ -14,6 +14,11 @@ EVERY = "every mode"  # an option that every mode of its command uses
 _READING = dict.fromkeys(("--format", "--algorithms", "--exclude-algorithms", "--exclude-datasets", "--column",
                           "--na-values", "--delimiter", "--encoding", "--scoring", "--runs", "--folds", "--rho",
                           "--lower-is-better"), EVERY)
+# The modes' names, shared by MODES and OPTIONS
+_PAIRS, _ALL_PAIRS = "without --all-pairs or --hierarchical", "with --all-pairs"
+_HIERARCHICAL, _MCMC, _JOINT = "with --hierarchical", "with --hierarchical --method mcmc", "with --joint"
+_RUNS, _DATASETS = "with --over runs", "with --over datasets"
+
 
 def _study(name):
     return lambda args: args.study == name
@@ -23,27 +28,21 @@ def _study(name):
 # last that holds names the mode in a refusal); a command without a row here has one mode.
 MODES = {
     "compare": {
-        "without --all-pairs or --hierarchical": lambda args: not (args.all_pairs or args.hierarchical),
-        "with --all-pairs": lambda args: args.all_pairs and not args.hierarchical,
-        "with --hierarchical": lambda args: args.hierarchical,
-        "with --hierarchical --method mcmc": lambda args: args.hierarchical and args.method == "mcmc",
+        _PAIRS: lambda args: not (args.all_pairs or args.hierarchical),
+        _ALL_PAIRS: lambda args: args.all_pairs and not args.hierarchical,
+        _HIERARCHICAL: lambda args: args.hierarchical,
+        _MCMC: lambda args: args.hierarchical and args.method == "mcmc",
     },
     "report": {
         "without --hierarchical or --joint": lambda args: not (args.hierarchical or args.joint),
-        "with --hierarchical": lambda args: args.hierarchical,
-        "with --hierarchical --method mcmc": lambda args: args.hierarchical and args.method == "mcmc",
-        "with --joint": lambda args: args.joint,
+        _HIERARCHICAL: lambda args: args.hierarchical,
+        _MCMC: lambda args: args.hierarchical and args.method == "mcmc",
+        _JOINT: lambda args: args.joint,
     },
-    "sequential": {
-        "with --over runs": lambda args: args.over == "runs",
-        "with --over datasets": lambda args: args.over == "datasets",
-    },
+    "sequential": {_RUNS: lambda args: args.over == "runs", _DATASETS: lambda args: args.over == "datasets"},
     "simulate": {f"by the {study} study": _study(study)
                  for study in ("experiment1", "experiment2", "toy", "signed-rank", "nadeau-bengio")},
 }
-
-_PAIRS, _ALL_PAIRS = "without --all-pairs or --hierarchical", "with --all-pairs"
-_HIERARCHICAL, _MCMC = "with --hierarchical", "with --hierarchical --method mcmc"
 
 # command: {option: EVERY, or (the modes that use it, what it does: said when it is refused)}
 OPTIONS = {
@@ -67,15 +66,14 @@ OPTIONS = {
         "--output": EVERY, "--rope": EVERY, "--alpha": EVERY, "--prior": EVERY, "--seed": EVERY, **_READING,
         "--hierarchical": EVERY, "--joint": EVERY, "--overwrite": EVERY, "--pair-figures": EVERY,
         "--method": ((_HIERARCHICAL,), "it chooses how --hierarchical computes the model of each pair"),
-        "--sampler": ((_MCMC, "with --joint"), "it chooses the MCMC sampler of --joint and of --hierarchical "
-                                               "--method mcmc"),
+        "--sampler": ((_MCMC, _JOINT), "it chooses the MCMC sampler of --joint and of --hierarchical --method mcmc"),
     },
     "sequential": {
         "-a": EVERY, "-b": EVERY, "--over": EVERY, "--rope": EVERY, "--level": EVERY, "--futility": EVERY,
         "--seed": EVERY, **_READING,
-        "--max-runs": (("with --over runs",), "it sets the budget of runs on each data set"),
-        "--test": (("with --over datasets",), "it chooses the test across data sets"),
-        "--orders": (("with --over datasets",), "it sets how many random orders of the data sets are replayed"),
+        "--max-runs": ((_RUNS,), "it sets the budget of runs on each data set"),
+        "--test": ((_DATASETS,), "it chooses the test across data sets"),
+        "--orders": ((_DATASETS,), "it sets how many random orders of the data sets are replayed"),
     },
     "items": dict.fromkeys(("-a", "-b", "--rope", "--runs", "--level", "--hierarchical", "--metric", "--column",
                             "--na-values", "--draws", "--seed", "--output", "--report"), EVERY),

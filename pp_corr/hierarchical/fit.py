@@ -15,7 +15,7 @@ import sys
 import textwrap
 import warnings
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import arviz as az
 import numpy as np
@@ -53,7 +53,9 @@ class HierarchicalResult:
 
     ``convergence_problems`` holds what :func:`diagnose` found in the last fit (empty: converged), and
     ``attempts`` the settings of each fit (see :func:`hierarchical_test`). An unconverged result keeps its
-    draws for inspection, but its summary (``repr``) gives the diagnostics instead of a verdict.
+    draws for inspection, but its summary (``repr``) gives the diagnostics instead of a verdict. ``quadrature``
+    (exact posteriors only) holds the quadrature's P(delta0 > 0) and a new data set's ``p_*`` and ``win_*`` at the
+    fit's rope: those are the answer (:attr:`p_delta0_positive`, :meth:`new_dataset`), without Monte Carlo error.
     """
 
     idata: object
@@ -68,6 +70,7 @@ class HierarchicalResult:
     population: str = "student_t"
     bounds: object = None  # the prior limits the caller fixed (see hierarchical_model)
     left_out: tuple[str, ...] = ()  # the data sets of a scores Dataset where the pair has no score in common
+    quadrature: dict | None = None
 
     def with_log_likelihood(self) -> HierarchicalResult:
         """This result, its ``idata`` now holding the per-data-set log-likelihoods ``by_dataset`` (integrated) and
@@ -97,6 +100,9 @@ class HierarchicalResult:
 
     @property
     def p_delta0_positive(self) -> float:
+        """P(delta0 > 0): the quadrature's for an exact posterior, else the share of draws."""
+        if self.quadrature is not None:
+            return self.quadrature["delta0_p_positive"]
         return float(np.mean(self.delta0 > 0))
 
     def datasets(self, confidence_level=0.95, rope=None) -> pd.DataFrame:
@@ -195,6 +201,8 @@ class HierarchicalResult:
         (ties shared equally between the tied regions). They differ when the posterior is unsure which region
         dominates: p_* averages the probabilities of a new data set, win_* counts the draws in which a region
         is the most probable one, so win_* is the more extreme when the draws agree and splits when they do not.
+        For an exact posterior at the fit's rope both come from the quadrature (``exact``; the draws remain the
+        samples for the figures); at another rope, from the draws.
 
         >>> x = np.random.default_rng(0).normal(0.02, 0.02, (4, 10))
         >>> res = hierarchical_test(x, folds=10, draws=300, chains=2, random_seed=1)
@@ -209,7 +217,11 @@ class HierarchicalResult:
         lo, hi = rope
         left = stats.t.cdf((lo - d0) / s0, nu)
         right = stats.t.sf((hi - d0) / s0, nu)
-        return RegionProbabilities.from_tails(left, right, "hierarchical model, a new data set", rope, self.names)
+        drawn = RegionProbabilities.from_tails(left, right, "hierarchical model, a new data set", rope, self.names)
+        if self.quadrature is None or rope != self.rope:
+            return drawn
+        return replace(drawn, exact=tuple(self.quadrature[f"{kind}_{region}"] for kind in ("p", "win")
+                                          for region in ("left", "rope", "right")))
 
     def _rope(self, rope) -> tuple[float, float]:
         """The rope as a pair: ``rope`` (a half-width, a pair, or 0 for none) or the fit's if None."""
@@ -403,10 +415,11 @@ def hierarchical_test(x, y=None, *, rope=0.01, rho=None, n_test=None, n_train=No
     if method == "exact":
         if progressbar:
             print(f"{names[1]} - {names[0]}: computing the exact posterior (quadrature)", file=sys.stderr, flush=True)
-        idata, note = _exact_fit(data, priors, bounds, rope, chains=chains, draws={**DEFAULT, **given}["draws"],
-                                 random_seed=random_seed)
+        idata, note, quadrature = _exact_fit(data, priors, bounds, rope, chains=chains,
+                                             draws={**DEFAULT, **given}["draws"], random_seed=random_seed)
         problems, attempts = (), (note,)
     else:
+        quadrature = None
         checked = [v for v in CHECKED if v != "nu" or population == "student_t"]
         idata, problems, attempts = fit_with_policy(fit, [DEFAULT, ROBUST], given, retry=retry,
                                                     progressbar=progressbar, var_names=checked)
@@ -415,7 +428,7 @@ def hierarchical_test(x, y=None, *, rope=0.01, rho=None, n_test=None, n_train=No
     model = build_hierarchical_model(data, priors, form, bounds, population, delta0_prior)
     result = HierarchicalResult(add_log_prior(idata, model, _shape(data, priors, form, population, delta0_prior)),
                                 data, rope, names, independent, problems, attempts, model, priors, population, bounds,
-                                left_out)
+                                left_out, quadrature)
     return result.with_log_likelihood() if log_likelihood else result
 
 
@@ -445,7 +458,8 @@ def exact_arguments(data: HierarchicalData, priors, bounds, rope) -> tuple[tuple
 
 def _exact_fit(data: HierarchicalData, priors, bounds, rope, *, chains, draws, random_seed):
     """Independent draws from the exact posterior (:mod:`pp_corr.hierarchical.exact`, deterministic quadrature)
-    as a DataTree shaped like a fit's, and the note recorded in ``attempts``."""
+    as a DataTree shaped like a fit's, the note recorded in ``attempts`` and the quadrature's probabilities
+    (:attr:`HierarchicalResult.quadrature`)."""
     s = np.float64(data.scale)
     args, kwargs = exact_arguments(data, priors, bounds, rope)
     post, values = exact_draws(*args, **kwargs, draws=chains * draws, random_seed=random_seed)
@@ -459,7 +473,10 @@ def _exact_fit(data: HierarchicalData, priors, bounds, rope, *, chains, draws, r
     idata = az.from_dict({"posterior": posterior,
                           "sample_stats": {"diverging": np.zeros((chains, draws), dtype=bool)}},
                          dims=dims, coords={"dataset": data.datasets})
-    return idata, {"method": "exact quadrature", "draws": chains * draws, "max_error": float(post.max_error)}
+    probabilities = ("delta0_p_positive", *(f"{kind}_{region}" for kind in ("p", "win")
+                                             for region in ("left", "rope", "right")))
+    return (idata, {"method": "exact quadrature", "draws": chains * draws, "max_error": float(post.max_error)},
+            {name: float(getattr(post, name)) for name in probabilities})
 
 
 def check_fit_settings(check_form, *, form, draws, tune, target_accept, chains, sampler, random_seed):

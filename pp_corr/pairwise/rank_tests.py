@@ -283,7 +283,9 @@ class RegionProbabilities:
     the share of draws in which each region has the largest probability (ties shared equally);
     ``samples`` the draws (draws, 3) in the order left, rope, right. ``rope`` is None (no rope), the half-width r
     of the rope [-r, r], or the pair (lo, hi) when the rope is not symmetric. ``left_out`` names the data sets
-    where A and B do not both have scores.
+    where A and B do not both have scores. ``exact``, when given, holds (p_left, p_rope, p_right, win_left,
+    win_rope, win_right) computed without Monte Carlo error (the hierarchical model's quadrature): they are the
+    answer, and the draws stay for the figures.
     """
 
     @classmethod
@@ -308,21 +310,30 @@ class RegionProbabilities:
     rope: float | tuple[float, float] | None
     names: tuple[str, str]
     left_out: tuple[str, ...] = ()
+    exact: tuple[float, ...] | None = None
 
     @property
     def p_left(self):
-        return float(self.samples[:, 0].mean())
+        return self._means[0]
 
     @property
     def p_rope(self):
-        return float(self.samples[:, 1].mean())
+        return self._means[1]
 
     @property
     def p_right(self):
-        return float(self.samples[:, 2].mean())
+        return self._means[2]
+
+    @property
+    def _means(self) -> tuple[float, float, float]:
+        if self.exact is not None:
+            return tuple(self.exact[:3])
+        return tuple(float(v) for v in self.samples.mean(axis=0))
 
     @property
     def wins(self) -> np.ndarray:
+        if self.exact is not None:
+            return np.array(self.exact[3:])
         best = self.samples == self.samples.max(axis=1, keepdims=True)
         return (best / best.sum(axis=1, keepdims=True)).mean(axis=0)
 
@@ -345,7 +356,8 @@ class RegionProbabilities:
 
     def __repr__(self):
         a, b = self.names
-        return (f"{self.method}, {b} vs {a}, rope {self.rope}, {len(self.samples)} draws\n"
+        how = "exact quadrature" if self.exact is not None else f"{len(self.samples)} draws"
+        return (f"{self.method}, {b} vs {a}, rope {self.rope}, {how}\n"
                 f"  posterior mean:      P({a} better) = {self.p_left:.4f}  P(rope) = {self.p_rope:.4f}  "
                 f"P({b} better) = {self.p_right:.4f}\n"
                 f"  P(region largest):   {a}: {self.win_left:.4f}  rope: {self.win_rope:.4f}  "

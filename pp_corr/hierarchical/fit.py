@@ -54,8 +54,9 @@ class HierarchicalResult:
     ``convergence_problems`` holds what :func:`diagnose` found in the last fit (empty: converged), and
     ``attempts`` the settings of each fit (see :func:`hierarchical_test`). An unconverged result keeps its
     draws for inspection, but its summary (``repr``) gives the diagnostics instead of a verdict. ``quadrature``
-    (exact posteriors only) holds the quadrature's P(delta0 > 0) and a new data set's ``p_*`` and ``win_*`` at the
-    fit's rope: those are the answer (:attr:`p_delta0_positive`, :meth:`new_dataset`), without Monte Carlo error.
+    (exact posteriors only) holds the quadrature's P(delta0 > 0) and a new data set's ``p_*`` and ``win_*`` at its
+    ``rope`` (the fit's): those are the answer (:attr:`p_delta0_positive`, :meth:`new_dataset`), without Monte
+    Carlo error.
     """
 
     idata: object
@@ -218,7 +219,7 @@ class HierarchicalResult:
         left = stats.t.cdf((lo - d0) / s0, nu)
         right = stats.t.sf((hi - d0) / s0, nu)
         drawn = RegionProbabilities.from_tails(left, right, "hierarchical model, a new data set", rope, self.names)
-        if self.quadrature is None or rope != self.rope:
+        if self.quadrature is None or rope != self.quadrature["rope"]:  # the rope the quadrature was computed at
             return drawn
         return replace(drawn, exact=tuple(self.quadrature[f"{kind}_{region}"] for kind in ("p", "win")
                                           for region in ("left", "rope", "right")))
@@ -476,7 +477,7 @@ def _exact_fit(data: HierarchicalData, priors, bounds, rope, *, chains, draws, r
     probabilities = ("delta0_p_positive", *(f"{kind}_{region}" for kind in ("p", "win")
                                              for region in ("left", "rope", "right")))
     return (idata, {"method": "exact quadrature", "draws": chains * draws, "max_error": float(post.max_error)},
-            {name: float(getattr(post, name)) for name in probabilities})
+            {"rope": tuple(rope), **{name: float(getattr(post, name)) for name in probabilities}})
 
 
 def check_fit_settings(check_form, *, form, draws, tune, target_accept, chains, sampler, random_seed):

@@ -142,8 +142,8 @@ class HierarchicalResult:
         table.columns = ["shrunk", f"{level} lo", f"{level} hi", *regions, "alone", *regions]
         table.index.name = None
         explained = textwrap.fill(f"{b} - {a} per data set: 'shrunk' toward the population's delta0 by the "
-                                  "hierarchical model (a data set with few or noisy folds borrows most from the others, "
-                                  "so it moves most); 'alone' from its own folds by the correlated t-test; "
+                                  "hierarchical model (a data set with few or noisy folds borrows most from the others,"
+                                  " so it moves most); 'alone' from its own folds by the correlated t-test; "
                                   "P(x) = P(x better)", 110)
         return explained + "\n" + table.to_string(float_format=lambda v: f"{v:.4f}")
 

@@ -6,6 +6,7 @@ import functools
 import math
 from dataclasses import dataclass
 
+import numba
 import numpy as np
 
 from .convolution import (COARSE, GAUSS, dealt_order, five_point_draws, five_point_rule, log_t_constant,
@@ -79,23 +80,21 @@ class Likelihoods:
 
     def log_level(self, i, d):
         """log L_i(d) / top for data set i at d (an array within the support), interpolated linearly in
-        ``levels``."""
-        steps = self.radii.shape[1] - 1
-        y = np.abs(d - self.xbar[i]) / self.scale[i]
-        position = np.log(y + np.sqrt(y * y + 1)) * (steps / self._reach(i))  # asinh, faster
-        j = np.minimum(position.astype(np.intp), steps - 1)
-        levels = self.levels[i]
-        return np.take(levels, j) + np.minimum(position - j, 1.0) * np.take(np.diff(levels), j)
+        ``levels`` (:func:`level_at`)."""
+        d = np.asarray(d, dtype=float)
+        return np.array([level_at(self.levels[i], self.level_steps[i], self.xbar[i], self.scale[i], v)
+                         for v in d.ravel()]).reshape(d.shape)
 
     def profile_points(self, i, step):
         """d at the points of L_i's profile about ``step`` apart in asinh(|d - xbar_i| / scale_i), both sides."""
-        steps = self.radii.shape[1] - 1
-        every = max(1, round(step * steps / self._reach(i)))
+        every = max(1, round(step * self.level_steps[i]))
         r = np.append(self.radii[i, :-1:every], self.radii[i, -1])
         return self.xbar[i] + np.concatenate([-r[:0:-1], r])
 
-    def _reach(self, i):
-        return math.asinh(self.radii[i, -1] / self.scale[i])
+    @functools.cached_property
+    def level_steps(self):
+        """(q,) steps of ``levels`` per unit of asinh(|d - xbar_i| / scale_i)."""
+        return (self.radii.shape[1] - 1) / np.arcsinh(self.radii[:, -1] / self.scale)
 
     @functools.cached_property
     def distinct(self):
@@ -123,6 +122,19 @@ class Likelihoods:
         """The likelihoods of the data sets ``index`` only."""
         arrays = {name: getattr(self, name)[index] for name in self.__dataclass_fields__ if name != "subcells"}
         return Likelihoods(**arrays, subcells=self.subcells)
+
+
+@numba.njit(cache=True)
+def level_at(levels, steps_per_unit, xbar, scale, d):
+    """log L / top at d from its ``levels`` at equal steps in asinh(|d - xbar| / scale), ``steps_per_unit`` of
+    them per unit, interpolated linearly (constant beyond the last).
+
+    >>> level_at(np.array([0.0, -1.0, -3.0]), 2.0, 0.0, 1.0, math.sinh(0.75))
+    -2.0
+    """
+    position = math.asinh(abs(d - xbar) / scale) * steps_per_unit
+    k = min(int(position), len(levels) - 2)
+    return levels[k] + min(position - k, 1.0) * (levels[k + 1] - levels[k])
 
 
 def build_likelihoods(xbar, ss, n, rho, lo, hi, splits, grid: ExactGrid) -> Likelihoods:

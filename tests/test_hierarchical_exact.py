@@ -447,6 +447,26 @@ def test_normal_population_limit():
     assert abs(post.nu_mean / 1e5 - 1) < 0.01
 
 
+def test_normal_population_against_its_algebra():
+    """population="normal" (the t kernel at nu = 1e8) with sigma_i pinned: the normal-normal algebra above, the
+    error estimate included, and draws whose nu is inf and whose delta0 agrees with the quadrature."""
+    xbar, n, rho = np.array([0.3, -0.2, 0.5, 0.1]), np.array([10, 10, 20, 10]), 0.1
+    sigma = np.array([0.8, 1.0, 1.2, 0.9])
+    rope = (-0.1, 0.1)
+    expected = normal_population(xbar, ((1 - rho) / n + rho) * sigma**2, 5.0, 20.0, rope)
+    post, draws = exact_draws(xbar, sigma**2 * (n - 1), n, rho, delta0_max=5.0, sigma0_max=20.0,
+                              sigma_bounds=(sigma, sigma * (1 + 1e-6)), rope=rope, population="normal",
+                              draws=4000, random_seed=2)
+    got = summaries(post)
+    for name, value in expected.items():
+        assert abs(got[name] - value) < 1e-4, (name, got[name], value)
+    assert post.nu_mean == math.inf and post.nu_p_below_2 == 0
+    assert max(abs(got[name] - value) for name, value in expected.items()) < post.max_error < 0.005  # honest
+    assert np.all(draws["nu"] == math.inf)
+    positive = draws["delta0"] > 0
+    assert abs(positive.mean() - post.delta0_p_positive) < 4 * math.sqrt(post.delta0_p_positive / 4000)
+
+
 # --- draws from the exact posterior
 
 def oracle_member_cdf(lik, i, xbar, ss, n, rho, lo, hi, delta0, sigma0, nu):

@@ -23,7 +23,8 @@ _SPAN_POINTS = 64  # and this many equal steps in asinh((d - delta0) / sigma0) o
 
 
 def exact_draws(xbar, ss, n, rho, *, delta0_max, sigma0_max, sigma_bounds, alpha=(0.5, 5.0), beta=(0.05, 0.15),
-                rope=(0.0, 0.0), grid=None, draws=4000, random_seed=None) -> tuple[ExactPosterior, dict]:
+                rope=(0.0, 0.0), grid=None, population="student_t", draws=4000,
+                random_seed=None) -> tuple[ExactPosterior, dict]:
     """:func:`exact_posterior` (same arguments) and ``draws`` independent draws from that posterior.
 
     The draws (a dict of arrays in the model's unit: ``delta0``, ``sigma0``, ``nu`` of shape (draws,),
@@ -46,7 +47,8 @@ def exact_draws(xbar, ss, n, rho, *, delta0_max, sigma0_max, sigma_bounds, alpha
     """
     draws = check_count("draws", draws)
     rng = as_generator(random_seed)
-    result, problem, run = solve(xbar, ss, n, rho, delta0_max, sigma0_max, sigma_bounds, alpha, beta, rope, grid)
+    result, problem, run = solve(xbar, ss, n, rho, delta0_max, sigma0_max, sigma_bounds, alpha, beta, rope, grid,
+                                 population)
     return result, draw(problem, *run, draws, rng)
 
 
@@ -57,9 +59,12 @@ def draw(problem: Problem, panels, weighted, tails, size, rng) -> dict:
     for j in np.unique(chosen):
         rows = np.flatnonzero(chosen == j)
         delta0[rows], masses[rows] = _draw_delta0(weighted[j][0], len(rows), rng)
-    nu = _draw_nu(problem.nus, masses, problem.alpha, problem.beta, rng)
+    if problem.nus.normal_population:  # the kernel's nu; the draws say inf
+        nu, kernel_nu = np.full(size, np.inf), np.full(size, problem.nus.nu[0])
+    else:
+        nu = kernel_nu = _draw_nu(problem.nus, masses, problem.alpha, problem.beta, rng)
     sigma0 = np.exp(t)
-    delta = draw_members(problem.lik, delta0, sigma0, nu, rng)
+    delta = draw_members(problem.lik, delta0, sigma0, kernel_nu, rng)
     return {"delta0": delta0, "sigma0": sigma0, "nu": nu, "delta": delta,
             "sigma": draw_sigmas(problem.data, delta, rng)}
 
@@ -280,7 +285,7 @@ def _exponential_draw(x, g, u, level, cumulative):
         total += _step_mass(x[j + 1] - x[j], g[j + 1] - g[j], level[j], level[j + 1])
         cumulative[j] = total
     target = u * total
-    j = min(np.searchsorted(cumulative[: count - 1], target), count - 2)  # the first step whose cumulative mass reaches it
+    j = min(np.searchsorted(cumulative[: count - 1], target), count - 2)  # the first step whose mass reaches it
     h, rise = x[j + 1] - x[j], g[j + 1] - g[j]
     mass = _step_mass(h, rise, level[j], level[j + 1])
     if not mass > 0:

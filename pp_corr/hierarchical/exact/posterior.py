@@ -92,7 +92,7 @@ class ExactPosterior:
 
 
 def exact_posterior(xbar, ss, n, rho, *, delta0_max, sigma0_max, sigma_bounds, alpha=(0.5, 5.0), beta=(0.05, 0.15),
-                    rope=(0.0, 0.0), grid=None) -> ExactPosterior:
+                    rope=(0.0, 0.0), grid=None, population="student_t") -> ExactPosterior:
     """The posterior of the hierarchical model by deterministic quadrature (see :mod:`pp_corr.hierarchical.exact`).
 
     ``xbar``, ``ss``, ``n``, ``rho``: per data set the mean of its fold differences, their sum of squared
@@ -100,17 +100,18 @@ def exact_posterior(xbar, ss, n, rho, *, delta0_max, sigma0_max, sigma_bounds, a
     ``delta0_max`` = D and ``sigma0_max`` = U bound delta0 ~ U(-D, D) and sigma0 ~ U(0, U); ``sigma_bounds`` =
     (lo, hi), scalars or one per data set, bound sigma_i ~ U(lo, hi); ``alpha`` and ``beta`` are the ranges of
     nu's hyperpriors; ``rope`` a half-width r (the rope (-r, r)) or a pair (lo, hi); ``grid`` an
-    :class:`ExactGrid`.
+    :class:`ExactGrid`. ``population="normal"``: delta_i ~ N(delta0, sigma0) instead (no nu: ``alpha`` and ``beta``
+    unused, ``nu_mean`` inf), the kernel the t density at nu = 1e8 (:data:`.grid.NORMAL_NU`).
 
     >>> post = exact_posterior([0.2, 0.5, -0.1], [9.0, 12.0, 7.0], 10, 0.1, delta0_max=3.0, sigma0_max=30.0,
     ...                        sigma_bounds=(0.01, 100.0), grid=ExactGrid(error_estimate=False))
     >>> bool(0.5 < post.delta0_p_positive < 1), round(post.p_left + post.p_rope + post.p_right, 9)
     (True, 1.0)
     """
-    return solve(xbar, ss, n, rho, delta0_max, sigma0_max, sigma_bounds, alpha, beta, rope, grid)[0]
+    return solve(xbar, ss, n, rho, delta0_max, sigma0_max, sigma_bounds, alpha, beta, rope, grid, population)[0]
 
 
-def solve(xbar, ss, n, rho, delta0_max, sigma0_max, sigma_bounds, alpha, beta, rope, grid):
+def solve(xbar, ss, n, rho, delta0_max, sigma0_max, sigma_bounds, alpha, beta, rope, grid, population="student_t"):
     """The checked arguments' posterior (with the error estimate when the grid asks for it), the problem at the
     grid's resolution and what its run returned."""
     xbar, ss, n, rho, lo, hi = _check(xbar, ss, n, rho, sigma_bounds)
@@ -118,21 +119,29 @@ def solve(xbar, ss, n, rho, delta0_max, sigma0_max, sigma_bounds, alpha, beta, r
     sigma0_max = check_real("sigma0_max", sigma0_max, low=0, low_open=True)
     alpha, beta = _check_range("alpha", alpha), _check_range("beta", beta)
     rope = as_rope(rope)
+    population = check_choice("population", population, ("student_t", "normal"))
     if grid is None:
         grid = ExactGrid()
     elif not isinstance(grid, ExactGrid):
         raise TypeError(f"grid must be an ExactGrid or None, got {type(grid).__name__}")
-    problem = Problem(xbar, ss, n, rho, lo, hi, (-delta0_max, delta0_max), sigma0_max, alpha, beta, rope, grid)
+    problem = Problem(xbar, ss, n, rho, lo, hi, (-delta0_max, delta0_max), sigma0_max, alpha, beta, rope, grid,
+                      population)
     run = problem.run()
     result = _assemble(problem, *run)
     if grid.error_estimate:
         coarse = exact_posterior(xbar, ss, n, rho, delta0_max=delta0_max, sigma0_max=sigma0_max,
-                                 sigma_bounds=(lo, hi), alpha=alpha, beta=beta, rope=rope, grid=grid.coarser())
-        error = {name: abs(getattr(result, name) - getattr(coarse, name)) for name in SUMMARY_FIELDS}
+                                 sigma_bounds=(lo, hi), alpha=alpha, beta=beta, rope=rope, grid=grid.coarser(),
+                                 population=population)
+        error = {name: _change(getattr(result, name), getattr(coarse, name)) for name in SUMMARY_FIELDS}
         error.update({name: float(np.max(np.abs(getattr(result, name) - getattr(coarse, name))))
                       for name in DATASET_FIELDS})
         result = replace(result, error=error)
     return result, problem, run
+
+
+def _change(value, coarse) -> float:
+    """|value - coarse|, 0 where both are the same (nu's mean, inf for the normal population)."""
+    return 0.0 if value == coarse else abs(value - coarse)
 
 
 def _check(xbar, ss, n, rho, sigma_bounds):
@@ -212,7 +221,8 @@ def _assemble(problem: Problem, panels, weighted, tails) -> ExactPosterior:
         delta0_p_positive=float(delta0[2]), delta0_q025=q025, delta0_q975=q975,
         p_left=float(new[0]), p_rope=float(new[1]), p_right=float(new[2]),
         win_left=float(new[3]), win_rope=float(new[4]), win_right=float(new[5]),
-        nu_mean=float(nu_mass @ nus.nu), nu_p_below_2=float(nu_mass @ nus.below_2),
+        nu_mean=math.inf if nus.normal_population else float(nu_mass @ nus.nu),
+        nu_p_below_2=float(nu_mass @ nus.below_2),
         sigma0_median=sigma0_median, sigma0_p_below_0_01=below,
         delta_mean=lik.xbar + lik.scale * mean_y, delta_sd=sd, delta_p_left=left,
         delta_p_rope=np.clip(1 - left - right, 0, 1) if problem.rope[1] > problem.rope[0] else np.zeros_like(left),
@@ -220,7 +230,9 @@ def _assemble(problem: Problem, panels, weighted, tails) -> ExactPosterior:
         delta_p_positive=np.clip(datasets[:, 4], 0, 1), positive_count=count,
         delta0_grid=grid_x, delta0_density=density,
         sigma0_grid=np.exp(t), sigma0_density=_sigma0_density(weighted, extra, w),
-        nu_grid=nus.nu, nu_density=nu_mass / nus.weight * nu_prior_density(nus.nu, problem.alpha, problem.beta),
+        nu_grid=np.full(1, np.inf) if nus.normal_population else nus.nu,
+        nu_density=(np.ones(1) if nus.normal_population else
+                    nu_mass / nus.weight * nu_prior_density(nus.nu, problem.alpha, problem.beta)),
         nodes=int(sum(len(np.concatenate([s.nodes for s in node.segments])) for node in nodes) * len(nus.nu)))
 
 

@@ -44,13 +44,14 @@ class Node:
 class Problem:
     """One posterior computation at one grid resolution."""
 
-    def __init__(self, xbar, ss, n, rho, lo, hi, bounds, sigma0_max, alpha, beta, rope, grid: ExactGrid):
+    def __init__(self, xbar, ss, n, rho, lo, hi, bounds, sigma0_max, alpha, beta, rope, grid: ExactGrid,
+                 population="student_t"):
         self.grid, self.bounds, self.sigma0_max, self.rope = grid, bounds, sigma0_max, rope
         self.data = xbar, ss, n, rho, lo, hi
         self.alpha, self.beta = alpha, beta
         self.splits = tuple(sorted({rope[0], rope[1], 0.0}))
         self.lik = build_likelihoods(xbar, ss, n, rho, lo, hi, (rope[0], rope[1], 0.0), grid)
-        self.nus = NuGrid.build(alpha, beta, grid)
+        self.nus = NuGrid.normal() if population == "normal" else NuGrid.build(alpha, beta, grid)
         self.floor = math.log(_SIGMA0_FLOOR * min(1.0, sigma0_max))
         self.ceiling = math.log(sigma0_max)
         self.evaluations = 0
@@ -152,7 +153,8 @@ class Problem:
         half = 0.5 * (self.rope[1] - self.rope[0])
         if half <= 0:
             return ()
-        return tuple(math.log(half / special.stdtrit(v, 2 / 3)) for v in (self.nus.nu.min(), self.nus.nu.max()))
+        kinks = {math.log(half / special.stdtrit(v, 2 / 3)) for v in (self.nus.nu.min(), self.nus.nu.max())}
+        return tuple(sorted(kinks))  # one when nu has one node (the normal population): no empty panel
 
     @staticmethod
     def _steady(weighted):

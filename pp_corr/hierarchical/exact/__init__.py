@@ -1,6 +1,7 @@
 """The hierarchical model's posterior by deterministic quadrature: the default answer of the hierarchical test.
 
-The model, in the unit the caller chose. Data set i (i = 1..q) has n_i >= 2 fold differences with mean xbar_i and
+The model, in the unit the caller chose (with ``population="normal"``, delta_i ~ N(delta0, sigma0): the kernel
+below at nu = 1e8, one node, no prior of nu). Data set i (i = 1..q) has n_i >= 2 fold differences with mean xbar_i and
 sum of squared deviations S_i, fold correlation rho_i in [0, 1) and c_i = (1 - rho_i) / n_i + rho_i:
 
     xbar_i | delta_i, sigma_i ~ N(delta_i, c_i sigma_i^2),   S_i / ((1 - rho_i) sigma_i^2) ~ chi^2(n_i - 1)
@@ -55,8 +56,8 @@ sufficient statistics are xbar_i and S_i).
    - log sigma0: Gauss-Legendre panels over the region where a cheap pilot puts the posterior (each g_i the sum of
      L_i(delta0), fading as sigma0 outgrows L_i, and a t density of scale s = sqrt(sigma0^2 + scale_i^2) whose tail
      is made the kernel's by the factor (sigma0 / s)^nu), cut at sigma0 = 0.01 and where the rope stops being the
-     most probable region at its centre (a kink); extended while the tail beyond an end panel holds mass (unless log phi is already straight there,
-     below 1e-3 of the smallest w_i), split while a panel's error estimate (its highest Legendre coefficients,
+     most probable region at its centre (a kink); extended while the tail beyond an end panel holds mass (unless
+     log phi is already straight there, below 1e-3 of the smallest w_i), split while a panel's error estimate (its highest Legendre coefficients,
      extrapolated) is above 1e-4 of the total. The grid reaches 1e-6 of the unit at most; the tails beyond the
      end panels are the exponential through the two end nodes (below: at least like e^t, as there prod g_i no
      longer depends on sigma0).

@@ -57,8 +57,8 @@ sufficient statistics are xbar_i and S_i).
      L_i(delta0), fading as sigma0 outgrows L_i, and a t density of scale s = sqrt(sigma0^2 + scale_i^2) whose tail
      is made the kernel's by the factor (sigma0 / s)^nu), cut at sigma0 = 0.01 and where the rope stops being the
      most probable region at its centre (a kink); extended while the tail beyond an end panel holds mass (unless
-     log phi is already straight there, below 1e-3 of the smallest w_i), split while a panel's error estimate (its highest Legendre coefficients,
-     extrapolated) is above 1e-4 of the total. The grid reaches 1e-6 of the unit at most; the tails beyond the
+     log phi is already straight there, below 1e-3 of the smallest w_i), split while a panel's error estimate
+     (its highest Legendre coefficients, extrapolated) is above 1e-4 of the total. The grid reaches 1e-6 of the unit at most; the tails beyond the
      end panels are the exponential through the two end nodes (below: at least like e^t, as there prod g_i no
      longer depends on sigma0).
    Everything is summed in logs (the largest term factored out).

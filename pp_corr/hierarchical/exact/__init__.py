@@ -58,9 +58,9 @@ sufficient statistics are xbar_i and S_i).
      is made the kernel's by the factor (sigma0 / s)^nu), cut at sigma0 = 0.01 and where the rope stops being the
      most probable region at its centre (a kink); extended while the tail beyond an end panel holds mass (unless
      log phi is already straight there, below 1e-3 of the smallest w_i), split while a panel's error estimate
-     (its highest Legendre coefficients, extrapolated) is above 1e-4 of the total. The grid reaches 1e-6 of the unit at most; the tails beyond the
-     end panels are the exponential through the two end nodes (below: at least like e^t, as there prod g_i no
-     longer depends on sigma0).
+     (its highest Legendre coefficients, extrapolated) is above 1e-4 of the total. The grid reaches 1e-6 of the
+     unit at most; the tails beyond the end panels are the exponential through the two end nodes (below: at least
+     like e^t, as there prod g_i no longer depends on sigma0).
    Everything is summed in logs (the largest term factored out).
 
 A new data set, delta_new ~ t_nu(delta0, sigma0), has P(delta_new < r_lo) = T_nu((r_lo - delta0) / sigma0) given

@@ -126,7 +126,8 @@ def check_prior_bounds(bounds) -> dict:
     return checked
 
 
-def nu_log_prior(x, alpha=(0.5, 5.0), beta=(0.05, 0.15), nodes=NU_NODES):
+def nu_log_prior(x, alpha=NU_PRIORS["current"].hyper["alpha"], beta=NU_PRIORS["current"].hyper["beta"],
+                 nodes=NU_NODES):
     """The log density of nu - 1 = x when nu - 1 ~ Gamma(a, rate b) with a ~ U(alpha), b ~ U(beta).
 
     The sampler gets nu - 1 with a and b integrated out (a and b, barely informed by the data, made nu mix

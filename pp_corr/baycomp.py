@@ -442,7 +442,7 @@ class HierarchicalTest(_SampledTest):
     def _posterior(cls, x, y, rope, *, runs=None, lower_alpha=1, upper_alpha=2, lower_beta=0.01, upper_beta=0.1,
                    upper_sigma=BAYCOMP_SIGMA_FACTOR, chains=4, nsamples, random_state, names):
         from .hierarchical.fit import hierarchical_test
-        from .hierarchical.priors import PRIORS
+        from .hierarchical.priors import hyperprior_bounds, hyperprior_names
 
         x, y = _scores(x, y, 2, "data sets x scores")
         warn_percent_scale(x, y, rope, stacklevel=3)  # the caller of HierarchicalTest(...)
@@ -450,9 +450,10 @@ class HierarchicalTest(_SampledTest):
         bounds = {"lower_alpha": lower_alpha, "upper_alpha": upper_alpha, "lower_beta": lower_beta,
                   "upper_beta": upper_beta}
         given = tuple(check_real(name, value, low=0) for name, value in bounds.items())
-        priors = [key for key, prior in PRIORS.items() if given == (*prior["alpha"], *prior["beta"])]
+        hyper = {name: hyperprior_bounds(name) for name in hyperprior_names()}
+        priors = [key for key, prior in hyper.items() if given == (*prior["alpha"], *prior["beta"])]
         if not priors:
-            choices = "; ".join(f"{tuple(PRIORS[k]['alpha'] + PRIORS[k]['beta'])} ({k})" for k in PRIORS)
+            choices = "; ".join(f"{tuple(prior['alpha'] + prior['beta'])} ({k})" for k, prior in hyper.items())
             raise ValueError(f"lower_alpha, upper_alpha, lower_beta, upper_beta must be one of {choices}, "
                              f"got {given}")
         if check_real("upper_sigma", upper_sigma, low=0, low_open=True) != BAYCOMP_SIGMA_FACTOR:

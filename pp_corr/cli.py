@@ -25,7 +25,7 @@ from .cli_reading import add_reading_options, cli_spelling, input_file, load_fil
 from .data.scores import example_path
 from .execution import check_scheduler
 from .hierarchical.exact import METHODS
-from .pairwise.pairs import compare_all_pairs, format_pairs
+from .pairwise.pairs import TESTS, compare_all_pairs, format_pairs
 from .pairwise.poisson_test import poisson_test
 from .pairwise.rank_tests import bayesian_signed_rank
 from .pairwise.priors import NormalGamma
@@ -219,7 +219,7 @@ def _compare(args):
 
             _write_figures(plots_dir, args.plot_format,
                            [(f"pairs_{test}", functools.partial(plots.plot_pairs, table, test=test, order=order))
-                            for test in plots.PAIR_TESTS])
+                            for test in TESTS])
     else:
         with warnings.catch_warnings():  # the table marks point-mass posteriors itself
             warnings.simplefilter("ignore", DegenerateWarning)

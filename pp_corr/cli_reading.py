@@ -8,7 +8,8 @@ from pathlib import Path
 
 from ._args import check_count, check_real
 from .data.scores import load_scores
-from .data.sources import DELIMITERS, FORMATS, MISSING, UnknownAlgorithmError
+from .data.formats import FORMATS
+from .data.sources import DELIMITERS, MISSING, UnknownAlgorithmError
 
 
 def option(check, parse=float, **limits):
@@ -39,7 +40,8 @@ def add_reading_options(parser):
     >>> parser.parse_args(["--exclude-datasets", "iris,wine"]).exclude_datasets
     'iris,wine'
     """
-    parser.add_argument("--format", choices=[f for f in FORMATS if f != "arrays"], default="auto",
+    parser.add_argument("--format", choices=["auto", *(f for f, entry in FORMATS.items() if entry.command_line)],
+                        default="auto",
                         help="layout of FILE (default auto: split<k>_test_ columns = cv_results, .json = "
                              "cross_validate, columns algorithm and score = tidy, else wide)")
     parser.add_argument("--algorithms", metavar="A,B,...",

@@ -17,7 +17,7 @@ from scipy import stats
 from ._args import as_generator, check_count, counted
 from .figures.layout import axes as _axes
 from .figures.layout import legend_on_top as _legend_on_top
-from .figures.pairs_matrix import PAIR_OUTCOMES, PAIR_TESTS, plot_pairs  # noqa: F401 (public here)
+from .figures.pairs_matrix import PAIR_OUTCOMES, plot_pairs  # noqa: F401 (public here)
 from .figures.rank_diagram import plot_rank_diagram  # noqa: F401 (public here)
 from .pairwise.poisson_test import PoissonTestResult
 from .pairwise.ttest import CorrelatedTTestResult

@@ -63,6 +63,7 @@ from matplotlib.text import Text  # noqa: E402
 
 from pp_corr import palette  # noqa: E402
 from pp_corr.figures import pairs_matrix  # noqa: E402
+from pp_corr.pairwise.pairs import TESTS  # noqa: E402
 
 DEFICIENCIES = ("deuteranomaly", "protanomaly", "tritanomaly")
 
@@ -170,7 +171,7 @@ def _uci54_figures(uci54, nbc_hnb, uci54_pairs):
         "forest": plots.plot_forest(per_dataset).figure,
         "poisson_binomial": plots.plot_poisson_binomial(nbc_hnb).figure,
         "simplex": plots.plot_simplex(signed_rank).figure,
-        **{f"pairs_{t}": plots.plot_pairs(uci54_pairs, test=t, order=order).figure for t in plots.PAIR_TESTS},
+        **{f"pairs_{t}": plots.plot_pairs(uci54_pairs, test=t, order=order).figure for t in TESTS},
         "rejection_rates": plots.plot_rejection_rates(rates).figure,
         "toy_example": plots.plot_toy_example(toy_example(repetitions=50, random_seed=0)),
     }
@@ -275,7 +276,7 @@ def _fake_pairs(k, rng):
     names = [f"{'ExtremelyRandomizedTrees' if i % 3 == 0 else 'svm'}_{i}_{'x' * (i % 7)}" for i in range(k)]
     values = {v: np.full((k, k), np.nan) for v in ("p_b_majority", "wilcoxon_pvalue", "signed_rank_right",
                                                    "sign_right")}
-    decisions = {t: np.full((k, k), "", dtype=object) for t in plots.PAIR_TESTS}
+    decisions = {t: np.full((k, k), "", dtype=object) for t in TESTS}
     for i, j in itertools.combinations(range(k), 2):
         for v in values:
             left, _, values[v][i, j] = rng.dirichlet([1, 1, 1])

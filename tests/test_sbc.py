@@ -39,7 +39,7 @@ def test_hierarchical_sbc_rank_statistics_are_uniform():
     the data), 200 replications: simulating with rho = 0.3 against the model's 0.1 makes sigma0 fail it (p = 7e-9,
     and delta[0] p = 5e-4; at 400 replications p ~ 1e-11), while the model's own rho passes (smallest p 0.13)."""
     from pp_corr.hierarchical.model import hierarchical_model
-    from pp_corr.hierarchical.priors import PRIORS
+    from pp_corr.hierarchical.priors import hyperprior_bounds
 
     q, n, rho, reps, thin, kept = 5, 10, 0.1, 200, 4, 99
     bounds = {"delta0": 1.0, "sigma0": 1.0, "sigma": (0.5, 2.0)}
@@ -50,7 +50,7 @@ def test_hierarchical_sbc_rank_statistics_are_uniform():
     ranks = {"delta0": [], "sigma0": [], "nu": [], "delta[0]": []}
     for rep in range(reps):
         delta0, sigma0 = rng.uniform(-1, 1), rng.uniform(0, 1)
-        alpha, beta = rng.uniform(*PRIORS["current"]["alpha"]), rng.uniform(*PRIORS["current"]["beta"])
+        alpha, beta = (rng.uniform(*hyperprior_bounds("current")[key]) for key in ("alpha", "beta"))
         nu = 1 + rng.gamma(alpha, 1 / beta)
         delta = delta0 + sigma0 * rng.standard_t(nu, q)
         sigma = rng.uniform(*bounds["sigma"], q)

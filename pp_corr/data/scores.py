@@ -12,7 +12,7 @@ import xarray as xr
 
 from .._args import AssumptionWarning, b_minus_a, check_count, check_flag, check_real, counted, warn_percent_scale
 from ..pairwise.intraclass import resolve_rho
-from .sources import read_source
+from .formats import read_source
 
 EXAMPLE = "sklearn_cv.csv"
 LABELS = ("dataset", "algorithm", "run", "fold")  # read from a CSV as text, exactly as written
@@ -43,7 +43,7 @@ def load_scores(source, *, format="auto", algorithms=None, columns=None, runs=No
                 scoring=None, na_values=None, exclude_algorithms=None, exclude_datasets=None) -> xr.Dataset:
     """Read per-fold scores and validate them.
 
-    ``source`` is, by ``format`` (detected when ``"auto"``; :mod:`pp_corr.data.sources` says how):
+    ``source`` is, by ``format`` (detected when ``"auto"``; :mod:`pp_corr.data.formats` says how):
 
     - ``"tidy"``: a CSV path or DataFrame with one row per data set, algorithm, run and fold (``columns`` maps
       the roles dataset/algorithm/run/fold/score to other column names);

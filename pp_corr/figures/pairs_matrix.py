@@ -4,34 +4,28 @@ from __future__ import annotations
 import numpy as np
 from matplotlib.patches import Patch, Rectangle
 
-from ..pairwise.pairs import pairs_order
+from ..pairwise.pairs import TESTS, pairs_order
 from ..palette import A_BETTER, B_BETTER, INK, REGION_COLORS, REGION_HATCHES, ROPE, UNDECIDED, tint
 from .layout import axes as _axes
 from .layout import legend_on_top as _legend_on_top
 
 
-PAIR_TESTS = {  # test: (the table's variable of P(column better), what the bar shows), None for p-values
-    "poisson": ("p_b_majority", "on a majority of data sets"),
-    "signed_rank": ("signed_rank_right", "(posterior means)"),
-    "sign": ("sign_right", "(posterior means)"),
-    "wilcoxon": None,
-}
 PAIR_OUTCOMES = ("row better", "equivalent", "column better", "no decision")
 
 
 def _pair_cells(table, test, order):
     """Per cell (row i, column j): the outcome index into PAIR_OUTCOMES and (P(row better), P(neither),
-    P(column better)), or for Wilcoxon the smaller one-sided p-value."""
+    P(column better)), or for a test of p-values (Wilcoxon) the smaller one-sided p-value."""
     sub = table.sel(a=order, b=order)
     decisions = sub[f"decision_{test}"].values
     k = len(order)
     outcome = np.full((k, k), 3)
     for (i, j), verdict in np.ndenumerate(decisions):
         outcome[i, j] = 0 if verdict == order[i] else 2 if verdict == order[j] else 1 if verdict == "rope" else 3
-    if PAIR_TESTS[test] is None:
-        p = sub.wilcoxon_pvalue.values
+    if TESTS[test].shown is None:
+        p = sub[TESTS[test].plotted].values
         return outcome, np.fmin(p, p.T)
-    right = sub[PAIR_TESTS[test][0]].values
+    right = sub[TESTS[test].plotted].values
     left = right.T
     return outcome, np.stack([left, np.clip(1 - left - right, 0, 1), right], axis=-1)
 
@@ -41,13 +35,14 @@ ARROWS = ("←", "=", "↓", "")  # compact cells: towards the better one's labe
 
 
 def plot_pairs(table, *, test="poisson", order=None, ax=None):
-    """The all-pairs matrix: each cell (row A, column B) says what ``test`` (``"poisson"``, ``"signed_rank"``,
-    ``"sign"`` or ``"wilcoxon"``) decides at the table's alpha - row better (blue), column better (orange),
-    practically equivalent (grey) or no decision (white). Up to 8 algorithms a cell says it in words and, for the
-    Bayesian tests, shows P(row better), P(neither), P(column better) as a three-part bar with the numbers under
-    it; beyond, so that the matrix stays readable at page width, a cell holds an arrow to the better one's label
-    (← row, ↓ column, = equivalent) and, up to 30 algorithms, the probability of the region decided (for the
-    Bayesian tests), and the columns are numbered as the rows.
+    """The all-pairs matrix: each cell (row A, column B) says what ``test`` (one of
+    :data:`pp_corr.pairwise.pairs.TESTS`: ``"poisson"``, ``"wilcoxon"``, ``"signed_rank"``, ``"sign"``) decides at
+    the table's alpha - row better (blue), column better (orange), practically equivalent (grey) or no decision (white).
+    Up to 8 algorithms a cell says it in words and, for the Bayesian tests, shows P(row better), P(neither),
+    P(column better) as a three-part bar with the numbers under it; beyond, so that the matrix stays readable at
+    page width, a cell holds an arrow to the better one's label (← row, ↓ column, = equivalent) and, up to 30
+    algorithms, the probability of the region decided (for the Bayesian tests), and the columns are numbered as the
+    rows.
     ``order`` lists the algorithms (by default the table's order; :func:`pp_corr.ranking.order_by_ranking` gives the
     order of their average ranks, as ``pp-corr compare --all-pairs`` uses); the figure grows with their number.
 
@@ -56,8 +51,8 @@ def plot_pairs(table, *, test="poisson", order=None, ax=None):
     >>> [t.get_text() for t in plot_pairs(table).get_xticklabels()]
     ['naive_bayes', 'logistic', 'tree', 'knn']
     """
-    if test not in PAIR_TESTS or f"decision_{test}" not in table:
-        raise ValueError(f"test must be one of {list(PAIR_TESTS)}; got {test!r}")
+    if test not in TESTS or f"decision_{test}" not in table:
+        raise ValueError(f"test must be one of {list(TESTS)}; got {test!r}")
     order = pairs_order(table, order)
     outcome, numbers = _pair_cells(table, test, order)
     k = len(order)
@@ -93,20 +88,20 @@ def plot_pairs(table, *, test="poisson", order=None, ax=None):
     ax.set_yticks(range(k), labels, fontsize=label_font)
     ax.tick_params(length=0)
     ax.set_ylabel("row algorithm (A)")
-    decides_rope = test in ("signed_rank", "sign")
+    decides_rope = TESTS[test].equivalence
     words = ("row algorithm better", "practically equivalent", "column algorithm better", "no decision")
     handles = [Patch(facecolor=f, edgecolor=INK, lw=0.4, label=w if full else f"{ARROWS[n]} {w}".strip())
                for n, (f, w) in enumerate(zip(fills, words)) if n != 1 or decides_rope]
-    if PAIR_TESTS[test] is None:
+    if TESTS[test].shown is None:
         shown = "p: the smaller one-sided p-value" if full else "p-values in the table"
     elif full:
-        shown = f"bar and numbers:\nP(row better), P(neither), P(column better) {PAIR_TESTS[test][1]}"
+        shown = f"bar and numbers:\nP(row better), P(neither), P(column better) {TESTS[test].shown}"
         handles += [Patch(facecolor=c, hatch=h, edgecolor=INK, lw=0.4, label=f"P({s})")
                     for c, h, s in zip(REGION_COLORS, REGION_HATCHES, ("row better", "neither", "column better"))]
     else:
-        shown = (f"number: P(the region decided) {PAIR_TESTS[test][1]}" if k <= 30 else
+        shown = (f"number: P(the region decided) {TESTS[test].shown}" if k <= 30 else
                  "probabilities in the table")
-    rope = "no rope" if PAIR_TESTS[test] is None else f"rope {table.attrs.get('rope', 0)}"
+    rope = "no rope" if TESTS[test].shown is None else f"rope {table.attrs.get('rope', 0)}"
     title = (f"{test.replace('_', '-')} test at alpha = {table.attrs.get('alpha')} on "
              f"{table.attrs.get('n_datasets', '?')} data sets, {rope}\n"
              f"cell: the test's decision; {shown}")
@@ -118,7 +113,7 @@ def _full_cell(ax, i, j, outcome, numbers, test, k):
     """A cell in words, with the three probabilities as a bar and as numbers (or the p-value)."""
     font = 7.0
     ax.text(j, i - 0.22, PAIR_OUTCOMES[outcome], ha="center", va="center", fontsize=font, color=INK)
-    if PAIR_TESTS[test] is None:
+    if TESTS[test].shown is None:
         ax.text(j, i + 0.15, f"p = {numbers:.2g}", ha="center", va="center", fontsize=font, color=INK)
         return
     left = j - 0.42
@@ -134,7 +129,7 @@ def _compact_cell(ax, i, j, outcome, numbers, test, k):
     """A cell as an arrow to the better one (= equivalent, nothing undecided) and, up to 30 algorithms and for the
     Bayesian tests, the probability of the region decided."""
     text = ARROWS[outcome]
-    if text and k <= 30 and PAIR_TESTS[test] is not None:
+    if text and k <= 30 and TESTS[test].shown is not None:
         text += f"{numbers[outcome]:.2f}".removeprefix("0")
     if text:
         ax.text(j, i, text, ha="center", va="center", fontsize=7.0 if k <= 30 else 6.0, color=INK, gid="cell")

@@ -36,7 +36,7 @@ from .exact import check_method, exact_draws
 from .model import (add_dataset_log_likelihood, add_log_prior, build_hierarchical_model, check_hierarchical_form,
                     draw_marginal_delta)
 from .preparation import HierarchicalData, model_values, prepare_hierarchical, prior_limits, start_values
-from .priors import PRIORS, check_prior_bounds, check_variant, hyperprior_bounds
+from .priors import NU_PRIORS, check_prior_bounds, check_variant, hyperprior_bounds, hyperprior_names
 
 CHECKED = ("delta0", "sigma0", "nu", "delta")  # the variables whose R-hat and ESS decide convergence
 # hierarchical_test's first fit (on uci54 the centred form mixes best: ESS of nu 2100 against 500 for the marginal
@@ -379,11 +379,11 @@ def hierarchical_test(x, y=None, *, rope=0.01, rho=None, n_test=None, n_train=No
     check_method(method)
     check_flag("log_likelihood", log_likelihood)
     check_variant(priors, population, delta0_prior)
-    exact_known = (isinstance(priors, Mapping) or priors in PRIORS) and population == "student_t" and \
-        delta0_prior is None
+    exact_known = (isinstance(priors, Mapping) or NU_PRIORS[priors].hyper is not None) and \
+        population == "student_t" and delta0_prior is None
     if method == "exact" and not exact_known:
         raise ValueError(f"method: 'exact' needs the Student-t population, delta0's uniform prior and priors in "
-                         f"{list(PRIORS)} (or their bounds), got population={population!r}, priors={priors!r}"
+                         f"{hyperprior_names()} (or their bounds), got population={population!r}, priors={priors!r}"
                          f"{', a delta0_prior' if delta0_prior is not None else ''}")
     method = "exact" if method == "auto" and exact_known else "mcmc" if method == "auto" else method
     bounds = check_prior_bounds(bounds)

@@ -72,7 +72,7 @@ from .fit import DEFAULT as PAIRWISE_DEFAULT, ROBUST as PAIRWISE_ROBUST
 from .joint_data import JointData, prepare_joint
 from .model import centred_uniform
 from .preparation import SIGMA_CEILING, SIGMA_FLOOR
-from .priors import PRIORS, check_hyperprior_name, check_prior_bounds, integrated_nu_minus_one
+from .priors import check_hyperprior_name, check_prior_bounds, nu_variable
 
 FORMS = ("centered", "marginal")
 # marginal first: on uci54's five classifiers, target_accept 0.8 took 31 leapfrog steps a draw, 0.9 took 60 for the
@@ -150,7 +150,7 @@ def _build(data: JointData, priors, bounds, eta=1.0, form="marginal") -> pm.Mode
     with pm.Model(coords=coords) as model:
         dbar = pm.Data("dbar_obs", values["dbar_obs"], dims=("dataset", "algorithm"))
         scatter = pm.Data("scatter_obs", values["scatter_obs"], dims=("dataset", "algorithm", "algorithm_2"))
-        nu = pm.Deterministic("nu", integrated_nu_minus_one(PRIORS[priors]) + 1)
+        nu = nu_variable(priors)
         gaps = None if data.transform is None else (pm.Data("transform", values["transform"]),
                                                     pm.Data("padding", values["padding"]))
         if m > 1:

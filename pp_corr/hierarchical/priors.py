@@ -1,10 +1,11 @@
 """The priors of the hierarchical models (:mod:`.model`, and :mod:`.joint` per coordinate) and the checks of the
-arguments that choose them: the named priors of nu and their hyperpriors, the populations of the delta_i, and the
-prior limits a caller may fix (``bounds``).
+arguments that choose them: the named priors of nu (:data:`NU_PRIORS`, the one table a prior is added to), the
+populations of the delta_i, and the prior limits a caller may fix (``bounds``).
 """
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 
 import numpy as np
 import pymc as pm
@@ -12,24 +13,75 @@ import pytensor.tensor as pt
 
 from .._args import check_real
 
-PRIORS = {"current": {"alpha": (0.5, 5.0), "beta": (0.05, 0.15)}, "older": {"alpha": (1.0, 2.0), "beta": (0.01, 0.1)}}
-# the priors of nu by name: PRIORS' hyperpriors (nu - 1 ~ Gamma(alpha, beta), alpha and beta uniform), Kruschke's
-# nu - 1 ~ Exponential(rate 1/29) (mean 30) and Juarez and Steel's nu ~ Gamma(2, rate 0.1) (mode 10)
-NU_PRIORS = (*PRIORS, "kruschke", "juarez_steel")
+
+@dataclass(frozen=True)
+class NuPrior:
+    """A prior of nu by name (an entry of :data:`NU_PRIORS`), as the models need it.
+
+    ``hyper``: ``{"alpha": (a1, a2), "beta": (b1, b2)}`` when nu - 1 ~ Gamma(alpha, rate beta) with alpha ~ U(a1,
+    a2) and beta ~ U(b1, b2): the PyMC models integrate alpha and beta out (:func:`integrated_nu_minus_one`), the
+    exact quadrature (:mod:`pp_corr.hierarchical.exact`) and the joint model take it. ``variable``: otherwise, a
+    function that returns nu (a PyMC variable, called inside the model), a prior the models sample (MCMC only).
+
+    >>> NU_PRIORS["current"].hyper["alpha"], NU_PRIORS["kruschke"].hyper is None
+    ((0.5, 5.0), True)
+    """
+
+    hyper: dict | None = None
+    variable: Callable | None = None
+
+    def nu(self):
+        """nu under this prior, as a PyMC variable; call inside a model.
+
+        >>> with pm.Model() as model:
+        ...     nu = NU_PRIORS["kruschke"].nu()
+        >>> [v.name for v in model.free_RVs]
+        ['nu_minus_one']
+        """
+        return integrated_nu_minus_one(self.hyper) + 1 if self.hyper is not None else self.variable()
+
+
+def _gamma(alpha, beta) -> NuPrior:
+    return NuPrior(hyper={"alpha": alpha, "beta": beta})
+
+
+NU_PRIORS = {  # the priors of nu by name: nu - 1 ~ Gamma(alpha, beta), alpha and beta uniform ("current", "older");
+    # Kruschke's nu - 1 ~ Exponential(rate 1/29) (mean 30); Juarez and Steel's nu ~ Gamma(2, rate 0.1) (mode 10)
+    "current": _gamma((0.5, 5.0), (0.05, 0.15)),
+    "older": _gamma((1.0, 2.0), (0.01, 0.1)),
+    "kruschke": NuPrior(variable=lambda: pm.Exponential("nu_minus_one", lam=1 / 29) + 1),
+    "juarez_steel": NuPrior(variable=lambda: pm.Gamma("nu_gamma", alpha=2.0, beta=0.1)),  # nu itself, > 0
+}
 POPULATIONS = ("student_t", "normal")  # the population of the delta_i: t_nu(delta0, sigma0) or N(delta0, sigma0)
 NU_NODES = 24  # Gauss-Legendre points of the integral over nu's hyperparameter a (nu_log_prior)
 
 
+def hyperprior_names() -> list[str]:
+    """The priors of :data:`NU_PRIORS` with nu's Gamma hyperpriors: those the exact quadrature and the joint model
+    take.
+
+    >>> hyperprior_names()
+    ['current', 'older']
+    """
+    return [name for name, prior in NU_PRIORS.items() if prior.hyper is not None]
+
+
 def check_hyperprior_name(priors):
-    """``priors`` one of :data:`PRIORS` by name (the joint model's choice: nu's Gamma with uniform hyperpriors)."""
+    """``priors`` one of :func:`hyperprior_names` (the joint model's choice: nu's Gamma with uniform hyperpriors).
+
+    >>> check_hyperprior_name("kruschke")
+    Traceback (most recent call last):
+    ...
+    ValueError: priors must be one of ['current', 'older'], got 'kruschke'
+    """
     if not isinstance(priors, str):
-        raise TypeError(f"priors must be one of {list(PRIORS)}, got {type(priors).__name__} {priors!r}")
-    if priors not in PRIORS:
-        raise ValueError(f"priors must be one of {list(PRIORS)}, got {priors!r}")
+        raise TypeError(f"priors must be one of {hyperprior_names()}, got {type(priors).__name__} {priors!r}")
+    if priors not in hyperprior_names():
+        raise ValueError(f"priors must be one of {hyperprior_names()}, got {priors!r}")
 
 
 def check_variant(priors, population, delta0_prior=None):
-    """``priors`` one of :data:`NU_PRIORS` or hyperprior bounds ``{"alpha": (a1, a2), "beta": (b1, b2)}``, and
+    """``priors`` a name of :data:`NU_PRIORS` or hyperprior bounds ``{"alpha": (a1, a2), "beta": (b1, b2)}``, and
     ``population`` one of :data:`POPULATIONS`; ``delta0_prior`` None or a callable."""
     if delta0_prior is not None and not callable(delta0_prior):
         raise TypeError(f"delta0_prior must be a callable (name, unit) -> PyMC variable, got {delta0_prior!r}")
@@ -74,7 +126,8 @@ def check_prior_bounds(bounds) -> dict:
     return checked
 
 
-def nu_log_prior(x, alpha=PRIORS["current"]["alpha"], beta=PRIORS["current"]["beta"], nodes=NU_NODES):
+def nu_log_prior(x, alpha=NU_PRIORS["current"].hyper["alpha"], beta=NU_PRIORS["current"].hyper["beta"],
+                 nodes=NU_NODES):
     """The log density of nu - 1 = x when nu - 1 ~ Gamma(a, rate b) with a ~ U(alpha), b ~ U(beta).
 
     The sampler gets nu - 1 with a and b integrated out (a and b, barely informed by the data, made nu mix
@@ -99,18 +152,21 @@ def nu_log_prior(x, alpha=PRIORS["current"]["alpha"], beta=PRIORS["current"]["be
 
 
 def nu_variable(priors):
-    """nu under the prior named ``priors`` (:data:`NU_PRIORS`), as the Deterministic ``nu``; call inside a model."""
-    if isinstance(priors, Mapping) or priors in PRIORS:
-        return pm.Deterministic("nu", integrated_nu_minus_one(hyperprior_bounds(priors)) + 1)
-    if priors == "kruschke":
-        return pm.Deterministic("nu", pm.Exponential("nu_minus_one", lam=1 / 29) + 1)
-    return pm.Deterministic("nu", pm.Gamma("nu_gamma", alpha=2.0, beta=0.1))  # juarez_steel: nu itself, > 0
+    """nu under the prior ``priors`` (a name of :data:`NU_PRIORS`, or hyperprior bounds), as the Deterministic
+    ``nu``; call inside a model."""
+    prior = NuPrior(hyper=hyperprior_bounds(priors)) if isinstance(priors, Mapping) else NU_PRIORS[priors]
+    return pm.Deterministic("nu", prior.nu())
 
 
 def hyperprior_bounds(priors) -> dict:
-    """The bounds of alpha and beta of nu - 1 ~ Gamma(alpha, beta): ``PRIORS[priors]``, or ``priors`` itself."""
+    """The bounds of alpha and beta of nu - 1 ~ Gamma(alpha, beta): those of the prior named ``priors``
+    (:func:`hyperprior_names`), or ``priors`` itself.
+
+    >>> hyperprior_bounds("older"), hyperprior_bounds({"alpha": [1, 2], "beta": [0.1, 0.2]})["alpha"]
+    ({'alpha': (1.0, 2.0), 'beta': (0.01, 0.1)}, (1.0, 2.0))
+    """
     return {key: tuple(float(v) for v in priors[key]) for key in ("alpha", "beta")} if isinstance(priors, Mapping) \
-        else PRIORS[priors]
+        else NU_PRIORS[priors].hyper
 
 
 def integrated_nu_minus_one(hyper):

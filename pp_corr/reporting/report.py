@@ -35,6 +35,7 @@ from tqdm import tqdm
 
 from .._args import as_rope, check_count, check_flag, check_probability_level, check_sampler
 from ..hierarchical.exact import check_method
+from ..pairwise.pairs import pairs_table
 from ..pairwise.poisson_test import poisson_test
 from ..pairwise.priors import NormalGamma
 from ..pairwise.rank_tests import bayesian_signed_rank
@@ -295,9 +296,9 @@ def _gap_words(scores) -> list[str]:
 
 
 def signed_rank_table(signed, order, alpha, rope, n_datasets) -> xr.Dataset:
-    """The all-pairs table that :func:`pp_corr.plots.plot_pairs` draws (``test="signed_rank"``), made of the
-    Bayesian signed-rank results ``signed`` (``{(a, b): result}``, one seeded test per pair): the matrix shows the
-    same draws as the report's table, diagram and verdict.
+    """The all-pairs table (:func:`~pp_corr.pairwise.pairs.pairs_table`) that :func:`pp_corr.plots.plot_pairs`
+    draws (``test="signed_rank"``), made of the Bayesian signed-rank results ``signed`` (``{(a, b): result}``, one
+    seeded test per pair): the matrix shows the same draws as the report's table, diagram and verdict.
 
     >>> import pp_corr
     >>> scores = pp_corr.load_scores(pp_corr.example_path())
@@ -307,19 +308,9 @@ def signed_rank_table(signed, order, alpha, rope, n_datasets) -> xr.Dataset:
     >>> float(table.signed_rank_right.sel(a="tree", b="knn")) == signed[pair].p_right, table.attrs["rope"]
     (True, 0.01)
     """
-    k = len(order)
-    right, decision = np.full((k, k), np.nan), np.full((k, k), "", dtype=object)
-    where = {name: i for i, name in enumerate(order)}
-    for (a, b), result in signed.items():
-        i, j = where[a], where[b]
-        right[i, j], right[j, i] = result.p_right, result.p_left
-        decision[i, j] = decision[j, i] = result.decision(alpha)
     lo, hi = rope
-    return xr.Dataset({"signed_rank_right": (("a", "b"), right),
-                       "decision_signed_rank": (("a", "b"), decision.astype(str))},
-                      coords={"a": order, "b": order},
-                      attrs={"rope": hi if lo == -hi else f"[{lo:g}, {hi:g}]", "alpha": alpha,
-                             "n_datasets": n_datasets, "orientation": "b - a: column minus row"})
+    return pairs_table({"signed_rank": signed}, order, alpha, {"rope": hi if lo == -hi else f"[{lo:g}, {hi:g}]",
+                                                               "alpha": alpha, "n_datasets": n_datasets})
 
 
 def _figure(stem, caption, draw) -> Figure:

@@ -110,7 +110,7 @@ def test_variants_by_keyword():
         hierarchical_model(x, folds=10, priors={"alpha": (1.0, 2.0), "beta": (0.2, 0.1)})
     with pytest.raises(TypeError, match="delta0_prior must be a callable"):
         hierarchical_model(x, folds=10, delta0_prior="normal")
-    with pytest.raises(ValueError, match="method: 'exact' needs the Student-t population"):
+    with pytest.raises(ValueError, match="method: 'exact' needs delta0's uniform prior and priors in"):
         hierarchical_test(x, folds=10, priors="kruschke", method="exact")
 
 

@@ -2,8 +2,8 @@
 and its :class:`HierarchicalResult`.
 
 By default (``method="auto"``) the posterior is computed exactly, by deterministic quadrature
-(:mod:`pp_corr.hierarchical.exact`), for the variants that have it (the Student-t population with the uniform delta0
-and nu's hyperpriors); the other variants, and ``method="mcmc"``, are sampled. Convergence policy of MCMC: R-hat
+(:mod:`pp_corr.hierarchical.exact`), for the variants that have it (either population with the uniform delta0
+and nu's Gamma hyperpriors); the other variants, and ``method="mcmc"``, are sampled. Convergence policy of MCMC: R-hat
 <= 1.01 and bulk ESS >= 400 for delta0, sigma0, nu and every delta_i, no divergences; one retry with the robust
 settings (:data:`ROBUST`, for what the caller did not set: the marginal form, longer warm-up, smaller steps); a fit
 that fails them says ``converged = False`` and gives no verdict.
@@ -335,8 +335,8 @@ def hierarchical_test(x, y=None, *, rope=0.01, rho=None, n_test=None, n_train=No
     ``runs`` for arrays). ``rope`` defaults to 0.01, one point on scores in [0, 1] such as accuracies: a verdict
     over data sets needs a rope, or two near-identical algorithms are never found equivalent (give the rope
     in your scores' units). ``priors``, ``population``, ``delta0_prior``, ``form``, ``scale`` and ``bounds`` are
-    those of :func:`hierarchical_model` (only the Student-t population with the uniform delta0 and the hyperpriors of
-    nu has an exact posterior: the other variants have no ``method="exact"``, and ``"auto"`` acts as ``"mcmc"``).
+    those of :func:`hierarchical_model` (only the uniform delta0 with nu's Gamma hyperpriors, or the normal population,
+    has an exact posterior: the other variants have no ``method="exact"``, and ``"auto"`` acts as ``"mcmc"``).
     ``draws``, ``tune`` (per chain) and ``chains`` are whole numbers >= 1, ``target_accept`` is in (0, 1),
     ``sampler`` is ``"pymc"`` or ``"nutpie"``; every argument is checked before any work. ``form``,
     ``draws``, ``tune`` and ``target_accept`` left as None take the defaults (:data:`DEFAULT`). A fixed
@@ -346,7 +346,7 @@ def hierarchical_test(x, y=None, *, rope=0.01, rho=None, n_test=None, n_train=No
     (:func:`pp_corr.hierarchical.batch.hierarchical_tests` fits many pairs).
 
     ``method``: ``"auto"`` (default) computes the posterior exactly where the variant has a quadrature (the
-    Student-t population with the uniform delta0 and nu's hyperpriors: :mod:`pp_corr.hierarchical.exact`, sigma_i
+    uniform delta0 and nu's Gamma hyperpriors, either population: :mod:`pp_corr.hierarchical.exact`, sigma_i
     integrated in closed form, delta_i in one dimension, a grid over delta0, sigma0 and nu, about three decimals,
     its estimated error in ``attempts``) and samples the other variants by MCMC; ``"exact"`` insists on the
     quadrature; ``"mcmc"`` samples. The exact result holds ``chains x draws`` independent draws, so ``az.summary``,
@@ -379,12 +379,10 @@ def hierarchical_test(x, y=None, *, rope=0.01, rho=None, n_test=None, n_train=No
     check_method(method)
     check_flag("log_likelihood", log_likelihood)
     check_variant(priors, population, delta0_prior)
-    exact_known = (isinstance(priors, Mapping) or NU_PRIORS[priors].hyper is not None) and \
-        population == "student_t" and delta0_prior is None
+    exact_known = (isinstance(priors, Mapping) or NU_PRIORS[priors].hyper is not None) and delta0_prior is None
     if method == "exact" and not exact_known:
-        raise ValueError(f"method: 'exact' needs the Student-t population, delta0's uniform prior and priors in "
-                         f"{hyperprior_names()} (or their bounds), got population={population!r}, priors={priors!r}"
-                         f"{', a delta0_prior' if delta0_prior is not None else ''}")
+        raise ValueError(f"method: 'exact' needs delta0's uniform prior and priors in {hyperprior_names()} (or their "
+                         f"bounds), got priors={priors!r}{', a delta0_prior' if delta0_prior is not None else ''}")
     method = "exact" if method == "auto" and exact_known else "mcmc" if method == "auto" else method
     bounds = check_prior_bounds(bounds)
     rope = as_rope(rope) or (0.0, 0.0)
@@ -417,7 +415,7 @@ def hierarchical_test(x, y=None, *, rope=0.01, rho=None, n_test=None, n_train=No
     if method == "exact":
         if progressbar:
             print(f"{names[1]} - {names[0]}: computing the exact posterior (quadrature)", file=sys.stderr, flush=True)
-        idata, note, quadrature = _exact_fit(data, priors, bounds, rope, chains=chains,
+        idata, note, quadrature = _exact_fit(data, priors, bounds, rope, population, chains=chains,
                                              draws={**DEFAULT, **given}["draws"], random_seed=random_seed)
         problems, attempts = (), (note,)
     else:
@@ -458,19 +456,21 @@ def exact_arguments(data: HierarchicalData, priors, bounds, rope) -> tuple[tuple
              "rope": (rope[0] / s, rope[1] / s)})
 
 
-def _exact_fit(data: HierarchicalData, priors, bounds, rope, *, chains, draws, random_seed):
+def _exact_fit(data: HierarchicalData, priors, bounds, rope, population, *, chains, draws, random_seed):
     """Independent draws from the exact posterior (:mod:`pp_corr.hierarchical.exact`, deterministic quadrature)
-    as a DataTree shaped like a fit's, the note recorded in ``attempts`` and the quadrature's probabilities
-    (:attr:`HierarchicalResult.quadrature`)."""
+    as a DataTree shaped like a fit's (no nu for the normal population), the note recorded in ``attempts`` and the
+    quadrature's probabilities (:attr:`HierarchicalResult.quadrature`)."""
     s = np.float64(data.scale)
     args, kwargs = exact_arguments(data, priors, bounds, rope)
-    post, values = exact_draws(*args, **kwargs, draws=chains * draws, random_seed=random_seed)
+    post, values = exact_draws(*args, **kwargs, population=population, draws=chains * draws, random_seed=random_seed)
     shaped = {name: np.asarray(values[name]).reshape((chains, draws) + np.shape(values[name])[1:])
               for name in ("delta0", "sigma0", "nu", "delta", "sigma")}
     delta = shaped["delta"]
     posterior = {"delta0_scaled": shaped["delta0"], "sigma0_scaled": shaped["sigma0"], "nu": shaped["nu"],
                  "sigma_scaled": shaped["sigma"], "delta_scaled": delta, "delta0": shaped["delta0"] * s,
                  "sigma0": shaped["sigma0"] * s, "delta": delta * s, "W": (delta > 0).sum(axis=-1)}
+    if population == "normal":
+        del posterior["nu"]
     dims = {name: ["dataset"] for name in ("sigma_scaled", "delta_scaled", "delta")}
     idata = az.from_dict({"posterior": posterior,
                           "sample_stats": {"diverging": np.zeros((chains, draws), dtype=bool)}},

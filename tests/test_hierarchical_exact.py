@@ -90,6 +90,18 @@ def test_nu_grid_carries_the_prior():
     assert abs(nus.weight @ nus.nu - mean) / mean < 1e-3
 
 
+def test_nu_grid_carries_another_prior():
+    """Kruschke's prior (nu - 1 ~ Exponential, mean 29) as a scipy law: the weights carry its mass, P(nu < 2), the
+    lump below nu = 1.001 and its mean; lump draws follow the law truncated there."""
+    law = stats.expon(scale=29)
+    nus = NuGrid.build(None, None, ExactGrid(), law)
+    assert nus.lump and abs(nus.weight[0] - law.cdf(NU_LUMP)) < 1e-12
+    assert abs(nus.weight.sum() - 1) < 1e-6 and abs(nus.weight @ nus.below_2 - law.cdf(1.0)) < 1e-6
+    assert abs(nus.weight @ nus.nu - 30) / 30 < 2e-3  # the wide panels' rule: 1.2e-3 (nu's mean is no target)
+    draws = draw_lump(None, None, 5000, np.random.default_rng(8), law)
+    assert stats.kstest(draws, lambda x: law.cdf(x) / law.cdf(NU_LUMP)).pvalue > 1e-4
+
+
 # --- each data set's likelihood against the population's kernel
 
 def dense_kernel_integrals(lik, i, xbar, ss, n, rho, lo, hi, delta0, sigma0, nu, r_lo=-0.2, r_hi=0.1):

@@ -111,7 +111,7 @@ def test_variants_by_keyword():
     with pytest.raises(TypeError, match="delta0_prior must be a callable"):
         hierarchical_model(x, folds=10, delta0_prior="normal")
     with pytest.raises(ValueError, match="method: 'exact' needs delta0's uniform prior and priors in"):
-        hierarchical_test(x, folds=10, priors="kruschke", method="exact")
+        hierarchical_test(x, folds=10, priors="juarez_steel", method="exact")
 
 
 @pytest.mark.slow

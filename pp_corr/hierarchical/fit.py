@@ -36,7 +36,7 @@ from .exact import check_method, exact_draws
 from .model import (add_dataset_log_likelihood, add_log_prior, build_hierarchical_model, check_hierarchical_form,
                     draw_marginal_delta)
 from .preparation import HierarchicalData, model_values, prepare_hierarchical, prior_limits, start_values
-from .priors import NU_PRIORS, check_prior_bounds, check_variant, hyperprior_bounds, hyperprior_names
+from .priors import NU_PRIORS, check_prior_bounds, check_variant, hyperprior_bounds, quadrature_prior
 
 CHECKED = ("delta0", "sigma0", "nu", "delta")  # the variables whose R-hat and ESS decide convergence
 # hierarchical_test's first fit (on uci54 the centred form mixes best: ESS of nu 2100 against 500 for the marginal
@@ -379,9 +379,10 @@ def hierarchical_test(x, y=None, *, rope=0.01, rho=None, n_test=None, n_train=No
     check_method(method)
     check_flag("log_likelihood", log_likelihood)
     check_variant(priors, population, delta0_prior)
-    exact_known = (isinstance(priors, Mapping) or NU_PRIORS[priors].hyper is not None) and delta0_prior is None
+    exact_known = quadrature_prior(priors) is not None and delta0_prior is None
     if method == "exact" and not exact_known:
-        raise ValueError(f"method: 'exact' needs delta0's uniform prior and priors in {hyperprior_names()} (or their "
+        integrated = [name for name in NU_PRIORS if quadrature_prior(name) is not None]
+        raise ValueError(f"method: 'exact' needs delta0's uniform prior and priors in {integrated} (or hyperprior "
                          f"bounds), got priors={priors!r}{', a delta0_prior' if delta0_prior is not None else ''}")
     method = "exact" if method == "auto" and exact_known else "mcmc" if method == "auto" else method
     bounds = check_prior_bounds(bounds)
@@ -449,10 +450,9 @@ def exact_arguments(data: HierarchicalData, priors, bounds, rope) -> tuple[tuple
     s = np.float64(data.scale)
     limits = prior_limits(data, bounds)
     lo, hi = limits["sigma"]
-    hyper = hyperprior_bounds(priors)
     return ((data.mean / s, data.ss(s), data.n, data.rho),
             {"delta0_max": limits["delta0"], "sigma0_max": limits["sigma0"],
-             "sigma_bounds": tuple(np.broadcast_arrays(lo, hi)), "alpha": hyper["alpha"], "beta": hyper["beta"],
+             "sigma_bounds": tuple(np.broadcast_arrays(lo, hi)), **quadrature_prior(priors),
              "rope": (rope[0] / s, rope[1] / s)})
 
 

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 import pymc as pm
 import pytensor.tensor as pt
+from scipy import stats
 
 from .._args import check_real
 
@@ -21,7 +22,8 @@ class NuPrior:
     ``hyper``: ``{"alpha": (a1, a2), "beta": (b1, b2)}`` when nu - 1 ~ Gamma(alpha, rate beta) with alpha ~ U(a1,
     a2) and beta ~ U(b1, b2): the PyMC models integrate alpha and beta out (:func:`integrated_nu_minus_one`), the
     exact quadrature (:mod:`pp_corr.hierarchical.exact`) and the joint model take it. ``variable``: otherwise, a
-    function that returns nu (a PyMC variable, called inside the model), a prior the models sample (MCMC only).
+    function that returns nu (a PyMC variable, called inside the model), a prior the models sample; with ``law``
+    (a frozen scipy.stats law of nu - 1, on x > 0) the quadrature integrates it too.
 
     >>> NU_PRIORS["current"].hyper["alpha"], NU_PRIORS["kruschke"].hyper is None
     ((0.5, 5.0), True)
@@ -29,6 +31,7 @@ class NuPrior:
 
     hyper: dict | None = None
     variable: Callable | None = None
+    law: object = None
 
     def nu(self):
         """nu under this prior, as a PyMC variable; call inside a model.
@@ -49,11 +52,27 @@ NU_PRIORS = {  # the priors of nu by name: nu - 1 ~ Gamma(alpha, beta), alpha an
     # Kruschke's nu - 1 ~ Exponential(rate 1/29) (mean 30); Juarez and Steel's nu ~ Gamma(2, rate 0.1) (mode 10)
     "current": _gamma((0.5, 5.0), (0.05, 0.15)),
     "older": _gamma((1.0, 2.0), (0.01, 0.1)),
-    "kruschke": NuPrior(variable=lambda: pm.Exponential("nu_minus_one", lam=1 / 29) + 1),
+    "kruschke": NuPrior(variable=lambda: pm.Exponential("nu_minus_one", lam=1 / 29) + 1, law=stats.expon(scale=29)),
     "juarez_steel": NuPrior(variable=lambda: pm.Gamma("nu_gamma", alpha=2.0, beta=0.1)),  # nu itself, > 0
 }
 POPULATIONS = ("student_t", "normal")  # the population of the delta_i: t_nu(delta0, sigma0) or N(delta0, sigma0)
 NU_NODES = 24  # Gauss-Legendre points of the integral over nu's hyperparameter a (nu_log_prior)
+
+
+def quadrature_prior(priors) -> dict | None:
+    """The arguments of the exact quadrature (:func:`pp_corr.hierarchical.exact.exact_posterior`) for the prior of nu
+    ``priors`` (a name of :data:`NU_PRIORS` or hyperprior bounds): ``alpha`` and ``beta``, or ``nu_distribution``;
+    None for a prior it cannot integrate (nu may fall below 1 under Juarez and Steel's).
+
+    >>> quadrature_prior("older"), quadrature_prior("juarez_steel")
+    ({'alpha': (1.0, 2.0), 'beta': (0.01, 0.1)}, None)
+    >>> float(quadrature_prior("kruschke")["nu_distribution"].mean())
+    29.0
+    """
+    if isinstance(priors, Mapping) or NU_PRIORS[priors].hyper is not None:
+        return hyperprior_bounds(priors)
+    law = NU_PRIORS[priors].law
+    return None if law is None else {"nu_distribution": law}
 
 
 def hyperprior_names() -> list[str]:

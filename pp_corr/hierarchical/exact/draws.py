@@ -9,7 +9,7 @@ import numpy as np
 from scipy import special
 
 from ..._args import as_generator, check_count
-from .grid import NU_LUMP, NuGrid
+from .grid import NU_LUMP
 from .likelihoods import Likelihoods, level_at
 from .posterior import ExactPosterior, solve
 from .refinement import Node, Problem
@@ -23,7 +23,7 @@ _SPAN_POINTS = 64  # and this many equal steps in asinh((d - delta0) / sigma0) o
 
 
 def exact_draws(xbar, ss, n, rho, *, delta0_max, sigma0_max, sigma_bounds, alpha=(0.5, 5.0), beta=(0.05, 0.15),
-                rope=(0.0, 0.0), grid=None, population="student_t", draws=4000,
+                rope=(0.0, 0.0), grid=None, population="student_t", nu_distribution=None, draws=4000,
                 random_seed=None) -> tuple[ExactPosterior, dict]:
     """:func:`exact_posterior` (same arguments) and ``draws`` independent draws from that posterior.
 
@@ -48,7 +48,7 @@ def exact_draws(xbar, ss, n, rho, *, delta0_max, sigma0_max, sigma_bounds, alpha
     draws = check_count("draws", draws)
     rng = as_generator(random_seed)
     result, problem, run = solve(xbar, ss, n, rho, delta0_max, sigma0_max, sigma_bounds, alpha, beta, rope, grid,
-                                 population)
+                                 population, nu_distribution)
     return result, draw(problem, *run, draws, rng)
 
 
@@ -62,7 +62,7 @@ def draw(problem: Problem, panels, weighted, tails, size, rng) -> dict:
     if problem.nus.normal_population:  # the kernel's nu; the draws say inf
         nu, kernel_nu = np.full(size, np.inf), np.full(size, problem.nus.nu[0])
     else:
-        nu = kernel_nu = _draw_nu(problem.nus, masses, problem.alpha, problem.beta, rng)
+        nu = kernel_nu = _draw_nu(problem, masses, rng)
     sigma0 = np.exp(t)
     delta = draw_members(problem.lik, delta0, sigma0, kernel_nu, rng)
     return {"delta0": delta0, "sigma0": sigma0, "nu": nu, "delta": delta,
@@ -164,10 +164,11 @@ def _draw_delta0(node: Node, size, rng):
     return delta0, masses
 
 
-def _draw_nu(nus: NuGrid, masses, alpha, beta, rng):
+def _draw_nu(problem: Problem, masses, rng):
     """nu given the masses of its nodes (draws, nodes): the lump below nu = 1.001 or a panel of log(nu - 1) in
     proportion to their masses, then within the panel the local interpolant of the log density (masses over the
     rule's weights), exponentiated on a grid _FINE times as fine as the nodes."""
+    nus = problem.nus
     size, start = len(masses), int(nus.lump)
     pieces = np.concatenate([masses[:, :start], masses[:, start:].reshape(size, -1, nus.points).sum(axis=2)],
                             axis=1)
@@ -176,7 +177,7 @@ def _draw_nu(nus: NuGrid, masses, alpha, beta, rng):
     piece = np.minimum(piece, pieces.shape[1] - 1)
     nu = np.empty(size)
     lump = piece < start
-    nu[lump] = 1 + draw_lump(alpha, beta, int(lump.sum()), rng)
+    nu[lump] = 1 + draw_lump(problem.alpha, problem.beta, int(lump.sum()), rng, problem.nu_distribution)
     rows = np.flatnonzero(~lump)
     panel = piece[rows] - start
     tau = np.log(nus.nu[start:] - 1)
@@ -191,10 +192,13 @@ def _draw_nu(nus: NuGrid, masses, alpha, beta, rng):
     return nu
 
 
-def draw_lump(alpha, beta, size, rng):
+def draw_lump(alpha, beta, size, rng, distribution=None):
     """nu - 1 from its prior given nu - 1 < NU_LUMP: (a, b) from the prior accepted with probability
     P(a, b NU_LUMP) over its largest value (at the smallest a and largest b: Gamma(a) grows with a in
-    distribution), then nu - 1 from Gamma(a, rate b) truncated to (0, NU_LUMP) by inversion."""
+    distribution), then nu - 1 from Gamma(a, rate b) truncated to (0, NU_LUMP) by inversion; or, another prior
+    ``distribution`` (a frozen scipy.stats law of nu - 1), by inversion of its CDF."""
+    if distribution is not None:
+        return np.minimum(distribution.ppf(rng.random(size) * distribution.cdf(NU_LUMP)), NU_LUMP)
     out = np.empty(0)
     bound = special.gammainc(alpha[0], beta[1] * NU_LUMP)
     while len(out) < size:

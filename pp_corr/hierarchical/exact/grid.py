@@ -11,8 +11,7 @@ import numpy as np
 from scipy import special
 
 from ..._args import check_count, check_real
-from .integrals import (gauss_legendre, legendre_integrals, legendre_values, nu_prior_cdf, nu_prior_density,
-                        nu_prior_quantile)
+from .integrals import gauss_legendre, legendre_integrals, legendre_values, nu_prior_functions
 
 NU_LUMP = 1e-3  # prior mass of nu - 1 below this sits on one node
 _NU_TAIL = 1e-12  # prior mass of nu left out below
@@ -88,14 +87,16 @@ class NuGrid:
     points: int
 
     @classmethod
-    def build(cls, alpha, beta, grid: ExactGrid) -> NuGrid:
+    def build(cls, alpha, beta, grid: ExactGrid, distribution=None) -> NuGrid:
         """Gauss-Legendre panels in t = log(nu - 1) (the likelihood changes smoothly with it), at most
         ``grid.nu_panel`` and 2 prior sds of t wide and cut at nu = 2, from nu = 1.001 (the prior mass below
         sits on one node there) to the prior's 1 - 1e-7 quantile; panels twice as wide below nu = 1.05 and above
         nu = 51, where the t kernel barely changes with nu (one each under the default prior); the weights are
-        the rule's times the prior density of t, scaled so that each panel carries its prior mass."""
-        lump = float(nu_prior_cdf(1 + NU_LUMP, alpha, beta))
-        quantiles = np.log(nu_prior_quantile(np.array([_NU_TAIL, 0.1587, 0.8413, 1 - _NU_TOP]), alpha, beta) - 1)
+        the rule's times the prior density of t, scaled so that each panel carries its prior mass. The prior: nu's
+        Gamma hyperpriors ``alpha`` and ``beta``, or ``distribution`` (:func:`.integrals.nu_prior_functions`)."""
+        cdf, density, quantile = nu_prior_functions(alpha, beta, distribution)
+        lump = float(cdf(1 + NU_LUMP))
+        quantiles = np.log(quantile(np.array([_NU_TAIL, 0.1587, 0.8413, 1 - _NU_TOP])) - 1)
         low = math.log(NU_LUMP) if lump > _NU_TAIL else quantiles[0]
         high = quantiles[-1]
         width = min(grid.nu_panel, quantiles[2] - quantiles[1])  # 2 prior sd of t, at most nu_panel
@@ -106,9 +107,9 @@ class NuGrid:
                                       *panels_covering(ends[0], ends[1], width, (0.0,)),
                                       *panels_covering(ends[1], high, 2 * width)) if b > a]
         t, rule = (np.concatenate(v) for v in zip(*(gauss_legendre(a, b, grid.nu_points) for a, b in panels)))
-        nu, w = 1 + np.exp(t), rule * nu_prior_density(1 + np.exp(t), alpha, beta) * np.exp(t)
+        nu, w = 1 + np.exp(t), rule * density(1 + np.exp(t)) * np.exp(t)
         # each panel's weights carry its exact prior mass (wide panels integrate the prior alone to ~1e-4)
-        mass = np.diff(nu_prior_cdf(1 + np.exp(np.array([panels[0][0], *(b for _, b in panels)])), alpha, beta))
+        mass = np.diff(cdf(1 + np.exp(np.array([panels[0][0], *(b for _, b in panels)]))))
         rows = w.reshape(len(panels), -1)
         sums = rows.sum(axis=1)
         w = (rows * np.divide(mass, sums, out=np.ones_like(sums), where=sums > 0)[:, None]).ravel()
@@ -120,7 +121,7 @@ class NuGrid:
     def normal(cls) -> NuGrid:
         """The normal population: one node, nu = :data:`NORMAL_NU`, with all the mass.
 
-        >>> NuGrid.normal().nu.tolist(), NuGrid.normal().lump
+        >>> NuGrid.normal().nu.tolist(), bool(NuGrid.normal().lump)
         ([100000000.0], False)
         """
         return cls(np.array([NORMAL_NU]), np.ones(1), np.zeros(1, dtype=bool), np.ones(1), (), 1)

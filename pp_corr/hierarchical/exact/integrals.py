@@ -106,6 +106,23 @@ def nu_prior_cdf(nu, alpha=(0.5, 5.0), beta=(0.05, 0.15), points=48):
     return (np.einsum("...ij,i,j->...", p, wa, wb) / ((alpha[1] - alpha[0]) * (beta[1] - beta[0])))[()]
 
 
+def nu_prior_functions(alpha, beta, distribution=None):
+    """The prior of nu as its (cdf, density, quantile) functions of nu: the Gamma mixture of
+    :func:`nu_prior_density` with hyperprior ranges ``alpha`` and ``beta``, or ``distribution``, a frozen
+    scipy.stats law of nu - 1 on x > 0 (then ``alpha`` and ``beta`` are not used).
+
+    >>> from scipy import stats
+    >>> cdf, density, quantile = nu_prior_functions(None, None, stats.expon(scale=29))
+    >>> round(float(cdf(30.0)), 4), round(float(quantile(np.array([0.5]))[0]), 4)
+    (0.6321, 21.1013)
+    """
+    if distribution is None:
+        return (lambda nu: nu_prior_cdf(nu, alpha, beta), lambda nu: nu_prior_density(nu, alpha, beta),
+                lambda u: nu_prior_quantile(u, alpha, beta))
+    return (lambda nu: distribution.cdf(np.asarray(nu) - 1), lambda nu: distribution.pdf(np.asarray(nu) - 1),
+            lambda u: 1 + distribution.ppf(u))
+
+
 def nu_prior_quantile(u, alpha, beta):
     """nu with F(nu) = u for the prior CDF F (bisection in log(nu - 1), all u at once)."""
     low, high = np.full(u.shape, -40.0), np.full(u.shape, 40.0)

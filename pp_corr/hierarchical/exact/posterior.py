@@ -10,7 +10,7 @@ import numpy as np
 from ..._args import as_rope, check_choice, check_real
 from ...pairwise.intraclass import real_array
 from .grid import ExactGrid
-from .integrals import legendre_series, nu_prior_density
+from .integrals import legendre_series, nu_prior_functions
 from .refinement import Problem
 
 METHODS = ("auto", "mcmc", "exact")  # hierarchical_test: the quadrature where the model has one, else MCMC; or either
@@ -92,7 +92,7 @@ class ExactPosterior:
 
 
 def exact_posterior(xbar, ss, n, rho, *, delta0_max, sigma0_max, sigma_bounds, alpha=(0.5, 5.0), beta=(0.05, 0.15),
-                    rope=(0.0, 0.0), grid=None, population="student_t") -> ExactPosterior:
+                    rope=(0.0, 0.0), grid=None, population="student_t", nu_distribution=None) -> ExactPosterior:
     """The posterior of the hierarchical model by deterministic quadrature (see :mod:`pp_corr.hierarchical.exact`).
 
     ``xbar``, ``ss``, ``n``, ``rho``: per data set the mean of its fold differences, their sum of squared
@@ -102,16 +102,20 @@ def exact_posterior(xbar, ss, n, rho, *, delta0_max, sigma0_max, sigma_bounds, a
     nu's hyperpriors; ``rope`` a half-width r (the rope (-r, r)) or a pair (lo, hi); ``grid`` an
     :class:`ExactGrid`. ``population="normal"``: delta_i ~ N(delta0, sigma0) instead (no nu: ``alpha`` and ``beta``
     unused, ``nu_mean`` inf), the kernel the t density at nu = 1e8 (:data:`.grid.NORMAL_NU`).
+    ``nu_distribution``: another prior of nu, a frozen scipy.stats law of nu - 1 on x > 0 (``alpha`` and ``beta``
+    then unused), e.g. Kruschke's ``stats.expon(scale=29)``.
 
     >>> post = exact_posterior([0.2, 0.5, -0.1], [9.0, 12.0, 7.0], 10, 0.1, delta0_max=3.0, sigma0_max=30.0,
     ...                        sigma_bounds=(0.01, 100.0), grid=ExactGrid(error_estimate=False))
     >>> bool(0.5 < post.delta0_p_positive < 1), round(post.p_left + post.p_rope + post.p_right, 9)
     (True, 1.0)
     """
-    return solve(xbar, ss, n, rho, delta0_max, sigma0_max, sigma_bounds, alpha, beta, rope, grid, population)[0]
+    return solve(xbar, ss, n, rho, delta0_max, sigma0_max, sigma_bounds, alpha, beta, rope, grid, population,
+                 nu_distribution)[0]
 
 
-def solve(xbar, ss, n, rho, delta0_max, sigma0_max, sigma_bounds, alpha, beta, rope, grid, population="student_t"):
+def solve(xbar, ss, n, rho, delta0_max, sigma0_max, sigma_bounds, alpha, beta, rope, grid, population="student_t",
+          nu_distribution=None):
     """The checked arguments' posterior (with the error estimate when the grid asks for it), the problem at the
     grid's resolution and what its run returned."""
     xbar, ss, n, rho, lo, hi = _check(xbar, ss, n, rho, sigma_bounds)
@@ -125,13 +129,13 @@ def solve(xbar, ss, n, rho, delta0_max, sigma0_max, sigma_bounds, alpha, beta, r
     elif not isinstance(grid, ExactGrid):
         raise TypeError(f"grid must be an ExactGrid or None, got {type(grid).__name__}")
     problem = Problem(xbar, ss, n, rho, lo, hi, (-delta0_max, delta0_max), sigma0_max, alpha, beta, rope, grid,
-                      population)
+                      population, nu_distribution)
     run = problem.run()
     result = _assemble(problem, *run)
     if grid.error_estimate:
         coarse = exact_posterior(xbar, ss, n, rho, delta0_max=delta0_max, sigma0_max=sigma0_max,
                                  sigma_bounds=(lo, hi), alpha=alpha, beta=beta, rope=rope, grid=grid.coarser(),
-                                 population=population)
+                                 population=population, nu_distribution=nu_distribution)
         error = {name: _change(getattr(result, name), getattr(coarse, name)) for name in SUMMARY_FIELDS}
         error.update({name: float(np.max(np.abs(getattr(result, name) - getattr(coarse, name))))
                       for name in DATASET_FIELDS})
@@ -232,7 +236,8 @@ def _assemble(problem: Problem, panels, weighted, tails) -> ExactPosterior:
         sigma0_grid=np.exp(t), sigma0_density=_sigma0_density(weighted, extra, w),
         nu_grid=np.full(1, np.inf) if nus.normal_population else nus.nu,
         nu_density=(np.ones(1) if nus.normal_population else
-                    nu_mass / nus.weight * nu_prior_density(nus.nu, problem.alpha, problem.beta)),
+                    nu_mass / nus.weight * nu_prior_functions(problem.alpha, problem.beta,
+                                                              problem.nu_distribution)[1](nus.nu)),
         nodes=int(sum(len(np.concatenate([s.nodes for s in node.segments])) for node in nodes) * len(nus.nu)))
 
 

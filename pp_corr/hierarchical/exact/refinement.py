@@ -45,13 +45,13 @@ class Problem:
     """One posterior computation at one grid resolution."""
 
     def __init__(self, xbar, ss, n, rho, lo, hi, bounds, sigma0_max, alpha, beta, rope, grid: ExactGrid,
-                 population="student_t"):
+                 population="student_t", nu_distribution=None):
         self.grid, self.bounds, self.sigma0_max, self.rope = grid, bounds, sigma0_max, rope
         self.data = xbar, ss, n, rho, lo, hi
-        self.alpha, self.beta = alpha, beta
+        self.alpha, self.beta, self.nu_distribution = alpha, beta, nu_distribution
         self.splits = tuple(sorted({rope[0], rope[1], 0.0}))
         self.lik = build_likelihoods(xbar, ss, n, rho, lo, hi, (rope[0], rope[1], 0.0), grid)
-        self.nus = NuGrid.normal() if population == "normal" else NuGrid.build(alpha, beta, grid)
+        self.nus = NuGrid.normal() if population == "normal" else NuGrid.build(alpha, beta, grid, nu_distribution)
         self.floor = math.log(_SIGMA0_FLOOR * min(1.0, sigma0_max))
         self.ceiling = math.log(sigma0_max)
         self.evaluations = 0

@@ -384,5 +384,3 @@ def choose_metric(available, scoring, what):
     if len(available) == 1:
         return available[0]
     raise ValueError(f"{what} hold several metrics {available}: choose one with scoring=")
-
-

@@ -134,5 +134,5 @@ def test_a_sampled_prior_added_to_the_table_builds_its_model_and_is_kept_from_th
     model = hierarchical_model(x, folds=10, priors="toy")
     assert {"nu", "nu_minus_one"} <= set(model.named_vars)
     assert np.isclose(model.initial_point()["nu_minus_one_log__"], np.log(10.0))  # the toy's mean, not Kruschke's
-    with pytest.raises(ValueError, match=r"method: 'exact' needs .* priors in \['current', 'older'\]"):
+    with pytest.raises(ValueError, match=r"method: 'exact' needs .* priors in \['current', 'older', 'kruschke'\]"):
         pp_corr.hierarchical_test(x, folds=10, priors="toy", method="exact")

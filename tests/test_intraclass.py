@@ -90,8 +90,8 @@ def test_logp_with_sigma_far_below_the_spread_is_finite():
 
 def test_sigma_600_orders_below_values_at_their_mean_gives_the_finite_density_without_warnings():
     """sigma over the values' scale underflows to 0: where the values sit on their mean the quadratic form is 0
-    and the log density finite (written out here: about +1380), where they do not it is -inf; both quietly (it was
-    NaN with 'invalid value' warnings, found by the intraclass mutation campaign)."""
+    and the log density finite (written out here: about +1380), where they do not it is -inf; both quietly (not
+    NaN with 'invalid value' warnings)."""
     n, rho, sigma = 2, 0.1, 1e-300
     closed_form = -0.5 * (n * np.log(2 * np.pi) + 2 * n * np.log(sigma) + np.log1p(-rho) + np.log1p(rho))
     # n = 2: each value given the other has variance sigma^2 (1 - rho^2)

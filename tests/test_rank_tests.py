@@ -139,7 +139,7 @@ def signed_rank_means(z, lo, hi, s, z0=0.0):
     return (moments * step(2 * lo - sums)).sum(), (moments * step(sums - 2 * hi)).sum()
 
 
-# ---- issue #10, item 1: a tie stays an exact zero ------------------------------------------------------------------
+# ---- a tie stays an exact zero -------------------------------------------------------------------------------------
 
 def recorded_ties(a, b):
     """Data sets of the uci54 file where a and b tie, judged on the recorded decimal text in exact rational
@@ -191,7 +191,7 @@ def test_score_arrays_tie_on_their_resolution():
     assert mean_differences([1e-18, -3e-300])[0].tolist() == [1e-18, -3e-300]  # 1-D: used as given
 
 
-# ---- item 2: parameters checked, naming the argument; pair ropes -------------------------------------------------
+# ---- parameters checked, naming the argument; pair ropes ---------------------------------------------------------
 
 Z = [0.01, -0.02, 0.03]
 BAYES = (bayesian_signed_rank, bayesian_sign_test)
@@ -277,7 +277,7 @@ def test_from_tails_keeps_a_float_rope_and_takes_a_pair():
     assert RegionProbabilities.from_tails([0.2], [0.3], "m", (-0.01, 0.02), ("A", "B")).rope == (-0.01, 0.02)
 
 
-# ---- item 3: one data set is not a comparison across data sets -----------------------------------------------------
+# ---- one data set is not a comparison across data sets -------------------------------------------------------------
 
 RANK_TESTS = (bayesian_signed_rank, bayesian_sign_test, imprecise_signed_rank, wilcoxon_test, sign_test)
 
@@ -293,7 +293,7 @@ def test_one_data_set_is_refused(test, uci54):
         test(folds[0], folds[1])
 
 
-# ---- item 4: degenerate frequentist tests ---------------------------------------------------------------------------
+# ---- degenerate frequentist tests -----------------------------------------------------------------------------------
 
 def zsplit_t_plus(z):
     """T+ with zeros kept and half their rank given to each side (midranks for ties)."""
@@ -366,7 +366,7 @@ def test_all_pairs_with_identical_algorithms(uci54):
     assert decisions == {"wilcoxon": "none", "signed_rank": "none", "sign": "rope"}
 
 
-# ---- item 5: the Bayesian tests with all z zero, one data set, two data sets -----------------------------------------
+# ---- the Bayesian tests with all z zero, one data set, two data sets -------------------------------------------------
 
 @pytest.mark.parametrize("prior_strength", [0.0, 0.5])
 def test_bayesian_tests_when_every_difference_is_zero(prior_strength):
@@ -408,7 +408,7 @@ def test_bayesian_tests_on_one_and_two_data_sets(z):
         np.testing.assert_array_equal(point, np.tile(expected, (100, 1)))
 
 
-# ---- item 6: properties over any input -------------------------------------------------------------------------------
+# ---- properties over any input ---------------------------------------------------------------------------------------
 
 MAGNITUDES = st.builds(lambda sign, mantissa, exponent: sign * mantissa * 10.0**exponent,
                        st.sampled_from([1.0, -1.0]), st.floats(1, 9.99), st.integers(-300, 299))

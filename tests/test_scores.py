@@ -188,7 +188,7 @@ def test_bad_arguments():
         load_scores(tidy(), columns={"accuracy": "score"})
 
 
-# --- issue #10: loading scores at the edges ---------------------------------------------------------------
+# --- loading scores at the edges ---------------------------------------------------------------------------
 
 import csv  # noqa: E402
 import warnings  # noqa: E402

@@ -13,7 +13,7 @@ from pp_corr import NormalGamma, correlated_ttest, poisson_test
 from pp_corr.cli import _write_figures, format_table, main, pair_record
 from pp_corr.data.scores import example_path
 from pp_corr.pairwise.ttest import DegenerateWarning
-from tests.test_oracles_poisson import FOLDS, RHO, count_distribution, make_differences, posterior_tails
+from tests.conftest import FOLDS, RHO, count_distribution, make_differences, posterior_tails
 from tests.test_uci54 import formula_probs
 
 ROPE = 0.02

@@ -15,7 +15,7 @@ from scipy import special, stats
 
 from pp_corr.hierarchical.model import hierarchical_model
 from pp_corr.hierarchical.preparation import OutlierWarning
-from tests.test_hierarchical_batch import written_out_logp
+from tests.conftest import written_out_logp
 
 
 RNG = np.random.default_rng(20261125)

@@ -8,7 +8,7 @@ from scipy import stats
 
 from pp_corr import SufficientStats, intraclass_logp, resolve_rho
 from pp_corr.pairwise.intraclass import folds_from_runs, intraclass_fold_logp, real_array, rho_for
-from tests.test_edges import _dense_stats as dense_stats
+from tests.conftest import dense_stats
 
 
 def intraclass_matrix(n, rho):

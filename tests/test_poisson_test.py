@@ -8,7 +8,7 @@ import pytest
 
 import pp_corr
 from pp_corr import correlated_ttest, poisson_test
-from tests.test_oracles_poisson import FOLDS, count_distribution, make_differences, posterior_tails
+from tests.conftest import FOLDS, count_distribution, make_differences, posterior_tails
 
 
 def test_majority_probabilities_by_enumeration():

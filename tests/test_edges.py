@@ -40,6 +40,7 @@ from pp_corr import (NormalGamma, PoissonBinomial, RegionProbabilities, Sufficie
                      example_path, format_pairs, imprecise_signed_rank, intraclass_logp, load_scores, mean_differences,
                      paired_ttest, poisson_binomial_monte_carlo, poisson_test, resolve_rho, sign_test, wilcoxon_test)
 from pp_corr.cli import main
+from tests.conftest import dense_stats
 
 ERRORS = (ValueError, TypeError)
 NAN, INF = math.nan, math.inf
@@ -501,16 +502,6 @@ def test_proper_prior_posteriors_are_finite(x, mu0, k0, a, b, rho):
     assert np.isfinite(np.asarray(res.mean, dtype=float)).all()
 
 
-def _dense_stats(x, corr):
-    """GLS mean, Q = r^T M^-1 r and A = 1^T M^-1 1 of one row, by numpy's inverse."""
-    m_inv = np.linalg.inv(corr)
-    ones = np.ones(len(x))
-    effective = ones @ m_inv @ ones
-    mean = ones @ m_inv @ x / effective
-    resid = x - mean
-    return mean, resid @ m_inv @ resid, effective
-
-
 @campaign(60)
 @given(x=hnp.arrays(np.float64, st.integers(2, 7), elements=grid()), rho=st.sampled_from([0.0, 0.1, 0.5, 0.9]),
        seed=st.integers(0, 2**16), general=st.booleans())
@@ -525,7 +516,7 @@ def test_sufficient_stats_match_dense_matrices(x, rho, seed, general):
     else:
         corr = (1 - rho) * np.eye(n) + rho
         s = SufficientStats.from_samples(x, rho=rho)
-    mean, q, effective = _dense_stats(x, corr)
+    mean, q, effective = dense_stats(x, corr)
     _close(s.mean, mean, "GLS mean", rtol=1e-9, atol=1e-12)
     _close(s.weighted_ss, q, "weighted sum of squares", rtol=1e-8, atol=1e-10)
     _close(s.effective_n, effective, "effective n", rtol=1e-9)

@@ -274,7 +274,7 @@ def test_convergence_warning_names_the_failing_data_set():
         check_convergence(idata)
 
 
-# ---- an absurd outlier (issue #10) ---------------------------------------------------------------------------------
+# ---- an absurd outlier --------------------------------------------------------------------------------------------
 
 def with_outlier():
     """20 data sets x 10 folds around 0.003 (so P(delta0 > 0) is far from 0 and 1), one fold of D4 set to 1e6."""

@@ -9,7 +9,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import xarray as xr
-from scipy import special, stats
 
 import pp_corr.hierarchical.fit as fit
 import pp_corr.hierarchical.model as hier
@@ -17,6 +16,7 @@ from pp_corr.hierarchical.model import build_hierarchical_model
 from pp_corr.hierarchical.preparation import OutlierWarning, model_values, prepare_hierarchical
 from pp_corr.hierarchical.fit import hierarchical_test
 from pp_corr.hierarchical.batch import check_pairs, hierarchical_tests
+from tests.conftest import written_out_logp
 
 Q = 6  # data sets in every case: one compiled model serves them all
 RNG_SEED = 20261124
@@ -49,55 +49,6 @@ def cases():
     ragged = prepare_hierarchical(ragged, None, None, None, None, ("alg0", "alg1"))
     assert len(set(ragged.n)) == 3 and len(set(ragged.rho)) == Q
     return {"regular": regular, "far out": far_out, "ragged": ragged}
-
-
-def log_sigmoid_pair(y):
-    """log s(y) + log(1 - s(y)), s the logistic function: an interval transform's log Jacobian over its width."""
-    return -np.logaddexp(0, -y) - np.logaddexp(0, y)
-
-
-def written_out_logp(values, point, form, population, delta0_density=None):
-    """The model's log density (Jacobians included) at the unconstrained ``point``, nu - 1 ~ Exponential(rate 1/29)
-    (priors="kruschke"), from the containers' ``values``; ``delta0_density`` replaces delta0's uniform prior
-    (delta0 then unconstrained, its value the point's ``delta0_scaled``)."""
-    half, s0_max = values["delta0_max"], values["sigma0_max"]
-    lo, hi = values["sigma_min"], values["sigma_max"]
-    xbar, ss, n, rho = values["xbar_obs"], values["ss_obs"], values["n_folds"], values["rho"]
-    if delta0_density is None:  # U(-half, half) through the log-odds scaled by half / 2
-        u = 2 * point["delta0_scaled_chain__"] / half
-        d0 = -half + 2 * half * special.expit(u)
-        logp = stats.uniform.logpdf(d0, -half, 2 * half) + log_sigmoid_pair(u) + np.log(4.0)
-    else:
-        d0 = point["delta0_scaled"]
-        logp = delta0_density(d0)
-    y0, ys = point["sigma0_scaled_interval__"], point["sigma_scaled_interval__"]
-    s0, sigma = s0_max * special.expit(y0), lo + (hi - lo) * special.expit(ys)
-    logp += stats.uniform.logpdf(s0, 0, s0_max) + np.log(s0_max) + log_sigmoid_pair(y0)
-    logp += np.sum(stats.uniform.logpdf(sigma, lo, hi - lo) + np.log(hi - lo) + log_sigmoid_pair(ys))
-    q = len(xbar)
-    if population == "student_t":
-        y_nu = point["nu_minus_one_log__"]
-        nu = np.exp(y_nu) + 1
-        logp += stats.expon.logpdf(nu - 1, scale=29) + y_nu
-    # SS_i / (sigma_i^2 (1 - rho_i)) ~ chi2(n_i - 1): its density in sigma_i, the part that depends on sigma_i
-    # (chi2.logpdf(ss / within, n - 1) - log(within) less its terms in ss alone, written so as to keep its digits)
-    within = sigma**2 * (1 - rho)
-    logp += np.sum(-(n - 1) / 2 * np.log(within) - ss / (2 * within))
-    se = np.sqrt(sigma**2 * ((1 - rho) / n + rho))
-    if form == "centered":
-        delta = point["delta_scaled"]
-        logp += np.sum(stats.t.logpdf(delta, nu, d0, s0) if population == "student_t" else
-                       stats.norm.logpdf(delta, d0, s0))
-        return logp + np.sum(stats.norm.logpdf(xbar, delta, se))
-    lam = np.ones(q)
-    if population == "student_t":
-        lam = np.exp(point["lambda_log__"])
-        logp += np.sum(stats.gamma.logpdf(lam, nu / 2, scale=2 / nu) + point["lambda_log__"])
-    if form == "noncentered":
-        z = point["z"]
-        logp += np.sum(stats.norm.logpdf(z))
-        return logp + np.sum(stats.norm.logpdf(xbar, d0 + s0 * z / np.sqrt(lam), se))
-    return logp + np.sum(stats.norm.logpdf(xbar, d0, np.sqrt(s0**2 / lam + se**2)))
 
 
 VARIANTS = [("centered", "student_t"), ("noncentered", "student_t"), ("marginal", "student_t"), ("centered", "normal")]

@@ -572,7 +572,7 @@ def draw_checks(post, draws):
     """What the exact posterior says about the draws: name -> (per-draw values, their posterior mean according
     to ``post``, its allowance for the quadrature's error, whether the values are indicators). Probabilities
     get 1e-3 (the grid refinement test's bound), means 1e-3 of the sd."""
-    (r_lo, r_hi), n = post.rope, len(draws["nu"])
+    r_lo, r_hi = post.rope
     d0, s0, nu, delta = (draws[name] for name in ("delta0", "sigma0", "nu", "delta"))
     left, right = special.stdtr(nu, (r_lo - d0) / s0), special.stdtr(nu, (d0 - r_hi) / s0)
     regions = np.stack([left, 1 - left - right, right], axis=1)

@@ -290,6 +290,13 @@ def test_bad_arguments_name_themselves(uci54, bad, message):
         joint_model(uci54, **bad)
 
 
+def test_joint_model_names_priors_of_the_wrong_type():
+    scores = np.random.default_rng(0).normal([0.80, 0.82, 0.85], 0.02, (6, 10, 3))
+    with pytest.raises(TypeError) as caught:
+        joint_model(scores, folds=10, algorithms=["a", "b", "c"], priors=3)
+    assert str(caught.value) == "priors must be one of ['current', 'older'], got int 3"
+
+
 def test_an_algorithm_missing_on_a_data_set_is_integrated_out_or_named_and_dropped(uci54):
     scores = uci54.sel(algorithm=["nbc", "hnb", "j48"]).copy(deep=True)
     scores["score"].loc[dict(dataset=scores.dataset.values[3], algorithm="j48")] = np.nan

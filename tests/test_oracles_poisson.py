@@ -1,45 +1,11 @@
 """Independent oracle for the Poisson test's majority threshold (issue #19): P(X > q/2) strictly, by exact
 enumeration of all 2^q outcomes, for even and odd q, with per-data-set probabilities computed here from the
-matching-prior posterior (a Student-t) with scipy."""
-import itertools
-
+matching-prior posterior (a Student-t) with scipy (tests/conftest.py)."""
 import numpy as np
 import pytest
-from scipy import stats
 
 from pp_corr import poisson_test
-
-FOLDS = 10
-RHO = 1 / FOLDS
-
-
-def make_differences(q, seed):
-    """(q, 10) differences whose P(B better) spread over roughly (0.2, 0.8), so that X = q/2 is likely."""
-    rng = np.random.default_rng(seed)
-    e = rng.normal(size=FOLDS)
-    e = (e - e.mean()) / e.std(ddof=1)          # mean 0, sample sd 1
-    sd = rng.uniform(0.01, 0.03, size=(q, 1))
-    scale = np.sqrt(1 / FOLDS + RHO / (1 - RHO))
-    mean = sd * scale * rng.uniform(-0.9, 0.9, size=(q, 1))   # |t| < 0.9
-    return mean + sd * e
-
-
-def posterior_tails(x, rope=0.0):
-    """P(mu > r) and P(mu < -r) under the matching prior: mu | x ~ St(n - 1, xbar, (1/n + rho/(1 - rho)) s^2)."""
-    n = x.shape[1]
-    xbar, s = x.mean(axis=1), x.std(axis=1, ddof=1)
-    scale = s * np.sqrt(1 / n + RHO / (1 - RHO))
-    return stats.t.sf(rope, n - 1, xbar, scale), stats.t.cdf(-rope, n - 1, xbar, scale)
-
-
-def count_distribution(p):
-    """P(count = c), c = 0..q, by summing the probability of every one of the 2^q win/loss outcomes."""
-    q = len(p)
-    pmf = np.zeros(q + 1)
-    for outcome in itertools.product((0, 1), repeat=q):
-        o = np.array(outcome)
-        pmf[o.sum()] += np.prod(np.where(o == 1, p, 1 - p))
-    return pmf
+from tests.conftest import FOLDS, RHO, count_distribution, make_differences, posterior_tails
 
 
 @pytest.mark.parametrize("q", [4, 6, 7, 10])

@@ -188,16 +188,15 @@ def test_bad_arguments():
         load_scores(tidy(), columns={"accuracy": "score"})
 
 
-# --- issue #10: loading scores at the edges ---------------------------------------------------------------
+# --- loading scores at the edges ---------------------------------------------------------------------------
 
 import csv  # noqa: E402
-import warnings  # noqa: E402
 
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 from pp_corr.data import scores as scores_module  # noqa: E402
-from pp_corr.data.scores import AssumptionWarning, differences, pick_algorithms  # noqa: E402
+from pp_corr.data.scores import differences, pick_algorithms  # noqa: E402
 
 HEADER = "dataset,algorithm,run,fold,score"
 

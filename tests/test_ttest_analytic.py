@@ -203,7 +203,7 @@ def test_block_correlation_matrix():
         correlated_ttest(x, corr=corr[:3, :3])
 
 
-# --- magnitudes (issue #10 item 1): the answer must not depend on the units of the differences ---------------
+# --- magnitudes: the answer must not depend on the units of the differences ----------------------------------
 
 def sweep_data():
     """Four data sets with |x| in [0.01, 3] (so x * scale is never subnormal): an ordinary one, a shifted one,
@@ -312,7 +312,7 @@ def test_magnitude_sweep_prior_much_wider_than_data():
     assert float(hi) == pytest.approx(stats.t(6, 0, np.sqrt(1 / 15)).ppf(0.95), rel=1e-12)
 
 
-# --- unchecked parameters (issue #10 item 2) -------------------------------------------------------------------
+# --- unchecked parameters --------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("kwargs,name", [
     ({"rho": [0.1, 0.2, 0.3]}, "rho"), ({"folds": [5, 10]}, "folds"), ({"n_test": [1, 2], "n_train": 9}, "n_test"),

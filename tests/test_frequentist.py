@@ -1,0 +1,47 @@
+"""pairwise/frequentist.py: the frequentist t-tests' defaults and their far edge, against scipy."""
+import warnings
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from pp_corr import corrected_ttest, paired_ttest
+from pp_corr.pairwise.frequentist import t_from_stats
+from pp_corr.pairwise.intraclass import SufficientStats
+
+
+X = np.array([0.021, 0.013, 0.034, -0.004, 0.027, 0.018])
+
+
+class TestConfidenceInterval:
+    def test_confidence_interval_defaults_to_95_percent(self):
+        expected = stats.ttest_1samp(X, 0.0).confidence_interval(0.95)
+        lo, hi = paired_ttest(X).confidence_interval()
+        assert (float(lo), float(hi)) == pytest.approx((expected.low, expected.high), rel=1e-12)
+
+
+class TestTFromStats:
+    def test_t_from_stats_defaults_to_two_sided(self):
+        expected = stats.ttest_1samp(X, 0.0)
+        res = t_from_stats(SufficientStats.from_samples(X, 0.0))
+        assert res.alternative == "two-sided"
+        assert (float(res.statistic), float(res.pvalue)) == pytest.approx((expected.statistic, expected.pvalue),
+                                                                          rel=1e-12)
+
+
+class TestCorrectedTtest:
+    def test_a_standard_error_beyond_float_range_is_inf_quietly(self):
+        """Differences near the largest float with rho = 0.9: t and p come from the scaled statistics (the Nadeau-Bengio
+        formula on x / 2^1023, written here), and the standard error in the data's units, above the largest float, is
+        inf without a RuntimeWarning."""
+        unit, rho = 2.0**1023, 0.9
+        x_scaled = np.array([1.2, -1.1, 1.3, -1.4, 1.25, -1.0])
+        n = len(x_scaled)
+        se_scaled = x_scaled.std(ddof=1) * np.sqrt(1 / n + rho / (1 - rho))
+        t = x_scaled.mean() / se_scaled
+        assert se_scaled > np.finfo(float).max / unit
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            res = corrected_ttest(x_scaled * unit, rho=rho)
+        assert np.isinf(res.standard_error)
+        assert (float(res.statistic), float(res.pvalue)) == pytest.approx((t, 2 * stats.t.sf(abs(t), n - 1)), rel=1e-10)

@@ -52,6 +52,8 @@ sqrt((e_b - e_a)^T Sigma0 (e_b - e_a)) - the pairwise model's new-data-set proba
 
 A data set where some algorithms have no score observes the differences among those it has, y_i = T_i d: the
 likelihood above with T_i delta_i, T_i Sigma_i T_i^T and T_i Sigma0 T_i^T, the exact marginal (:mod:`.joint_data`).
+Coordinates no row of T_i reads are integrated out of Sigma_i's prior too (the marginal of an LKJ block,
+:func:`.covariance.regression_covariance`): their rows of Sigma_i are not sampled.
 """
 from __future__ import annotations
 
@@ -121,7 +123,8 @@ def joint_model(x, *, algorithms=None, reference=None, rho=None, n_test=None, n_
     (R0) and the values the sampler sees (:mod:`.covariance`): ``population_log_sd``,
     ``population_slopes``, ``dataset_log_sd``, ``dataset_slopes`` and ``delta0_standardised``. The observed
     statistics are ``pm.Data`` (``dbar_obs``, ``scatter_obs``, in units of s), and so are the sampler's fixed maps
-    made from the data (``delta0_centre``, ``delta0_basis``, ``population_scaling``, ``dataset_scaling``): a
+    made from the data (``delta0_centre``, ``delta0_basis``, ``population_scaling``, ``dataset_scaling``; with
+    gaps ``transform``, ``padding`` and ``dataset_present``, the coordinates each data set sees): a
     compiled model refits to new data of the same shape (in the first data's order of the coordinates: the same
     model, sampled less well if the data differ much).
 
@@ -151,8 +154,11 @@ def _build(data: JointData, priors, bounds, eta=1.0, form="marginal") -> pm.Mode
         dbar = pm.Data("dbar_obs", values["dbar_obs"], dims=("dataset", "algorithm"))
         scatter = pm.Data("scatter_obs", values["scatter_obs"], dims=("dataset", "algorithm", "algorithm_2"))
         nu = pm.Deterministic("nu", integrated_nu_minus_one(PRIORS[priors]) + 1)
-        gaps = None if data.transform is None else (pm.Data("transform", values["transform"]),
-                                                    pm.Data("padding", values["padding"]))
+        # static shapes: Numba runs the gradient's batched AllocDiag in object mode (Python, under the GIL) when its
+        # matrices' size is symbolic (uci54 with 24 gappy data sets: 2.5x the time of a log density and gradient)
+        gaps = None if data.transform is None else (
+            pt.specify_shape(pm.Data("transform", values["transform"]), (q, m, m)),
+            pt.specify_shape(pm.Data("padding", values["padding"]), (q, m)))
         if m > 1:
             delta0, cov0, cov = _covariance_blocks(data, limits, eta, values, orders)
         else:  # the pairwise model's variables
@@ -292,8 +298,10 @@ def _covariance_blocks(data: JointData, limits, eta, values, orders):
            @ standardised) / limits["delta0"]
     delta0 = limits["delta0"] * pt.tanh(raw)
     pm.Potential("delta0_prior", pt.sum(2 * (np.log(2) - pt.abs(raw) - pt.log1p(pt.exp(-2 * pt.abs(raw))))))
+    present = None if "dataset_present" not in values else pt.specify_shape(
+        pm.Data("dataset_present", values["dataset_present"]), values["dataset_present"].shape)
     free, _ = regression_covariance("dataset", limits["sigma"][1], orders, eta,
-                                    pm.Data("dataset_scaling", values["dataset_scaling"]))
+                                    pm.Data("dataset_scaling", values["dataset_scaling"]), present)
     cov = free + SIGMA_FLOOR**2 * pt.eye(m)
     pm.Deterministic("delta0_scaled", delta0, dims="algorithm")
     pm.Deterministic("sigma0_scaled", sigma0, dims="algorithm")
@@ -364,6 +372,9 @@ def _data_values(data: JointData, orders) -> dict:
     if orders is not None:
         values["delta0_centre"], values["delta0_basis"] = _delta0_basis(data)
         values["population_scaling"], values["dataset_scaling"] = _scalings(data, orders)
+        if data.transform is not None:  # the coordinates each data set sees, in its order (absent ones last)
+            seen = (data.transform != 0).any(axis=-2)
+            values["dataset_present"] = np.take_along_axis(seen, orders[1], axis=-1).astype(float)
     return values
 
 

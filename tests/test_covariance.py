@@ -14,20 +14,22 @@ from tests.test_joint import regression_recursion
 ORDER = np.array([2, 0, 3, 1])
 
 
-def sds_and_correlations(u, m, order, scaling=0.0):
-    """(sigma_a, r_ab for a < b) of the covariance the free values u = (log sd, slopes) give (the test's recursion)."""
-    cov = regression_recursion(u[:m], u[m:], order, scaling)
+def sds_and_correlations(u, m, order, scaling=0.0, basis=None):
+    """(sigma_a, r_ab for a < b) of the covariance the free values u = (log sd, slopes) give (the test's recursion;
+    with ``basis`` B, of x = B z, z in the order)."""
+    cov = regression_recursion(u[:m], u[m:], order if basis is None else np.arange(m), scaling)
+    cov = cov if basis is None else basis @ cov @ basis.T
     sd = np.sqrt(np.diag(cov))
     return np.r_[sd, (cov / np.outer(sd, sd))[np.triu_indices(m, 1)]], cov / np.outer(sd, sd)
 
 
-def log_abs_jacobian(u, m, order, scaling=0.0, h=1e-6):
+def log_abs_jacobian(u, m, order, scaling=0.0, h=1e-6, basis=None):
     jac = np.empty((len(u), len(u)))
     for k in range(len(u)):
         step = np.zeros(len(u))
         step[k] = h
-        above = sds_and_correlations(u + step, m, order, scaling)[0]
-        below = sds_and_correlations(u - step, m, order, scaling)[0]
+        above = sds_and_correlations(u + step, m, order, scaling, basis)[0]
+        below = sds_and_correlations(u - step, m, order, scaling, basis)[0]
         jac[:, k] = (above - below) / (2 * h)
     return np.linalg.slogdet(jac)[1]
 
@@ -100,6 +102,24 @@ def test_a_block_seen_alone_has_the_marginal_prior_and_the_others_are_standard_n
     assert np.ptp(residues) < 1e-6
     u[3] = np.log(60.0)
     assert np.isfinite(log_prior({"pop_log_sd": u[:m], "pop_slopes": u[m:]}))
+
+
+def test_regressions_of_a_linear_map_of_the_coordinates_keep_the_prior():
+    """With a basis B (x = B z, the regressions those of z), p(u) = p(sigma) p_LKJ(R) |d(sigma, R)/du| of x's
+    sigma and R up to a constant, as in the permutation's case above."""
+    m, eta, scaling = 3, 1.5, 0.3
+    basis = np.array([[1.0, 0.0, 0.7], [0.0, 1.0, -0.4], [0.0, 0.0, 1.0]])[:, [1, 0, 2]]
+    with pm.Model() as model:
+        regression_covariance("pop", np.full(m, 50.0), np.arange(m), eta=eta, scaling=scaling, basis=basis)
+    log_prior = model.compile_fn(model.replace_rvs_by_values([model["pop_prior"]])[0], inputs=model.value_vars)
+    rng = np.random.default_rng(8)
+    residues = []
+    for _ in range(6):
+        u = rng.normal(0, 0.6, m + m * (m - 1) // 2)
+        corr = sds_and_correlations(u, m, None, scaling, basis)[1]
+        residues.append(float(log_prior({"pop_log_sd": u[:m], "pop_slopes": u[m:]}))
+                        - log_abs_jacobian(u, m, None, scaling, basis=basis) - (eta - 1) * np.linalg.slogdet(corr)[1])
+    assert np.ptp(residues) < 1e-6
 
 
 @pytest.mark.parametrize("eta", [1.0, 2.0])

@@ -57,10 +57,19 @@ def regression_recursion(log_sd, slopes, order, scaling=0.0):
 
 def dataset_covariances(data, log_sd, slopes, scaling):
     """Sigma_i of every data set from the free values (slopes scaled by ``scaling``, one row per data set): the
-    recursion in the model's orders, plus the floor."""
+    recursion in the model's orders, plus the floor. The recursion gives Cov(z); z = x but on a data set without the
+    reference, where z_a = x_a - (s_r / s_a) x_r for the others present, r the first present: x = B z."""
     orders = _orders(data)[1]  # pivoted on the estimates, a data set's absent coordinates last
-    return np.array([regression_recursion(d, b, o, w) for d, b, o, w in zip(log_sd, slopes, orders, scaling)]) \
-        + SIGMA_FLOOR**2 * np.eye(data.mean.shape[1])
+    lacking = dict(data.absent)
+    covariances = []
+    for name, d, b, o, w in zip(data.names, log_sd, slopes, orders, scaling):
+        basis = np.eye(data.mean.shape[1])
+        if data.algorithms[0] in lacking.get(name, ()):
+            present = [j - 1 for j, a in enumerate(data.algorithms) if a not in lacking[name]]
+            for a in present[1:]:
+                basis[a, present[0]] = data.scale[present[0]] / data.scale[a]
+        covariances.append(basis @ regression_recursion(d, b, o, w) @ basis.T)
+    return np.array(covariances) + SIGMA_FLOOR**2 * np.eye(data.mean.shape[1])
 
 
 def values_at(model, point):

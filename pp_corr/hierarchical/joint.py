@@ -124,7 +124,7 @@ def joint_model(x, *, algorithms=None, reference=None, rho=None, n_test=None, n_
     ``population_slopes``, ``dataset_log_sd``, ``dataset_slopes`` and ``delta0_standardised``. The observed
     statistics are ``pm.Data`` (``dbar_obs``, ``scatter_obs``, in units of s), and so are the sampler's fixed maps
     made from the data (``delta0_centre``, ``delta0_basis``, ``population_scaling``, ``dataset_scaling``; with
-    gaps ``transform``, ``padding`` and ``dataset_present``, the coordinates each data set sees): a
+    gaps ``transform``, ``padding``, ``dataset_present`` and ``dataset_basis``, each data set's coordinates): a
     compiled model refits to new data of the same shape (in the first data's order of the coordinates: the same
     model, sampled less well if the data differ much).
 
@@ -239,15 +239,47 @@ def _estimates(data: JointData) -> tuple[np.ndarray, np.ndarray]:
 
 def _orders(data: JointData) -> tuple[np.ndarray, np.ndarray]:
     """The sampler's orders of the coordinates (k > 2): for Sigma0 (m,) and for each V_i (q, m), pivoted
-    (:func:`.covariance.pivot_order`) on :func:`_estimates`; a data set's absent coordinates last, so that what it
-    observes depends on its present coordinates' values only (the others keep their prior, apart)."""
+    (:func:`.covariance.pivot_order`) on :func:`_estimates`; with gaps, each data set's coordinates are those of
+    :func:`_dataset_basis`, what it observes first (:func:`_seen_coordinates`), so that it depends on their values
+    only."""
     estimate0, estimates = _estimates(data)
     orders = pivot_order(estimates)
     if data.transform is not None:
-        absent = ~(data.transform != 0).any(axis=-2)  # (q, m): no row of T_i reads the coordinate
-        orders = np.take_along_axis(orders, np.argsort(np.take_along_axis(absent, orders, axis=-1), axis=-1,
-                                                       kind="stable"), axis=-1)
+        rank = np.take_along_axis(_seen_coordinates(data), orders, axis=-1)
+        orders = np.take_along_axis(orders, np.argsort(rank, axis=-1, kind="stable"), axis=-1)
     return pivot_order(estimate0), orders
+
+
+def _own_reference(data: JointData) -> np.ndarray:
+    """(q,) the coordinate of each data set's own reference where it lacks the reference (its differences are from
+    that algorithm, :mod:`.joint_data`), else -1."""
+    negative = (data.transform < 0).any(axis=-2)
+    return np.where(negative.any(axis=-1), negative.argmax(axis=-1), -1)
+
+
+def _seen_coordinates(data: JointData) -> np.ndarray:
+    """(q, m) per data set and coordinate of :func:`_dataset_basis`: 0 observed, 1 its own reference (read only
+    through the differences from it), 2 absent."""
+    rank = np.where((data.transform != 0).any(axis=-2), 0, 2)
+    own = _own_reference(data)
+    rank[own >= 0, own[own >= 0]] = 1
+    return rank
+
+
+def _dataset_basis(data: JointData, orders) -> np.ndarray:
+    """(q, m, m) per data set the map from the sampler's coordinates z, in ``orders[1]``, to the model's x (units
+    of s): z = x but where a data set lacks the reference, whose observed differences x_a - (s_r / s_a) x_r are its
+    z_a, and x_r its own z_r: the data then pin the regressions of the z_a, and that of z_r (last, the data do not see
+    it) keeps its prior apart. In x coordinates that direction, the common part of all present coordinates, is a
+    curved ridge where the differences are known (uci54, 7 data sets without aode: nutpie's chains stopped at a log
+    density that failed)."""
+    q, m = data.mean.shape
+    basis = np.broadcast_to(np.eye(m), (q, m, m)).copy()
+    for i, r in enumerate(_own_reference(data)):
+        if r >= 0:
+            rows = np.flatnonzero(data.transform[i, :, r])
+            basis[i, data.transform[i, rows].argmax(axis=-1), r] = -data.transform[i, rows, r]
+    return np.take_along_axis(basis, orders[1][:, None, :], axis=-1)
 
 
 def _slope_scaling(estimate, noise, order) -> np.ndarray:
@@ -298,10 +330,11 @@ def _covariance_blocks(data: JointData, limits, eta, values, orders):
            @ standardised) / limits["delta0"]
     delta0 = limits["delta0"] * pt.tanh(raw)
     pm.Potential("delta0_prior", pt.sum(2 * (np.log(2) - pt.abs(raw) - pt.log1p(pt.exp(-2 * pt.abs(raw))))))
-    present = None if "dataset_present" not in values else pt.specify_shape(
-        pm.Data("dataset_present", values["dataset_present"]), values["dataset_present"].shape)
+    present, basis = ((None, None) if "dataset_present" not in values else
+                      [pt.specify_shape(pm.Data(name, values[name]), values[name].shape)
+                       for name in ("dataset_present", "dataset_basis")])
     free, _ = regression_covariance("dataset", limits["sigma"][1], orders, eta,
-                                    pm.Data("dataset_scaling", values["dataset_scaling"]), present)
+                                    pm.Data("dataset_scaling", values["dataset_scaling"]), present, basis)
     cov = free + SIGMA_FLOOR**2 * pt.eye(m)
     pm.Deterministic("delta0_scaled", delta0, dims="algorithm")
     pm.Deterministic("sigma0_scaled", sigma0, dims="algorithm")
@@ -325,7 +358,7 @@ def _start(data: JointData, limits, form, orders=None) -> dict:
 
     if data.mean.shape[1] > 1:
         estimate0, estimates = _estimates(data)
-        order0, dataset_orders = orders or (pivot_order(estimate0), pivot_order(estimates))
+        order0, dataset_orders = orders or _orders(data)
         scaling0, scaling = _scalings(data, (order0, dataset_orders))
         start = dict(zip(("population_log_sd", "population_slopes"), regression_values(estimate0, order0, scaling0)))
         start.update(zip(("dataset_log_sd", "dataset_slopes"), regression_values(estimates, dataset_orders, scaling)))
@@ -355,8 +388,9 @@ def _dataset_covariances(post, data: JointData) -> np.ndarray:
     if "dataset_log_sd" not in post:  # k = 2
         return post["sigma_scaled"].values[..., None] ** 2
     orders = _orders(data)
+    basis = None if data.transform is None else _dataset_basis(data, orders)
     cov = covariance_values(post["dataset_log_sd"].values, post["dataset_slopes"].values, orders[1],
-                            _scalings(data, orders)[1])
+                            _scalings(data, orders)[1], basis)
     return cov + SIGMA_FLOOR**2 * np.eye(data.mean.shape[1])
 
 
@@ -372,9 +406,9 @@ def _data_values(data: JointData, orders) -> dict:
     if orders is not None:
         values["delta0_centre"], values["delta0_basis"] = _delta0_basis(data)
         values["population_scaling"], values["dataset_scaling"] = _scalings(data, orders)
-        if data.transform is not None:  # the coordinates each data set sees, in its order (absent ones last)
-            seen = (data.transform != 0).any(axis=-2)
-            values["dataset_present"] = np.take_along_axis(seen, orders[1], axis=-1).astype(float)
+        if data.transform is not None:  # each data set's coordinates (:func:`_dataset_basis`), those it sees first
+            values["dataset_present"] = (np.take_along_axis(_seen_coordinates(data), orders[1], axis=-1) < 2) * 1.0
+            values["dataset_basis"] = _dataset_basis(data, orders)
     return values
 
 

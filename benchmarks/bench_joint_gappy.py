@@ -7,7 +7,7 @@ every pair's answers and the ranking, gappy minus complete, each difference with
 Where cells are missing the data differ, so the answers may move by a fraction of their posterior sd (the removed
 cells' information), not only by Monte Carlo error: ``z`` is the difference over its MCSE, ``shift`` over the sd.
 
-Usage: python benchmarks/bench_joint_gappy.py [--sampler nutpie|pymc] [--draws 1000] [--fits 2] [--seed 1]
+Usage: python benchmarks/bench_joint_gappy.py [--sampler nutpie|pymc] [--draws 1000] [--fits 2] [--seed 1] [--no-retry]
 """
 import argparse
 import sys
@@ -35,12 +35,14 @@ parser.add_argument("--sampler", default="nutpie")
 parser.add_argument("--draws", type=int, default=None)
 parser.add_argument("--fits", type=int, default=2, help="fits of each data (the first may compile)")
 parser.add_argument("--seed", type=int, default=1)
+parser.add_argument("--no-retry", action="store_true", help="the first attempt only (the policy's retry is long)")
 args = parser.parse_args()
 if not UCI54.exists():
     sys.exit(f"uci54 not found at {UCI54}")
 complete = pp_corr.load_scores(UCI54, columns={"score": "accuracy"})
 gappy, kept = remove_cells(complete, 0.1, random_seed=38)
 settings = {"draws": args.draws, "tune": args.draws} if args.draws else {}
+settings["retry"] = not args.no_retry
 
 
 def fit(scores, label):

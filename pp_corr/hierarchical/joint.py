@@ -270,9 +270,10 @@ def _dataset_basis(data: JointData, orders) -> np.ndarray:
     """(q, m, m) per data set the map from the sampler's coordinates z, in ``orders[1]``, to the model's x (units
     of s): z = x but where a data set lacks the reference, whose observed differences x_a - (s_r / s_a) x_r are its
     z_a, and x_r its own z_r: the data then pin the regressions of the z_a, and that of z_r (last, the data do not see
-    it) keeps its prior apart. In x coordinates that direction, the common part of all present coordinates, is a
+    it) has its prior only. In x coordinates that direction, the common part of all present coordinates, is a
     curved ridge where the differences are known (uci54, 7 data sets without aode: nutpie's chains stopped at a log
-    density that failed)."""
+    density that failed). z_r's slopes still mix slowly there (their prior may have several modes: R-hat up to 4 in
+    1,000 draws), though delta0, Sigma0, nu and the delta_i converge."""
     q, m = data.mean.shape
     basis = np.broadcast_to(np.eye(m), (q, m, m)).copy()
     for i, r in enumerate(_own_reference(data)):

@@ -60,7 +60,7 @@ def swap_design(scores):
     fit.hierarchical_test(scores, algorithms=("nbc", "hnb"), form="marginal", draws=50, tune=50, retry=False,
                            **SETTINGS)
     lines = []
-    total, fits = timed(lambda: hierarchical_tests(scores, progress=lines.append, workers=1, **SETTINGS))
+    total, fits = timed(lambda: hierarchical_tests(scores, progressbar=lines.append, workers=1, **SETTINGS))
     for line in lines:
         print("  " + line)
     seconds = [float(re.search(r", ([0-9.]+) s \(", line).group(1)) for line in lines]
@@ -136,7 +136,7 @@ def dask_design():
     pairs = [("nbc", "hnb"), ("aode", "nbc"), ("j48", "nbc"), ("hnb", "j48")]
     for workers in (1, 2):
         seconds, _ = timed(lambda w=workers: list(map_tasks(pair_task, [((k,), (p,)) for k, p in enumerate(pairs)],
-                                                            random_seed=0, workers=w, progress=False)))
+                                                            random_seed=0, workers=w, progressbar=False)))
         print(f"Dask, {len(pairs)} pairs, {workers} worker(s): {seconds:.1f} s ({load()})", flush=True)
 
 

@@ -70,7 +70,7 @@ def main():
     print(line + f" ({load()})", flush=True)
 
     for workers in (1, 2):
-        seconds, _ = timed(lambda w=workers: hierarchical_tests(scores, workers=w, random_seed=1, progress=False))
+        seconds, _ = timed(lambda w=workers: hierarchical_tests(scores, workers=w, random_seed=1, progressbar=False))
         print(f"all 10 uci54 pairs in one call, {workers} local worker(s): {seconds:.1f} s ({load()})", flush=True)
 
 

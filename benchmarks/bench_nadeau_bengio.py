@@ -25,7 +25,7 @@ if __name__ == "__main__":  # local Dask worker processes start by spawn and re-
     with dask_client(workers=args.workers) as client:
         cpu_before = sum(client.run(time.process_time).values())
         start = time.perf_counter()
-        results = nadeau_bengio_study(random_seed=2003, scheduler=client, progress=False,
+        results = nadeau_bengio_study(random_seed=2003, scheduler=client, progressbar=False,
                                       **(REDUCED if args.quick else {}))
         elapsed = time.perf_counter() - start
         cpu = sum(client.run(time.process_time).values()) - cpu_before

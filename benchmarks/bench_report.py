@@ -42,7 +42,7 @@ def scores_of(algorithms, datasets):
 def measure(scores, **options):
     with tempfile.TemporaryDirectory() as directory:
         wall, cpu = time.perf_counter(), time.process_time()
-        written = pp_corr.write_report(scores, Path(directory) / "report", progress=False, **options)
+        written = pp_corr.write_report(scores, Path(directory) / "report", progressbar=False, **options)
         wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
         size = (Path(directory) / "report" / "report.html").stat().st_size
     return wall, cpu, size, len(written)

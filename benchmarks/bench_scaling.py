@@ -82,7 +82,7 @@ def curves(quick):
     for repetitions in ([100, 300] if quick else [500, 1500, 5000]):
         for n in workers:
             start = time.perf_counter()
-            experiment_1(repetitions=repetitions, workers=n, random_seed=1, progress=False)
+            experiment_1(repetitions=repetitions, workers=n, random_seed=1, progressbar=False)
             rows.append({"kernel": "experiment 1 (repetitions)", "size": repetitions, "workers": n,
                          "seconds": time.perf_counter() - start})
     return pd.DataFrame(rows + exact_rows(quick))

@@ -69,7 +69,7 @@ if __name__ == "__main__":
     z[100:200] = 0.01
     tracemalloc.start()
     start = time.perf_counter()
-    res = bayesian_signed_rank(z, rope=rope, n_samples=50_000, random_seed=2)
+    res = bayesian_signed_rank(z, rope=rope, draws=50_000, random_seed=2)
     elapsed = time.perf_counter() - start
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()

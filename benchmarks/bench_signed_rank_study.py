@@ -29,7 +29,7 @@ if __name__ == "__main__":  # local Dask worker processes start by spawn and re-
           "idle cores")
     print(f"load average before: {os.getloadavg()[0]:.1f} on {workers} cores")
     start = time.perf_counter()
-    results = signed_rank_study(workers=workers, random_seed=1, progress=False)
+    results = signed_rank_study(workers=workers, random_seed=1, progressbar=False)
     elapsed = time.perf_counter() - start
     print(f"signed-rank study in full: {elapsed:.1f} s on {workers} workers (target < 60 s: {elapsed / 60:.2f} of it); "
           f"load average after: {os.getloadavg()[0]:.1f}")

@@ -89,16 +89,16 @@ if __name__ == "__main__":  # the baseline's worker processes start by spawn and
     # 2. scaling with the number of local Dask workers (a fifth of experiment 1; start-up included)
     for workers in sorted({1, os.cpu_count() or 1}):
         start = time.perf_counter()
-        experiment_1(repetitions=1000, workers=workers, random_seed=1, progress=False)
+        experiment_1(repetitions=1000, workers=workers, random_seed=1, progressbar=False)
         print(f"experiment 1 with 1000 repetitions on {workers} local worker(s): {time.perf_counter() - start:.1f} s")
 
     # 3. the full experiment 1: threads of this process (now) against worker processes (before), start-up included
     workers = os.cpu_count()
     start = time.perf_counter()
-    results = experiment_1(repetitions=5000, workers=workers, random_seed=1, progress=False)
+    results = experiment_1(repetitions=5000, workers=workers, random_seed=1, progressbar=False)
     elapsed = time.perf_counter() - start
     start = time.perf_counter()
-    on_processes = experiment_1_on_processes(repetitions=5000, random_seed=1, progress=False)
+    on_processes = experiment_1_on_processes(repetitions=5000, random_seed=1, progressbar=False)
     baseline = time.perf_counter() - start
     assert on_processes.identical(results)
     rates = rejection_rates(results).sel(n_datasets=50)

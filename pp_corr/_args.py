@@ -66,7 +66,7 @@ def check_flag(name, value) -> bool:
 def check_count(name, value, *, minimum=1) -> int:
     """A whole number >= ``minimum`` (draws, samples, repetitions, workers).
 
-    >>> check_count("n_samples", 1000)
+    >>> check_count("draws", 1000)
     1000
     """
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):

@@ -395,7 +395,7 @@ class SignTest(_SampledTest):
             raise ValueError(f"prior must be a strength or a pair (strength, region) with the region SignTest.LEFT, "
                              f"SignTest.ROPE or SignTest.RIGHT, got {prior!r}")
         z0 = {LEFT: -rope - 1.0, ROPE: 0.0, RIGHT: rope + 1.0}[region]  # a point in the region
-        regions = bayesian_sign_test(x, y, rope=rope, prior_strength=strength, z0=z0, n_samples=nsamples,
+        regions = bayesian_sign_test(x, y, rope=rope, prior_strength=strength, z0=z0, draws=nsamples,
                                      random_seed=random_state)
         return SampledPosterior(_renamed(regions, names), rope)
 
@@ -412,7 +412,7 @@ class SignedRankTest(_SampledTest):
     def _posterior(cls, x, y, rope, *, prior=0.5, nsamples, random_state, names):
         x, y = _scores(x, y, 1, "one mean score per data set")
         regions = bayesian_signed_rank(x, y, rope=rope, prior_strength=check_real("prior", prior, low=0),
-                                       n_samples=nsamples, random_seed=random_state)
+                                       draws=nsamples, random_seed=random_state)
         return SampledPosterior(_renamed(regions, names), rope)
 
 

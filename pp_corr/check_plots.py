@@ -13,10 +13,10 @@ INSIDE, OUTSIDE = OKABE_ITO["blue"], OKABE_ITO["vermillion"]  # distinct under t
 MARKERS = {True: "o", False: "X"}  # and by shape, for greyscale
 
 
-def plot_predictive_intervals(table: pd.DataFrame, *, level=0.9):
+def plot_predictive_intervals(table: pd.DataFrame, *, confidence_level=0.9):
     """Two panels, the data sets as rows: the observed fold mean and sd (``table`` from
-    :func:`pp_corr.checks.predictive_intervals`) on their ``level`` posterior predictive intervals; an observation
-    outside its interval is a vermillion cross, inside a blue dot. Returns the figure.
+    :func:`pp_corr.checks.predictive_intervals`) on their ``confidence_level`` posterior predictive intervals; an
+    observation outside its interval is a vermillion cross, inside a blue dot. Returns the figure.
 
     >>> table = pd.DataFrame({"mean": [0.1, 0.5], "mean_lower": [0.0, 0.0], "mean_upper": [0.2, 0.3],
     ...                       "mean_covered": [True, False], "sd": [1.0, 1.0], "sd_lower": [0.5, 0.5],
@@ -39,12 +39,12 @@ def plot_predictive_intervals(table: pd.DataFrame, *, level=0.9):
                     color=INSIDE if covered else OUTSIDE, markersize=5,
                     label=f"observed, {'inside' if covered else 'outside'} ({chosen.sum()})")
         ax.set_xlabel(label)
-        ax.set_title(f"{table[f'{name}_covered'].mean():.0%} inside the {level:.0%} intervals", fontsize=10)
+        ax.set_title(f"{table[f'{name}_covered'].mean():.0%} inside the {confidence_level:.0%} intervals", fontsize=10)
         ax.legend(loc="lower right", fontsize=8, framealpha=0.9)
         ax.grid(axis="x", alpha=0.3)
     axes[0].set_yticks(rows, [str(name) for name in table.index], fontsize=max(5, min(9, 400 / max(len(rows), 1))))
     axes[0].invert_yaxis()
-    figure.suptitle(f"Posterior predictive {level:.0%} intervals of each data set's folds (a new run of its "
+    figure.suptitle(f"Posterior predictive {confidence_level:.0%} intervals of each data set's folds (a new run of its "
                     "cross-validation)", fontsize=10)
     figure.tight_layout()
     return figure

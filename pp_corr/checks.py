@@ -163,15 +163,17 @@ def prior_sensitivity(result, var_names=("delta0", "sigma0", "nu"), *, threshold
     return table
 
 
-def predictive_intervals(result, level=0.9, *, random_seed=None) -> pd.DataFrame:
-    """Per data set, its observed fold mean and sd against the ``level`` central intervals of their posterior
-    predictive (a new run of the same data set's cross-validation, :meth:`HierarchicalResult.posterior_predictive`),
-    whether each is ``covered``, and its LOO-PIT (the predictive CDF at the observation, leaving that statistic
-    out by Pareto-smoothed importance sampling; uniform when the model is calibrated) with the Pareto k.
+def predictive_intervals(result, confidence_level=0.9, *, random_seed=None) -> pd.DataFrame:
+    """Per data set, its observed fold mean and sd against the ``confidence_level`` central intervals of their
+    posterior predictive (a new run of the same data set's cross-validation,
+    :meth:`HierarchicalResult.posterior_predictive`), whether each is ``covered``, and its LOO-PIT (the predictive CDF
+    at the observation, leaving that statistic out by Pareto-smoothed importance sampling; uniform when the model is
+    calibrated) with the Pareto k.
 
-    The observed statistics are in the fit: their coverage is above ``level`` in-sample (each data set's mean pins
-    its delta_i). The LOO-PIT is the calibrated check of the observed values, and a new run of the folds, which the
-    fit has not seen, falls in the intervals with probability ``level`` under the model (tests/test_model_checks.py).
+    The observed statistics are in the fit: their coverage is above ``confidence_level`` in-sample (each data set's
+    mean pins its delta_i). The LOO-PIT is the calibrated check of the observed values, and a new run of the folds,
+    which the fit has not seen, falls in the intervals with probability ``confidence_level`` under the model
+    (tests/test_model_checks.py).
 
     >>> from pp_corr.hierarchical.fit import hierarchical_test
     >>> x = np.random.default_rng(0).normal(0.02, 0.02, (4, 10))
@@ -179,7 +181,7 @@ def predictive_intervals(result, level=0.9, *, random_seed=None) -> pd.DataFrame
     >>> list(predictive_intervals(res, random_seed=2).columns)[:4]
     ['mean', 'mean_lower', 'mean_upper', 'mean_covered']
     """
-    tail = (1 - check_probability_level("level", level)) / 2
+    tail = (1 - check_probability_level("confidence_level", confidence_level)) / 2
     tree = loo_pit_tree(result, random_seed=random_seed)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)  # Pareto k warnings: the k are in the table
@@ -193,7 +195,7 @@ def predictive_intervals(result, level=0.9, *, random_seed=None) -> pd.DataFrame
         columns.update({name: observed, f"{name}_lower": lower, f"{name}_upper": upper,
                         f"{name}_covered": (observed >= lower) & (observed <= upper),
                         f"{name}_loo_pit": pit[name].values, f"{name}_pareto_k": khat[name]})
-    return pd.DataFrame(columns, index=pd.Index(result.data.names, name="dataset"))
+    return pd.DataFrame(columns, index=pd.Index(result.data.datasets, name="dataset"))
 
 
 def loo_pit_tree(result, *, random_seed=None):

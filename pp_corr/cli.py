@@ -20,6 +20,7 @@ import pandas as pd
 
 from . import __version__
 from ._args import SAMPLERS, check_count, check_probability_level, check_real
+from .cli_modes import parse_args
 from .cli_reading import add_reading_options, cli_spelling, input_file, load_file, option
 from .data.scores import example_path
 from .execution import check_scheduler
@@ -155,15 +156,12 @@ PLOT_FORMATS = ("png", "svg", "pdf")
 
 def _check_plot_options(args):
     """The figure options, checked before any work: --plots DIR is created if needed and a file can be written
-    in it; --plot-format and --plot-dataset need it; --plot-dataset is for pair comparisons. Returns the
-    directory or None."""
+    in it; --plot-format and --plot-dataset need it. Returns the directory or None."""
     if not args.plots:
         for flag, value in (("--plot-format", args.plot_format), ("--plot-dataset", args.plot_dataset)):
             if value:
                 raise ValueError(f"{flag} applies with --plots DIR only")
         return None
-    if args.plot_dataset and (args.all_pairs or args.hierarchical):
-        raise ValueError("--plot-dataset applies to pair comparisons (without --all-pairs or --hierarchical)")
     try:
         directory = check_output_dir(args.plots)
         directory.mkdir(parents=True, exist_ok=True)
@@ -195,15 +193,6 @@ def _compare(args):
     prior = _parse_prior(args.prior)
     scores = load_file(source, args, _pair_options(args))
     pairs = _pairs(scores, args, source)
-    if args.allow_unconverged and not args.hierarchical:
-        raise ValueError("--allow-unconverged applies to --hierarchical only")
-    if args.method != "auto" and not args.hierarchical:
-        raise ValueError("--method applies to --hierarchical only")
-    if args.sampler != "pymc" and not args.hierarchical:
-        raise ValueError("--sampler applies to --hierarchical only")
-    for flag in ("workers", "scheduler"):
-        if getattr(args, flag) is not None and not args.hierarchical:
-            raise ValueError(f"--{flag} applies to --hierarchical only")
     unknown = [d for d in args.plot_dataset or [] if d not in set(scores.dataset.values)]
     if unknown:
         raise ValueError(f"--plot-dataset {unknown[0]!r} is not in {source} (it has {list(scores.dataset.values)})")
@@ -291,10 +280,6 @@ def _report(args):
     source = input_file(args.file)
     directory = check_report_directory(args.output, args.overwrite, name="--output", allow="--overwrite")
     prior = _parse_prior(args.prior)
-    if args.method != "auto" and not args.hierarchical:
-        raise ValueError("--method applies to --hierarchical only")
-    if args.sampler != "pymc" and not (args.hierarchical or args.joint):
-        raise ValueError("--sampler applies to --hierarchical and --joint only")
     scores = load_file(source, args)
     for flag, asked in (("--hierarchical", args.hierarchical), ("--joint", args.joint)):
         if asked and scores.sizes["dataset"] < 2:
@@ -310,7 +295,7 @@ def _report(args):
 
 def _demo(args):
     """compare on the embedded example: one pair, then every pair (the options of compare at their defaults)."""
-    pair = _build_parser().parse_args(["compare", str(example_path()), "-a", "logistic", "-b", "knn",
+    pair = build_parser().parse_args(["compare", str(example_path()), "-a", "logistic", "-b", "knn",
                                        "--rope", repr(args.rope)])
     print(f"Embedded example: {example_path().name} (scikit-learn classifiers, 10 runs of 10-fold CV)\n")
     _compare(pair)
@@ -353,7 +338,7 @@ def _signed_rank_tables(areas, undecided) -> str:
     """The loss study's three tables as text: areas over all runs and over the IDP-determinate runs, and the DP's
     and Wilcoxon's H1 share in the IDP-indeterminate cases."""
     attrs = areas.attrs
-    parts = [f"signed-rank loss study: {attrs['runs']} runs per Delta, {attrs['n_draws']} Dirichlet draws per test, "
+    parts = [f"signed-rank loss study: {attrs['runs']} runs per Delta, {attrs['draws']} Dirichlet draws per test, "
              f"q = {attrs['n_datasets']}, sigma = {attrs['sigma']:g}; Wilcoxon at alpha = {attrs['alpha']:g}; "
              "value (Monte Carlo standard error)"]
     for r in areas.correlation.values:
@@ -383,8 +368,8 @@ def _simulate_signed_rank(args, out):
     from .studies.signed_rank_figure import plot_signed_rank_losses
     from .studies.signed_rank_study import indeterminate_decisions, loss_areas, loss_curves, signed_rank_study
 
-    results = signed_rank_study(runs=args.repetitions or 1000, n_draws=args.draws, random_seed=args.seed,
-                                scheduler=args.scheduler, workers=args.workers, progress=not args.no_progress)
+    results = signed_rank_study(runs=args.repetitions or 1000, draws=args.draws, random_seed=args.seed,
+                                scheduler=args.scheduler, workers=args.workers, progressbar=not args.no_progress)
     curves, areas = loss_curves(results, alpha=args.alpha), loss_areas(results, alpha=args.alpha)
     undecided = indeterminate_decisions(results, alpha=args.alpha)
     print(_signed_rank_tables(areas, undecided))
@@ -404,7 +389,7 @@ def format_sizes(summary) -> str:
 
     >>> from pp_corr.studies.nadeau_bengio_study import CONFIGURATIONS, nadeau_bengio_study, study_summary
     >>> res = nadeau_bengio_study(repetitions=5, configurations=CONFIGURATIONS[:1], splits=3, halvings=2,
-    ...                           bootstrap_repetitions=2, random_seed=0, workers=1, progress=False)
+    ...                           bootstrap_repetitions=2, random_seed=0, workers=1, progressbar=False)
     >>> format_sizes(study_summary(res)).splitlines()[0]
     'Nadeau & Bengio (2003): size of each procedure at alpha = 0.05 (rejection rate under H0, standard error)'
     """
@@ -423,7 +408,7 @@ def _simulate_nadeau_bengio(args, out):
     from .studies.nadeau_bengio_study import nadeau_bengio_study, pseudo_power, study_summary
 
     results = nadeau_bengio_study(repetitions=args.repetitions, random_seed=args.seed, scheduler=args.scheduler,
-                                  workers=args.workers, progress=not args.no_progress)
+                                  workers=args.workers, progressbar=not args.no_progress)
     summary, power = study_summary(results, alpha=args.alpha), pseudo_power(results, alpha=args.alpha)
     print(format_sizes(summary))
     if out is None:
@@ -448,12 +433,10 @@ def _simulate(args):
     out = check_output_dir(args.output) if args.output else None
     if args.study == "signed-rank":
         return _simulate_signed_rank(args, out)
-    if args.draws != 5000:
-        raise ValueError("--draws applies to the signed-rank study only")
     if args.study == "nadeau-bengio":
         return _simulate_nadeau_bengio(args, out)
     common = dict(repetitions=args.repetitions or 5000, random_seed=args.seed, scheduler=args.scheduler,
-                  workers=args.workers, progress=not args.no_progress)
+                  workers=args.workers, progressbar=not args.no_progress)
     if args.study == "toy":
         results = simulation.toy_example(**common)
     else:
@@ -482,7 +465,7 @@ def format_replicability(table) -> str:
     >>> from pp_corr import load_scores
     >>> from pp_corr.studies.replicability import replicability_decisions, replicability_table
     >>> table = replicability_table(replicability_decisions(load_scores(example_path()), subset_size=3,
-    ...                                                     n_subsets=20, n_draws=200, random_seed=0))
+    ...                                                     n_subsets=20, draws=200, random_seed=0))
     >>> format_replicability(table).splitlines()[0]
     'replicability on 20 subsets per pair: H1 = B better; R = 1 - 2 var(decision) (1: always the same answer)'
     """
@@ -504,7 +487,7 @@ def _replicability(args):
     scores = load_file(source, args, pair)
     decisions = replicability_decisions(scores, pairs=None if pair is None else [pair], subset_size=args.subset_size,
                                         n_subsets=args.subsets, loss_ratio=args.loss_ratio, alpha=args.alpha,
-                                        n_draws=args.draws, random_seed=args.seed)
+                                        draws=args.draws, random_seed=args.seed)
     table = replicability_table(decisions)
     print(format_replicability(table))
     if output is not None:
@@ -541,7 +524,13 @@ def _examples(command) -> dict:
             "formatter_class": argparse.RawDescriptionHelpFormatter}
 
 
-def _build_parser() -> argparse.ArgumentParser:
+def build_parser() -> argparse.ArgumentParser:
+    """The parser of ``pp-corr``; ``commands`` holds the parser of each subcommand (for
+    :func:`pp_corr.cli_modes.parse_args`, which refuses an option the mode does not use).
+
+    >>> sorted(build_parser().commands)
+    ['compare', 'demo', 'items', 'replicability', 'report', 'sequential', 'simulate']
+    """
     rope = option(check_real, low=0)
     level = option(check_probability_level)
     seed = option(check_count, parse=int, minimum=0)
@@ -563,11 +552,11 @@ def _build_parser() -> argparse.ArgumentParser:
                       help="the hierarchical model over data sets (its exact posterior by quadrature; seconds to a "
                            "minute a pair)")
     cmp_.add_argument("--method", choices=METHODS, default="auto",
-                      help="with --hierarchical: auto (default) = the exact posterior by quadrature where the model has "
-                           "one; exact = quadrature only; mcmc = PyMC's NUTS with one robust retry")
+                      help="with --hierarchical: auto (default) = the exact posterior by quadrature where the model "
+                           "has one; exact = quadrature only; mcmc = PyMC's NUTS with one robust retry")
     cmp_.add_argument("--sampler", choices=SAMPLERS, default="pymc",
-                      help="with --hierarchical --method mcmc: PyMC's NUTS (default) or nutpie's (compiled once for all "
-                           "pairs)")
+                      help="with --hierarchical --method mcmc: PyMC's NUTS (default) or nutpie's (compiled once for "
+                           "all pairs)")
     cluster = cmp_.add_mutually_exclusive_group()
     cluster.add_argument("--workers", type=option(check_count, parse=int),
                          help="with --hierarchical and several pairs: local Dask worker processes answering the pairs "
@@ -660,6 +649,7 @@ def _build_parser() -> argparse.ArgumentParser:
     dem.add_argument("--rope", type=rope, default=0.01, help="half-width of the rope (region of practical "
                      "equivalence), in accuracy (default 0.01)")
     dem.set_defaults(func=_demo)
+    parser.commands = sub.choices
     return parser
 
 
@@ -686,7 +676,7 @@ def main(argv=None):
     logistic - tree (positive: logistic better), rope (-0.01, 0.01), prior matching
     ...
     """
-    args = _build_parser().parse_args(argv)
+    args = parse_args(build_parser(), argv)
     with warnings.catch_warnings():
         warnings.showwarning = _show_warning
         try:

@@ -126,7 +126,7 @@ def task_seed(random_seed, key) -> np.random.SeedSequence:
     return np.random.SeedSequence(as_seed_sequence(random_seed).entropy, spawn_key=tuple(int(k) for k in key))
 
 
-def map_tasks(fn, tasks, *, random_seed, scheduler=None, workers=None, threads=False, progress=True, desc=None):
+def map_tasks(fn, tasks, *, random_seed, scheduler=None, workers=None, threads=False, progressbar=True, desc=None):
     """Call ``fn(*args, seed)`` for every ``(key, args)`` of ``tasks`` on a Dask client (see :func:`dask_client`,
     and its ``threads`` for tasks that release the GIL), ``seed`` being :func:`task_seed` of the key; yield
     ``(key, result)`` as tasks finish, in any order. At most two tasks per worker thread are in flight, so memory
@@ -135,7 +135,7 @@ def map_tasks(fn, tasks, *, random_seed, scheduler=None, workers=None, threads=F
 
     >>> def draw(n, seed):
     ...     return np.random.default_rng(seed).integers(0, 100, n).tolist()
-    >>> sorted(map_tasks(draw, [((0,), (2,)), ((1,), (1,))], random_seed=0, workers=1, progress=False)) == [
+    >>> sorted(map_tasks(draw, [((0,), (2,)), ((1,), (1,))], random_seed=0, workers=1, progressbar=False)) == [
     ...     ((0,), draw(2, task_seed(0, (0,)))), ((1,), draw(1, task_seed(0, (1,))))]
     True
     """
@@ -148,7 +148,7 @@ def map_tasks(fn, tasks, *, random_seed, scheduler=None, workers=None, threads=F
     if scheduler is None:
         workers = min(workers or local_workers(), len(tasks))
     with dask_client(scheduler, workers=workers, threads=threads) as client, \
-            tqdm(total=len(tasks), desc=desc, disable=not progress, unit="task") as bar:
+            tqdm(total=len(tasks), desc=desc, disable=not progressbar, unit="task") as bar:
         window = max(2, 2 * sum(client.nthreads().values()))
         queue = iter(tasks)
         running = {}

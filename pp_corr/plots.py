@@ -137,7 +137,7 @@ def plot_forest(result: CorrelatedTTestResult, *, confidence_level=0.95, ax=None
     return _forest(result, result.datasets, lo, hi, confidence_level, "data set", ax)
 
 
-def plot_items(result, *, level=0.95, ax=None):
+def plot_items(result, *, confidence_level=0.95, ax=None):
     """An item-level comparison (:func:`pp_corr.compare_items`) per benchmark: posterior mean and credible interval,
     coloured by the most probable region, the rope shaded.
 
@@ -146,11 +146,11 @@ def plot_items(result, *, level=0.95, ax=None):
     >>> plot_items(res).get_xlabel()
     'mean difference B - A over items: posterior mean and 95% interval'
     """
-    lo, hi = result.interval(level)
-    return _forest(result, result.benchmarks, lo, hi, level, "benchmark", ax, over=" over items")
+    lo, hi = result.interval(confidence_level)
+    return _forest(result, result.benchmarks, lo, hi, confidence_level, "benchmark", ax, over=" over items")
 
 
-def _forest(result, labels, lo, hi, level, noun, ax, over=""):
+def _forest(result, labels, lo, hi, confidence_level, noun, ax, over=""):
     """The forest of :func:`plot_forest` and :func:`plot_items`: one row per label."""
     n = len(labels)
     font = _row_font(n)
@@ -173,7 +173,7 @@ def _forest(result, labels, lo, hi, level, noun, ax, over=""):
                                   s=22, zorder=3, label=f"most probable: {label} ({counted(chosen.sum(), noun)})"))
     ax.set_yticks(y, labels, fontsize=font)
     ax.set_ylim(-0.7, n - 0.3)
-    ax.set_xlabel(f"mean difference {b} - {a}{over}: posterior mean and {round(100 * level):g}% interval")
+    ax.set_xlabel(f"mean difference {b} - {a}{over}: posterior mean and {round(100 * confidence_level):g}% interval")
     _legend_on_top(ax, handles, f"{b} vs {a} on {counted(n, noun)}{', rope shaded' if rope else ''}")
     return ax
 
@@ -275,9 +275,9 @@ def plot_shrinkage(result, *, ax=None):
     return ax
 
 
-def plot_posterior_predictive(result, *, n_draws=50, random_seed=0):
+def plot_posterior_predictive(result, *, draws=50, random_seed=0):
     """Posterior predictive check of the hierarchical model: the empirical distribution (ECDF) over data sets
-    of the per-data-set means and standard deviations, observed (black) against ``n_draws`` replicates (grey).
+    of the per-data-set means and standard deviations, observed (black) against ``draws`` replicates (grey).
 
     >>> import numpy as np
     >>> from pp_corr import hierarchical_test
@@ -286,17 +286,17 @@ def plot_posterior_predictive(result, *, n_draws=50, random_seed=0):
     >>> [ax.get_xlabel() for ax in plot_posterior_predictive(res).axes]
     ['per-data-set mean of b - a', 'per-data-set sd of b - a']
     """
-    check_count("n_draws", n_draws)
+    check_count("draws", draws)
     tree = result.posterior_predictive(random_seed=random_seed)
     rng = as_generator(random_seed)
     fig, axes = plt.subplots(1, 2, figsize=(9, 3.8), layout="constrained")
     a, b = result.names
     for ax, var in zip(axes, ("mean", "sd")):
-        draws = tree["posterior_predictive"][var].stack(sample=("chain", "draw")).transpose("sample", "dataset")
-        chosen = rng.choice(draws.sizes["sample"], min(n_draws, draws.sizes["sample"]), replace=False)
-        q = draws.sizes["dataset"]
+        replicates = tree["posterior_predictive"][var].stack(sample=("chain", "draw")).transpose("sample", "dataset")
+        chosen = rng.choice(replicates.sizes["sample"], min(draws, replicates.sizes["sample"]), replace=False)
+        q = replicates.sizes["dataset"]
         heights = np.arange(1, q + 1) / q
-        for n, values in enumerate(draws.values[chosen]):
+        for n, values in enumerate(replicates.values[chosen]):
             ax.step(np.sort(values), heights, where="post", color=ROPE, lw=0.6, alpha=0.5,
                     label=f"replicated ({len(chosen)} posterior draws)" if n == 0 else None)
         observed = np.sort(tree["observed_data"][var].values)
@@ -360,7 +360,7 @@ def plot_rejection_rates(rates, *, ax=None):
     ``rates`` comes from :func:`pp_corr.studies.simulation.rejection_rates`, with one value of ``n_datasets`` selected.
 
     >>> from pp_corr.studies.simulation import experiment_1, rejection_rates
-    >>> res = experiment_1(repetitions=20, runs=1, workers=1, progress=False, random_seed=0)
+    >>> res = experiment_1(repetitions=20, runs=1, workers=1, progressbar=False, random_seed=0)
     >>> plot_rejection_rates(rejection_rates(res)).get_ylabel()
     'rejection rate (BN-hat declared better)'
     """

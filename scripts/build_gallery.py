@@ -65,7 +65,7 @@ CHECKS = [
      "checks that new folds fall inside 90% of the time).", """\
 from pp_corr import checks, check_plots
 coverage = checks.predictive_intervals(hier, 0.9, random_seed=0)
-check_plots.plot_predictive_intervals(coverage, level=0.9)"""),
+check_plots.plot_predictive_intervals(coverage, confidence_level=0.9)"""),
     ("loo_pit", "LOO-PIT of each data set's fold mean and sd: uniform when the model is calibrated.",
      "check_plots.plot_loo_pit(coverage)"),
     ("variant_comparison", "Hierarchical variants compared by leave-one-data-set-out PSIS-LOO, each data set's "

@@ -195,7 +195,7 @@ REPETITIONS = int(os.environ.get("PP_CORR_REPETITIONS", 5000))
 print("repetitions per setting:", REPETITIONS)"""),
         md("## Experiment 1: the same gap on all 50 data sets\nAt delta = 0 the rejection rate is the Type I error; "
         "above it, the power. m = 1 or 10 runs of 10-fold cross-validation."),
-        code("""exp1 = simulation.experiment_1(repetitions=REPETITIONS, random_seed=1, progress=False)
+        code("""exp1 = simulation.experiment_1(repetitions=REPETITIONS, random_seed=1, progressbar=False)
 rates1 = simulation.rejection_rates(exp1)
 plots.plot_rejection_rates(rates1);"""),
         code("""rates1.rate.sel(n_datasets=50).to_dataframe().rate.unstack(["test", "runs"]).round(3)"""),
@@ -205,7 +205,7 @@ plots.plot_rejection_rates(rates1);"""),
         md("## Experiment 2: gaps drawn from Cauchy(d, d)\nEach data set's gap is Cauchy(d, d) clipped to [-0.5, 0.5]: "
         "most gaps are near d but some are large and of either sign; the Wilcoxon test, which uses the sizes of "
         "the mean differences, is pulled by them, the Poisson test only counts."),
-        code("""exp2 = simulation.experiment_2(repetitions=REPETITIONS, random_seed=2, progress=False)
+        code("""exp2 = simulation.experiment_2(repetitions=REPETITIONS, random_seed=2, progressbar=False)
 rates2 = simulation.rejection_rates(exp2)
 fig, axes = plt.subplots(1, 2, figsize=(12, 4), layout="constrained", sharey=True)
 for ax, q in zip(axes, rates2.n_datasets.values):
@@ -215,7 +215,7 @@ for ax, q in zip(axes, rates2.n_datasets.values):
         "sometimes change rank with the others), so its distribution is not the same in the two cases, yet Wilcoxon "
         "practically never declares B better in either; the Poisson test becomes less sure that B is not better on "
         "a majority, as it should, and it too practically never declares B better."),
-        code("""toy = simulation.toy_example(repetitions=REPETITIONS, random_seed=3, progress=False)
+        code("""toy = simulation.toy_example(repetitions=REPETITIONS, random_seed=3, progressbar=False)
 plots.plot_toy_example(toy)
 simulation.rejection_rates(toy).rate.to_dataframe().rate.unstack("test")"""),
     ],
@@ -250,7 +250,7 @@ def estimates(values, errors, columns):
         "over the runs where it decides; the grey bars (right axis) the share of runs where it is indeterminate. "
         "Each run's noise and Dirichlet draws serve the whole Delta grid, so the curves are smooth in Delta. One "
         "worker here (half a minute on an idle core); the command line uses every core."),
-        code("""results = signed_rank_study(runs=RUNS, n_draws=DRAWS, workers=1, random_seed=1, progress=False)
+        code("""results = signed_rank_study(runs=RUNS, draws=DRAWS, workers=1, random_seed=1, progressbar=False)
 curves = loss_curves(results)
 plot_signed_rank_losses(curves);"""),
         md("## Table 1: area under the loss curves\nThe trapezoid rule over the grid -0.07..0.07 (divide by 0.14 "
@@ -287,7 +287,7 @@ estimates(undecided.h1, undecided.h1_se, ["loss_pair"])"""),
         "every subset gives the same answer, 0.5 for a coin toss, over all subsets and over those where the IDP "
         "decides or not."),
         code("""scores = pp_corr.load_scores(UCI54, columns={"score": "accuracy"})
-replic = replicability_decisions(scores, n_subsets=min(1000, 5 * RUNS), n_draws=DRAWS, random_seed=0)
+replic = replicability_decisions(scores, n_subsets=min(1000, 5 * RUNS), draws=DRAWS, random_seed=0)
 table = replicability_table(replic)
 table.drop(columns=["a", "b", "n_subsets"]).round(3)"""),
         md("Where the IDP is indeterminate, Wilcoxon and the DP are close to a coin toss (R near 0.5): the "
@@ -359,7 +359,7 @@ checks.prior_sensitivity(wrong)"""),
         "intervals of a new run of its cross-validation. In-sample the observed statistics are inside more often "
         "than 90% (each mean pins its delta_i); the LOO-PIT, which leaves the statistic out, should look uniform."),
         code("""coverage = checks.predictive_intervals(res, 0.9, random_seed=0)
-check_plots.plot_predictive_intervals(coverage, level=0.9);
+check_plots.plot_predictive_intervals(coverage, confidence_level=0.9);
 coverage[["mean_covered", "sd_covered"]].mean()"""),
         code("""check_plots.plot_loo_pit(coverage);
 coverage[["mean_loo_pit", "mean_pareto_k", "sd_loo_pit", "sd_pareto_k"]].describe().round(3)"""),
@@ -493,8 +493,8 @@ for shift in (0.0, 0.3):
         y = continuous(shift)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", pp_corr.AssumptionWarning)
-            seeds = pp_corr.compare_items(y, runs="seeds", n_samples=2000, random_seed=k)
-            samples = pp_corr.compare_items(y, n_samples=2000, random_seed=k)
+            seeds = pp_corr.compare_items(y, runs="seeds", draws=2000, random_seed=k)
+            samples = pp_corr.compare_items(y, draws=2000, random_seed=k)
         clustered = seeds.clustered_interval()
         rows.append({"shift sd": shift, "runs='samples'": samples.interval()[0][0] <= 0.1 <= samples.interval()[1][0],
                      "runs='seeds'": seeds.interval()[0][0] <= 0.1 <= seeds.interval()[1][0],
@@ -567,7 +567,7 @@ pp_corr.correlated_ttest(to_scores(cv, dataset="breast cancer"), rope=0.01)"""),
         "least squares thresholded at 1/2, 0-1 loss) has its errors estimated from fresh training and test sets. "
         "`CONFIGURATIONS` documents the settings (the paper's own are lost)."),
         code("""pd.DataFrame(study.CONFIGURATIONS)"""),
-        code("""results = study.nadeau_bengio_study(**RUN, random_seed=2003, progress=False)
+        code("""results = study.nadeau_bengio_study(**RUN, random_seed=2003, progressbar=False)
 summary = study.study_summary(results)
 sizes = (summary["size"].to_pandas().T.map("{:.3f}".format) + " +- "
          + summary["size_se"].to_pandas().T.map("{:.3f}".format))

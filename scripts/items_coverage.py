@@ -46,7 +46,7 @@ def one(replications, rng):
             for kind in ("samples", "seeds"):
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore", pp_corr.AssumptionWarning)
-                    res = pp_corr.compare_items(y, runs=kind, n_samples=4000, random_seed=k)
+                    res = pp_corr.compare_items(y, runs=kind, draws=4000, random_seed=k)
                 lo, hi = res.interval()
                 row[kind] = lo[0] <= 0.1 <= hi[0]
                 row[f"{kind} width"] = hi[0] - lo[0]
@@ -69,7 +69,7 @@ def binary(replications, rng):
         a = rng.normal(0, 1.5, 300)
         y = {m: (rng.random((300, 3)) < expit(alpha + a + rng.normal(0, 0.5, 300))[:, None]).astype(float)
              for m, alpha in (("A", 0.0), ("B", 0.25))}
-        res = pp_corr.compare_items(y, n_samples=4000, random_seed=k)
+        res = pp_corr.compare_items(y, draws=4000, random_seed=k)
         lo, hi = res.interval()
         clo, chi = res.clustered_interval()
         covered.append(lo[0] <= truth <= hi[0])

@@ -174,7 +174,7 @@ def test_shares_are_pp_corr_wins():
                                (bc.SignedRankTest, pp_corr.bayesian_signed_rank, 0.5)):
         for rope in (0.005, 0.02):
             ours = layer.probs(x, y, rope=rope, nsamples=20_000, random_state=7, prior=2 * prior)
-            theirs = test(x, y, rope=rope, prior_strength=2 * prior, n_samples=20_000, random_seed=7)
+            theirs = test(x, y, rope=rope, prior_strength=2 * prior, draws=20_000, random_seed=7)
             assert ours == (theirs.win_left, theirs.win_rope, theirs.win_right)
             assert ours != (theirs.p_left, theirs.p_rope, theirs.p_right)
 
@@ -185,10 +185,10 @@ def test_without_rope_two_shares():
     rng = np.random.default_rng(6)
     x = rng.normal(0.8, 0.05, 20)
     y = x + rng.normal(0.005, 0.02, 20)
-    ranks = pp_corr.bayesian_signed_rank(x, y, rope=0, n_samples=20_000, random_seed=3)
+    ranks = pp_corr.bayesian_signed_rank(x, y, rope=0, draws=20_000, random_seed=3)
     assert bc.SignedRankTest.probs(x, y, nsamples=20_000, random_state=3) == (ranks.win_left, ranks.win_right)
     y[:12] = x[:12]  # 12 ties in 20: the rope region (ties and the prior) wins some draws
-    signs = pp_corr.bayesian_sign_test(x, y, rope=0, n_samples=20_000, random_seed=3).samples
+    signs = pp_corr.bayesian_sign_test(x, y, rope=0, draws=20_000, random_seed=3).samples
     left = np.mean(signs[:, 0] > signs[:, 2]) + 0.5 * np.mean(signs[:, 0] == signs[:, 2])
     assert bc.SignTest.probs(x, y, nsamples=20_000, random_state=3) == pytest.approx((left, 1 - left), abs=1e-15)
 

@@ -279,7 +279,7 @@ def test_regression_magnitude_1e160(scale):
            quiet(poisson_test, BASE_MATRIX, rho=0.1).p_b_majority, "poisson_test", rtol=1e-12)
     frame = scores_frame(np.random.default_rng(5), ["d1", "d2", "d3"], ["P", "Q", "R"], 1, 10)
     scaled = frame.assign(score=frame.score * scale)
-    table, table_scaled = (quiet(compare_all_pairs, quiet(load_scores, f), rope=r, n_samples=500, random_seed=0)
+    table, table_scaled = (quiet(compare_all_pairs, quiet(load_scores, f), rope=r, draws=500, random_seed=0)
                            for f, r in ((frame, 0.01), (scaled, 0.01 * scale)))
     for var in ("p_b_majority", "wilcoxon_pvalue", "signed_rank_right", "sign_right"):
         _close(table_scaled[var].values, table[var].values, f"compare_all_pairs {var}", rtol=1e-9, atol=1e-12)
@@ -637,7 +637,7 @@ def test_poisson_binomial_refuses_bad_probabilities(bad, where):
 @campaign(40)
 @given(p=st.lists(PROBS, min_size=1, max_size=5), n_draws=st.integers(500, 3000), seed=st.integers(0, 2**20))
 def test_poisson_binomial_monte_carlo_within_its_standard_error(p, n_draws, seed):
-    pmf, se = poisson_binomial_monte_carlo(p, n_draws=n_draws, random_seed=seed)
+    pmf, se = poisson_binomial_monte_carlo(p, draws=n_draws, random_seed=seed)
     exact = np.array([float(v) for v in _poisson_binomial_exact(p)])
     assert_probability("pmf", pmf)
     assert np.isfinite(se).all() and (np.asarray(se) >= 0).all()
@@ -647,11 +647,11 @@ def test_poisson_binomial_monte_carlo_within_its_standard_error(p, n_draws, seed
 
 
 @campaign(40)
-@given(case=st.sampled_from([("p", [0.5, 1.5]), ("p", [0.5, NAN]), ("p", [-0.2]), ("n_draws", 0), ("n_draws", -10),
-                             ("n_draws", 2.5), ("chunk", 0), ("random_seed", -1)]))
+@given(case=st.sampled_from([("p", [0.5, 1.5]), ("p", [0.5, NAN]), ("p", [-0.2]), ("draws", 0), ("draws", -10),
+                             ("draws", 2.5), ("chunk", 0), ("random_seed", -1)]))
 def test_poisson_binomial_monte_carlo_refuses_bad_arguments(case):
     name, value = case
-    kwargs = {"p": [0.3, 0.6], "n_draws": 100, "random_seed": 0, name: value}
+    kwargs = {"p": [0.3, 0.6], "draws": 100, "random_seed": 0, name: value}
     check_error(lambda: poisson_binomial_monte_carlo(**kwargs), (name,))
 
 
@@ -669,9 +669,9 @@ def test_regression_poisson_binomial_above_one():
 
 
 def test_regression_poisson_binomial_monte_carlo_bad_p():
-    check_error(lambda: poisson_binomial_monte_carlo([0.5, 1.2], n_draws=100, random_seed=0), ("p",))
-    check_error(lambda: poisson_binomial_monte_carlo([0.5, NAN], n_draws=100, random_seed=0), ("p",))
-    check_error(lambda: poisson_binomial_monte_carlo([0.5, 0.2], n_draws=0, random_seed=0), ("n_draws",))
+    check_error(lambda: poisson_binomial_monte_carlo([0.5, 1.2], draws=100, random_seed=0), ("p",))
+    check_error(lambda: poisson_binomial_monte_carlo([0.5, NAN], draws=100, random_seed=0), ("p",))
+    check_error(lambda: poisson_binomial_monte_carlo([0.5, 0.2], draws=0, random_seed=0), ("draws",))
 
 
 # --- rank tests ----------------------------------------------------------------------------------------------------
@@ -680,9 +680,9 @@ SMALL_Z = st.integers(-8, 8).map(lambda i: i / 64)
 RANK_BAD = ([("rope", v) for v in [NAN, INF, -INF, -0.01, "0.01", [0.01], (0.02, -0.02), (NAN, 0.0)]]
             + [("prior_strength", v) for v in [NAN, INF, -1.0, "1"]]
             + [("z0", v) for v in [NAN, INF, -INF]]
-            + [("n_samples", v) for v in [0, -5, 2.5, INF, NAN]]
+            + [("draws", v) for v in [0, -5, 2.5, INF, NAN]]
             + [("random_seed", v) for v in [-1, "a"]])
-IMPRECISE_BAD = ([("loss_ratio", v) for v in [NAN, INF, 0.0, -1.0, "19"]] + [("n_samples", v) for v in [0, -5, 2.5]]
+IMPRECISE_BAD = ([("loss_ratio", v) for v in [NAN, INF, 0.0, -1.0, "19"]] + [("draws", v) for v in [0, -5, 2.5]]
                  + [("random_seed", -1)])
 
 
@@ -699,7 +699,7 @@ IMPRECISE_BAD = ([("loss_ratio", v) for v in [NAN, INF, 0.0, -1.0, "19"]] + [("n
 def test_rank_tests_refuse_bad_arguments(z, case):
     test, (name, value) = case
     fn = getattr(pp_corr, test)
-    kwargs = {"n_samples": 200, "random_seed": 0} if test.startswith(("bayesian", "imprecise")) else {}
+    kwargs = {"draws": 200, "random_seed": 0} if test.startswith(("bayesian", "imprecise")) else {}
     if name == "x":
         check_error(lambda: fn(np.where(np.arange(len(z)) == 0, NAN, z), **kwargs), ("x",))
     elif name == "y":
@@ -721,7 +721,7 @@ def test_bayesian_sign_test_matches_the_dirichlet_mean(z, rope, s, z0, seed):
     lo, hi = _bounds(rope)
     assume(s > 0 or len(z) > 0)
     n_samples = 4000
-    res = bayesian_sign_test(z, rope=rope, prior_strength=s, z0=z0, n_samples=n_samples, random_seed=seed)
+    res = bayesian_sign_test(z, rope=rope, prior_strength=s, z0=z0, draws=n_samples, random_seed=seed)
     counts = np.bincount(_regions(z, lo, hi), minlength=3).astype(float)
     counts[_regions(np.array([z0]), lo, hi)[0]] += s
     expected = counts / counts.sum()
@@ -744,7 +744,7 @@ def test_bayesian_signed_rank_matches_the_dirichlet_moments(z, r, s, seed):
     """E[sum w_i w_j H(z_i + z_j - 2r)] with (w0, w) ~ Dir(s, 1, .., 1): E w_i w_j = a_i a_j / (S (S + 1)) off the
     diagonal, a_i (a_i + 1) / (S (S + 1)) on it."""
     n_samples = 4000
-    res = bayesian_signed_rank(z, rope=r, prior_strength=s, n_samples=n_samples, random_seed=seed)
+    res = bayesian_signed_rank(z, rope=r, prior_strength=s, draws=n_samples, random_seed=seed)
     values = np.concatenate([[0.0], z])
     alpha = np.concatenate([[s], np.ones(len(z))])
     big = alpha.sum()
@@ -764,7 +764,7 @@ def test_bayesian_signed_rank_matches_the_dirichlet_moments(z, r, s, seed):
        seed=st.integers(0, 2**20))
 def test_imprecise_signed_rank_bounds_match_the_formula(z, loss, seed):
     assume(np.all(z != 0) and np.all(z[:, None] + z[None, :] != 0))
-    res = imprecise_signed_rank(z, loss_ratio=loss, n_samples=2000, random_seed=seed)
+    res = imprecise_signed_rank(z, loss_ratio=loss, draws=2000, random_seed=seed)
     assert isinstance(res, pp_corr.ImpreciseSignedRankResult)
     s, q = (math.sqrt(17) - 3) / 2, len(z)
     lower_mean = ((z[:, None] + z[None, :] > 0).sum() + (2 * z > 0).sum()) / ((s + q) * (s + q + 1))
@@ -802,8 +802,8 @@ def test_sign_and_wilcoxon_tests_match_scipy(z, alternative):
        seed=st.integers(0, 2**20))
 def test_rope_pair_equals_half_width(z, r, seed):
     for fn in (bayesian_sign_test, bayesian_signed_rank):
-        one = fn(z, rope=r, n_samples=500, random_seed=seed)
-        two = fn(z, rope=(-r, r), n_samples=500, random_seed=seed)
+        one = fn(z, rope=r, draws=500, random_seed=seed)
+        two = fn(z, rope=(-r, r), draws=500, random_seed=seed)
         _close([two.p_left, two.p_rope, two.p_right], [one.p_left, one.p_rope, one.p_right], fn.__name__,
                rtol=0, atol=1e-12)
 
@@ -821,7 +821,7 @@ def test_region_probabilities_from_tails(left, right):
 @campaign(20)
 @given(alpha=st.sampled_from([NAN, 0.0, 1.0, 2.0, "0.05"]))
 def test_region_probabilities_decision_refuses_bad_alpha(alpha):
-    res = bayesian_sign_test([0.02, 0.01, -0.01, 0.03], rope=0.005, n_samples=200, random_seed=0)
+    res = bayesian_sign_test([0.02, 0.01, -0.01, 0.03], rope=0.005, draws=200, random_seed=0)
     check_error(lambda: res.decision(alpha), ("alpha",))
 
 
@@ -829,9 +829,9 @@ def test_regression_rank_tests_reject_nonfinite_parameters():
     z = [0.02, 0.01, 0.03, -0.01, 0.02]
     for fn in (bayesian_sign_test, bayesian_signed_rank):
         for name, value in [("rope", NAN), ("rope", INF), ("prior_strength", NAN), ("prior_strength", INF),
-                            ("z0", NAN), ("z0", INF), ("n_samples", 0), ("n_samples", -1)]:
+                            ("z0", NAN), ("z0", INF), ("draws", 0), ("draws", -1)]:
             check_error(lambda: fn(z, **{name: value}, random_seed=0), (name,))
-    for name, value in [("loss_ratio", NAN), ("loss_ratio", INF), ("n_samples", 0), ("n_samples", -1)]:
+    for name, value in [("loss_ratio", NAN), ("loss_ratio", INF), ("draws", 0), ("draws", -1)]:
         check_error(lambda: imprecise_signed_rank(z, **{name: value}, random_seed=0), (name,))
 
 
@@ -839,10 +839,10 @@ def test_regression_rank_tests_accept_rope_pair():
     """The rank tests rejected the rope pair that correlated_ttest accepts ('<' not supported)."""
     z = [0.02, 0.01, 0.03, -0.01, 0.02, 0.0]
     for fn in (bayesian_sign_test, bayesian_signed_rank):
-        pair = fn(z, rope=(-0.015, 0.015), n_samples=1000, random_seed=3)
-        half = fn(z, rope=0.015, n_samples=1000, random_seed=3)
+        pair = fn(z, rope=(-0.015, 0.015), draws=1000, random_seed=3)
+        half = fn(z, rope=0.015, draws=1000, random_seed=3)
         _close([pair.p_left, pair.p_rope, pair.p_right], [half.p_left, half.p_rope, half.p_right], fn.__name__)
-    res = bayesian_sign_test(z, rope=(-0.005, 0.025), n_samples=20000, random_seed=0)
+    res = bayesian_sign_test(z, rope=(-0.005, 0.025), draws=20000, random_seed=0)
     # left: -0.01; rope: 0.02, 0.01, -0.005 < 0, 0.02 and the prior at 0; right: 0.03 -> (1, 5 + 1, 1) / 7
     _close([res.p_left, res.p_rope, res.p_right], [1 / 7, 5 / 7, 1 / 7], "asymmetric rope", rtol=0, atol=0.01)
 
@@ -854,7 +854,7 @@ def test_regression_sign_test_all_zero():
     for alternative in ("less", "greater"):
         assert_probability("pvalue", sign_test(np.zeros(6), alternative=alternative).pvalue)
     assert_probability("wilcoxon pvalue", wilcoxon_test(np.zeros(6)).pvalue)
-    bayes = bayesian_sign_test(np.zeros(6), rope=0, n_samples=2000, random_seed=0)
+    bayes = bayesian_sign_test(np.zeros(6), rope=0, draws=2000, random_seed=0)
     _close([bayes.p_left, bayes.p_rope, bayes.p_right], [0, 1, 0], "all ties and the prior in the rope", atol=1e-12)
 
 
@@ -869,7 +869,7 @@ def test_regression_wilcoxon_tie_on_one_dataset():
     frame = scores_frame(np.random.default_rng(1), ["d1", "d2", "d3", "d4"], ["P", "Q", "R"], 1, 5)
     tie = frame.query("dataset == 'd2' and algorithm == 'P'").score.values
     frame.loc[(frame.dataset == "d2") & (frame.algorithm == "Q"), "score"] = tie
-    table = quiet(compare_all_pairs, quiet(load_scores, frame), n_samples=500, random_seed=0)
+    table = quiet(compare_all_pairs, quiet(load_scores, frame), draws=500, random_seed=0)
     off = ~np.eye(3, dtype=bool)
     for var in ("p_b_majority", "wilcoxon_pvalue", "signed_rank_right", "sign_right"):
         assert_probability(var, table[var].values[off])
@@ -925,7 +925,7 @@ def test_regression_rank_ties_uci54_j48_j48gr(uci54):
     wil = wilcoxon_test(uci54, algorithms=("j48", "j48gr"), alternative="greater")
     _close(wil.pvalue, stats.wilcoxon(z_exact, alternative="greater").pvalue, "wilcoxon with ties", rtol=0,
            atol=0.01)
-    table = quiet(compare_all_pairs, uci54.sel(algorithm=["j48", "j48gr"]), rope=0.0, n_samples=1000, random_seed=0)
+    table = quiet(compare_all_pairs, uci54.sel(algorithm=["j48", "j48gr"]), rope=0.0, draws=1000, random_seed=0)
     off = ~np.eye(2, dtype=bool)
     for var in ("p_b_majority", "wilcoxon_pvalue", "signed_rank_right", "sign_right"):
         assert_probability(var, table[var].values[off])
@@ -968,7 +968,7 @@ def test_compare_all_pairs_answers(seed, q, k, ties, rope, alpha):
         mask = frame.dataset.eq("d0") | (rope == 0)
         frame.loc[mask & frame.algorithm.eq("Q"), "score"] = frame.loc[mask & frame.algorithm.eq("P"), "score"].values
     ds = quiet(load_scores, frame)
-    table = quiet(compare_all_pairs, ds, rope=rope, alpha=alpha, n_samples=300, random_seed=seed)
+    table = quiet(compare_all_pairs, ds, rope=rope, alpha=alpha, draws=300, random_seed=seed)
     off = ~np.eye(k, dtype=bool)
     for var in ("p_b_majority", "wilcoxon_pvalue", "signed_rank_right", "sign_right"):
         assert_probability(var, table[var].values[off])
@@ -984,11 +984,11 @@ def test_compare_all_pairs_answers(seed, q, k, ties, rope, alpha):
 @campaign(30)
 @given(case=st.sampled_from([("alpha", v) for v in [NAN, 0.0, 1.0, 1.5, -0.1]]
                             + [("rope", v) for v in [NAN, INF, -0.01, "0.01"]]
-                            + [("n_samples", v) for v in [0, -1, 2.5]] + [("prior", 42), ("random_seed", -1)]))
+                            + [("draws", v) for v in [0, -1, 2.5]] + [("prior", 42), ("random_seed", -1)]))
 def test_compare_all_pairs_refuses_bad_arguments(case):
     name, value = case
     ds = quiet(load_scores, example_path())
-    kwargs = {"n_samples": 200, "random_seed": 0, name: value}
+    kwargs = {"draws": 200, "random_seed": 0, name: value}
     check_error(lambda: compare_all_pairs(ds, **kwargs), (name,))
 
 
@@ -1001,7 +1001,7 @@ def test_format_pairs_refuses_what_is_not_a_table(table):
 def test_regression_compare_all_pairs_alpha():
     ds = quiet(load_scores, example_path())
     for alpha in (0.0, 1.0, 1.5, -0.2, NAN):
-        check_error(lambda: compare_all_pairs(ds, alpha=alpha, n_samples=200, random_seed=0), ("alpha",))
+        check_error(lambda: compare_all_pairs(ds, alpha=alpha, draws=200, random_seed=0), ("alpha",))
 
 
 # --- load_scores ----------------------------------------------------------------------------------------------------
@@ -1152,7 +1152,7 @@ def test_regression_one_algorithm(tmp_path, capsys):
     except ERRORS as err:
         assert names_any(str(err), names)
     else:
-        check_error(lambda: compare_all_pairs(ds, n_samples=200, random_seed=0), names)
+        check_error(lambda: compare_all_pairs(ds, draws=200, random_seed=0), names)
         check_error(lambda: poisson_test(ds), names)
     cli_error(capsys, ["compare", path], names + (str(path),))
     cli_error(capsys, ["compare", path, "--all-pairs"], names + (str(path),))
@@ -1211,7 +1211,7 @@ def test_regression_rank_test_on_one_dataset():
     one = rng.normal(0.01, 0.02, (1, 50))
     ds = quiet(load_scores, {"A": rng.uniform(0.7, 0.9, (1, 50)), "B": rng.uniform(0.7, 0.9, (1, 50))}, runs=5)
     for fn in (wilcoxon_test, sign_test, bayesian_signed_rank, bayesian_sign_test, imprecise_signed_rank):
-        kwargs = {"random_seed": 0, "n_samples": 200} if fn not in (wilcoxon_test, sign_test) else {}
+        kwargs = {"random_seed": 0, "draws": 200} if fn not in (wilcoxon_test, sign_test) else {}
         error_or_warning(lambda: fn(one, **kwargs), ("x", "data set", "data sets"), ("data set",))
         error_or_warning(lambda: fn(ds, **kwargs), ("x", "data set", "data sets"), ("data set",))
 
@@ -1330,8 +1330,8 @@ def test_regression_rope_spellings():
     for bad in ("0.01", [0.01], (0.01,)):
         check_error(lambda: correlated_ttest(x, rho=0.1, rope=bad), ("rope",))
         check_error(lambda: poisson_test(x, rho=0.1, rope=bad), ("rope",))
-        check_error(lambda: bayesian_sign_test(x, rope=bad, n_samples=100, random_seed=0), ("rope",))
-        check_error(lambda: bayesian_signed_rank(x, rope=bad, n_samples=100, random_seed=0), ("rope",))
+        check_error(lambda: bayesian_sign_test(x, rope=bad, draws=100, random_seed=0), ("rope",))
+        check_error(lambda: bayesian_signed_rank(x, rope=bad, draws=100, random_seed=0), ("rope",))
 
 
 def test_regression_nan_in_y_reported_as_y():
@@ -1591,7 +1591,7 @@ def test_regression_cli_one_dataset_all_pairs(tmp_path, capsys):
     else:
         assert "data set" in capsys.readouterr().err, "no word that there is only one data set"
     ds = quiet(load_scores, frame)
-    error_or_warning(lambda: compare_all_pairs(ds, n_samples=200, random_seed=0), ("data set", "data sets"),
+    error_or_warning(lambda: compare_all_pairs(ds, draws=200, random_seed=0), ("data set", "data sets"),
                      ("data set",))
 
 
@@ -1693,7 +1693,7 @@ def test_regression_simulate_workers_capped(monkeypatch):
 
     monkeypatch.setattr(multiprocessing.process.BaseProcess, "start", counting_start)
     res = bayesian_network_study([0.0, 0.01, 0.02], runs=(1,), n_datasets=5, repetitions=2, workers=100,
-                                 progress=False, random_seed=0)
+                                 progressbar=False, random_seed=0)
     assert res.sizes["delta"] == 3
     assert len(started) <= (os.cpu_count() or 1), f"{len(started)} processes on {os.cpu_count()} cores"
 
@@ -1942,7 +1942,7 @@ def test_write_report_names_a_bad_argument_and_writes_nothing(tmp_path, kwargs, 
     from pp_corr import example_path, load_scores, write_report
 
     with pytest.raises((ValueError, TypeError), match=named):
-        write_report(load_scores(example_path()), tmp_path / "report", progress=False, **kwargs)
+        write_report(load_scores(example_path()), tmp_path / "report", progressbar=False, **kwargs)
     assert list(tmp_path.iterdir()) == []
 
 
@@ -1951,9 +1951,9 @@ def test_write_report_refuses_a_file_in_place_of_its_directory_and_scores_of_ano
 
     (tmp_path / "taken").write_text("x")
     with pytest.raises(ValueError, match="not a directory"):
-        write_report(load_scores(example_path()), tmp_path / "taken", progress=False)
+        write_report(load_scores(example_path()), tmp_path / "taken", progressbar=False)
     with pytest.raises(TypeError, match="scores"):
-        write_report([[0.8, 0.9]], tmp_path / "report", progress=False)
+        write_report([[0.8, 0.9]], tmp_path / "report", progressbar=False)
     assert [p.name for p in tmp_path.iterdir()] == ["taken"]
 
 
@@ -1974,7 +1974,7 @@ def test_order_by_ranking_needs_two_algorithms_a_scores_table_and_a_boolean_dire
     ((), {"pairs": [("knn", "knn")]}, ValueError, "pairs: a pair needs two different algorithms"),
     ((), {"pairs": [("knn", "svm")]}, ValueError, "pairs: 'svm' not among"),
     ((), {"algorithms": ("knn", "tree")}, TypeError, "sets algorithms for each pair"),
-    ((), {"progress": "yes"}, TypeError, "progress must be"),
+    ((), {"progressbar": "yes"}, TypeError, "progressbar must be"),
     ((), {"rope": -1.0}, ValueError, "rope"),
     ((), {"sampler": "stan"}, ValueError, "sampler"),
     ((), {"method": "grid"}, ValueError, "method"),
@@ -1986,7 +1986,7 @@ def test_hierarchical_tests_names_a_bad_argument_before_any_fit(monkeypatch, arg
     monkeypatch.setattr(hierarchical, "_fit", lambda *a, **k: pytest.fail("fitted before checking"))
     monkeypatch.setattr(hierarchical, "_exact_fit", lambda *a, **k: pytest.fail("computed before checking"))
     with pytest.raises(error, match=named):
-        hierarchical_tests(*(args or (load_scores(example_path()),)), **{"progress": False, **kwargs})
+        hierarchical_tests(*(args or (load_scores(example_path()),)), **{"progressbar": False, **kwargs})
 
 
 @pytest.mark.parametrize("call, names", [
@@ -2031,7 +2031,7 @@ def test_compare_items_answers_or_names_the_benchmark(a, shift, rope, strength):
     """Small item tables with missing scores: an error naming the benchmark (too few items both models have) or
     three probabilities in [0, 1] that add up, an interval holding its own median, and items counted right."""
     b = np.clip(a + shift * (np.arange(a.size).reshape(a.shape) % 2), 0, 1)
-    call = lambda: pp_corr.compare_items({"A": a, "B": b}, rope=rope, prior_strength=strength, n_samples=200,
+    call = lambda: pp_corr.compare_items({"A": a, "B": b}, rope=rope, prior_strength=strength, draws=200,
                                          random_seed=0)
     try:
         res = quiet(call)
@@ -2050,13 +2050,13 @@ def test_compare_items_answers_or_names_the_benchmark(a, shift, rope, strength):
 @pytest.mark.parametrize("call, names", [
     (lambda: pp_corr.compare_items({"A": [1, 0], "B": [0, 1]}, rope=-1), ["rope"]),
     (lambda: pp_corr.compare_items({"A": [1, 0], "B": [0, 1]}, runs="epochs"), ["runs"]),
-    (lambda: pp_corr.compare_items({"A": [1, 0], "B": [0, 1]}, n_samples=0), ["n_samples"]),
+    (lambda: pp_corr.compare_items({"A": [1, 0], "B": [0, 1]}, draws=0), ["draws"]),
     (lambda: pp_corr.compare_items({"A": [1, 0], "B": [0, 1]}, prior_strength=-1), ["prior_strength"]),
     (lambda: pp_corr.compare_items({"A": [1, 0], "B": [0, 1]}, models=("A", "A")), ["models"]),
     (lambda: pp_corr.compare_items({"A": [1, 0], "B": [0, 1]}, models=("A", "Z")), ["Z"]),
     (lambda: pp_corr.compare_items({"A": [1, 0], "B": [0, 1]}, models="AB"), ["models"]),
     (lambda: pp_corr.compare_items({"A": [1, 0], "B": [0, 1], "C": [1, 1]}), ["models"]),
-    (lambda: pp_corr.compare_items({"A": [1, 0], "B": [0, 1]}).interval(2), ["level"]),
+    (lambda: pp_corr.compare_items({"A": [1, 0], "B": [0, 1]}).interval(2), ["confidence_level"]),
     (lambda: pp_corr.load_items(42), ["source"]),
     (lambda: pp_corr.load_items({"A": [1, 0]}, na_values=5), ["na_values"]),
     (lambda: pp_corr.load_items({"A": [1, 0]}, metric="acc"), ["metric"]),
@@ -2071,7 +2071,7 @@ def test_compare_items_answers_or_names_the_benchmark(a, shift, rope, strength):
     (lambda: pp_corr.rank_items({"A": [1, 0, 1], "B": [0, 1, 1]}, level=0), ["level"]),
     (lambda: pp_corr.rank_items({"A": [1, 0, 1], "B": [0, 1, 1]}, runs="seeds"), ["runs"]),
     (lambda: pp_corr.rank_items({"A": [1, 0, 1]}), ["model"]),
-], ids=["rope", "runs", "n_samples", "prior_strength", "same-model", "unknown-model", "models-text",
+], ids=["rope", "runs", "draws", "prior_strength", "same-model", "unknown-model", "models-text",
         "three-models", "level", "source", "na_values", "metric", "columns", "scores-runs", "scores-one-run",
         "plan-items", "plan-difference", "plan-simulations", "plan-level", "rank-level", "rank-seeds",
         "rank-one-model"])

@@ -21,7 +21,7 @@ from pp_corr.studies.simulation import CHUNK, experiment_1
 DASK = Path(sys.executable).with_name("dask")
 ROOT = Path(__file__).resolve().parents[1]
 REDUCED = dict(deltas=[0.0, 0.05], runs=(1, 2), n_datasets=10, repetitions=CHUNK + 10, random_seed=4,
-               progress=False)
+               progressbar=False)
 
 
 def free_port():
@@ -84,7 +84,7 @@ def task_pid(value, seed):
 
 def test_remote_tasks_run_on_both_workers_with_streams_keyed_by_task(cluster):
     tasks = [((k, 1), (k,)) for k in range(12)]
-    results = dict(execution.map_tasks(task_pid, tasks, random_seed=3, scheduler=cluster, progress=False))
+    results = dict(execution.map_tasks(task_pid, tasks, random_seed=3, scheduler=cluster, progressbar=False))
     assert sorted(results) == [key for key, _ in tasks]
     pids = {pid for pid, _, _ in results.values()}
     assert len(pids) == 2 and os.getpid() not in pids
@@ -121,7 +121,7 @@ def fail_on_three(value, seed):
 def test_an_error_in_a_task_is_raised_with_its_key():
     tasks = [((k,), (k,)) for k in range(6)]
     with pytest.raises(ArithmeticError, match="value 3") as caught:
-        list(execution.map_tasks(fail_on_three, tasks, random_seed=0, workers=1, progress=False))
+        list(execution.map_tasks(fail_on_three, tasks, random_seed=0, workers=1, progressbar=False))
     assert any("(3,)" in note and "fail_on_three" in note for note in caught.value.__notes__)
 
 
@@ -155,12 +155,12 @@ def test_task_seed_is_the_spawned_seed_sequence():
 @pytest.mark.parametrize("scheduler", ["127.0.0.1:8786", "tcp://", 8786, ""])
 def test_bad_scheduler_named(scheduler):
     with pytest.raises(ValueError, match="scheduler must be an address"):
-        experiment_1(repetitions=5, scheduler=scheduler, progress=False)
+        experiment_1(repetitions=5, scheduler=scheduler, progressbar=False)
 
 
 def test_workers_and_scheduler_together_refused(capsys):
     with pytest.raises(ValueError, match="workers is the size of a local cluster"):
-        experiment_1(repetitions=5, scheduler="tcp://127.0.0.1:1", workers=2, progress=False)
+        experiment_1(repetitions=5, scheduler="tcp://127.0.0.1:1", workers=2, progressbar=False)
     with pytest.raises(SystemExit):
         main(["simulate", "toy", "--workers", "1", "--scheduler", "tcp://127.0.0.1:1"])
     assert "not allowed with argument" in capsys.readouterr().err
@@ -180,8 +180,8 @@ def test_threads_run_the_tasks_in_this_process_with_the_streams_of_worker_proces
     """threads=True (tasks that release the GIL): two workers are two threads of this process, and each task's
     stream is the one it has in a worker process."""
     tasks = [((k,), (k,)) for k in range(6)]
-    threads = dict(execution.map_tasks(task_thread, tasks, random_seed=2, workers=2, threads=True, progress=False))
-    processes = dict(execution.map_tasks(task_thread, tasks, random_seed=2, workers=2, progress=False))
+    threads = dict(execution.map_tasks(task_thread, tasks, random_seed=2, workers=2, threads=True, progressbar=False))
+    processes = dict(execution.map_tasks(task_thread, tasks, random_seed=2, workers=2, progressbar=False))
     assert {pid for pid, _, _ in threads.values()} == {os.getpid()}
     assert len({thread for _, thread, _ in threads.values()}) == 2
     assert os.getpid() not in {pid for pid, _, _ in processes.values()}

@@ -516,7 +516,7 @@ def test_a_pair_uses_the_data_sets_where_both_have_scores_and_says_which_it_left
     options = {"algorithms": (a, b), "draws": 100, "chains": 2, "random_seed": 1}
     res = hierarchical_test(gappy, **options)
     alone = hierarchical_test(gappy.sel(dataset=["iris", "wine", "digits"]), **options)
-    assert res.left_out == ("breast_cancer",) and list(res.data.names) == ["iris", "wine", "digits"]
+    assert res.left_out == ("breast_cancer",) and list(res.data.datasets) == ["iris", "wine", "digits"]
     assert res.data.n.tolist() == [98, 100, 100]
     np.testing.assert_array_equal(res.idata.posterior["delta"].values, alone.idata.posterior["delta"].values)
     assert f"left out: 1 data set where {a} and {b} do not both have scores: breast_cancer" in res.summary()

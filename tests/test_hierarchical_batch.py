@@ -161,8 +161,8 @@ def test_one_model_fits_each_pair_its_own_posterior_with_the_draws_of_hierarchic
                        "dataset")
     first, second = (scores.isel(dataset=slice(k * Q, (k + 1) * Q)) for k in range(2))
     monkeypatch.setattr(fit, "_COMPILED", {})
-    results = [hierarchical_tests(first, [("alg0", "alg1")], random_seed=2, progress=False, **FAST)["alg0", "alg1"],
-               hierarchical_tests(second, [("alg0", "alg2")], random_seed=2, progress=False, **FAST)["alg0", "alg2"]]
+    results = [hierarchical_tests(first, [("alg0", "alg1")], random_seed=2, progressbar=False, **FAST)["alg0", "alg1"],
+               hierarchical_tests(second, [("alg0", "alg2")], random_seed=2, progressbar=False, **FAST)["alg0", "alg2"]]
     assert len(fit._COMPILED) == 1
     for result, data, pair, sign in zip(results, (first, second), (("alg0", "alg1"), ("alg0", "alg2")), (1, -1)):
         mean_difference = float((data.score.sel(algorithm=pair[1]) - data.score.sel(algorithm=pair[0])).mean())
@@ -210,7 +210,7 @@ def test_bad_input_is_named_before_any_fit(monkeypatch):
            ((scores, []), {}, ValueError, "pairs is empty"),
            ((scores,), {"algorithms": ("alg0", "alg1")}, TypeError, "sets algorithms for each pair"),
            ((scores,), {"names": ("A", "B"), "y": scores}, TypeError, "sets names, y for each pair"),
-           ((scores,), {"progress": "yes"}, TypeError, "progress must be True, False or a callable"),
+           ((scores,), {"progressbar": "yes"}, TypeError, "progressbar must be True, False or a callable"),
            ((scores,), {"scheduler": "localhost"}, ValueError, "scheduler must be an address"),
            ((scores,), {"workers": 0}, ValueError, "workers")]
     for args, kwargs, error, message in bad:
@@ -229,7 +229,7 @@ def test_progress_lines_name_each_pair_and_how_it_was_answered(monkeypatch, caps
     monkeypatch.setattr(fit, "hierarchical_test", lambda *args, **kwargs: next(answers))
     scores = algorithms3(np.random.default_rng(RNG_SEED))
     lines = []
-    hierarchical_tests(scores, [("alg2", "alg0"), ("alg0", "alg1")], progress=lines.append, workers=1)
+    hierarchical_tests(scores, [("alg2", "alg0"), ("alg0", "alg1")], progressbar=lines.append, workers=1)
     assert lines[0].startswith("hierarchical model 1/2: alg0 - alg2, ") and lines[0].endswith(" s (exact posterior)")
     assert lines[1].startswith("hierarchical model 2/2: alg1 - alg0, ") and lines[1].endswith(" s (MCMC, 2 fit(s))")
     hierarchical_tests(scores, [("alg1", "alg2")])
@@ -240,7 +240,7 @@ def test_pairs_on_two_workers_give_the_results_of_one_pair_at_a_time():
     """Two local worker processes answer three pairs (the exact posterior) with the draws each pair gets alone in
     this process, in the order of the pairs; the seed is the caller's, not the task's."""
     scores = algorithms3(np.random.default_rng(RNG_SEED))
-    options = {"draws": 50, "chains": 2, "random_seed": 4, "progress": False}
+    options = {"draws": 50, "chains": 2, "random_seed": 4, "progressbar": False}
     spread = hierarchical_tests(scores, workers=2, **options)
     alone = hierarchical_tests(scores, workers=1, **options)
     assert list(spread) == list(alone) == [("alg0", "alg1"), ("alg0", "alg2"), ("alg1", "alg2")]
@@ -255,6 +255,6 @@ def test_nutpie_batch_on_uci54_gives_the_draws_of_a_fresh_compilation(uci54, mon
     hierarchical_test compiling its own model; two compilations (about 20 s each)."""
     monkeypatch.setattr(fit, "_COMPILED", {})
     settings = {"sampler": "nutpie", "random_seed": 3, "method": "mcmc", "retry": False}
-    fits = hierarchical_tests(uci54, [("nbc", "hnb"), ("aode", "j48")], progress=False, **settings)
+    fits = hierarchical_tests(uci54, [("nbc", "hnb"), ("aode", "j48")], progressbar=False, **settings)
     monkeypatch.setattr(fit, "_COMPILED", {})
     same_draws(fits["aode", "j48"], hierarchical_test(uci54, algorithms=("aode", "j48"), **settings))

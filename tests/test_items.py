@@ -81,7 +81,7 @@ def test_binary_one_run_is_the_dirichlet_law_of_the_three_outcomes():
     a = np.array([0] * 7 + [1] * 3 + [1] * 20 + [0] * 10)
     b = np.array([1] * 7 + [0] * 3 + [1] * 20 + [0] * 10)
     n_samples = 200_000
-    res = compare_items({"A": a, "B": b}, rope=0.05, n_samples=n_samples, random_seed=3)
+    res = compare_items({"A": a, "B": b}, rope=0.05, draws=n_samples, random_seed=3)
     alpha = np.array([3, 30, 7]) + 1 / 3
 
     def cdf(t):  # P(theta_B - theta_A <= t)
@@ -102,7 +102,7 @@ def test_binary_one_run_is_the_dirichlet_law_of_the_three_outcomes():
 
 def test_width_at_2000_items_equals_the_item_clustered_interval():
     rng = np.random.default_rng(11)
-    res = compare_items(continuous_benchmark(rng, items=2000), n_samples=100_000, random_seed=1)
+    res = compare_items(continuous_benchmark(rng, items=2000), draws=100_000, random_seed=1)
     lo, hi = res.interval()
     clo, chi = res.clustered_interval()
     assert (hi - lo)[0] / (chi - clo)[0] == pytest.approx(1.0, abs=0.03)
@@ -119,7 +119,7 @@ def test_intervals_cover_with_and_without_run_shifts():
     counts = {"samples": [], "seeds": [], "clustered": []}
     for shift, kind in ((0.0, "samples"), (0.3, "seeds")):
         for k in range(200):
-            res = compare_items(continuous_benchmark(rng, shift=shift), runs=kind, n_samples=4000, random_seed=k)
+            res = compare_items(continuous_benchmark(rng, shift=shift), runs=kind, draws=4000, random_seed=k)
             lo, hi = res.interval()
             counts[kind].append(lo[0] <= 0.1 <= hi[0])
             if kind == "seeds":
@@ -178,10 +178,10 @@ def test_run_shift_variance_is_the_truncated_inverse_gamma(floor):
 def test_samples_warn_of_run_shifts_and_seeds_need_two_runs():
     rng = np.random.default_rng(4)
     with pytest.warns(AssumptionWarning, match=r"runs of model '[AB]' differ .* pass runs='seeds'"):
-        compare_items(continuous_benchmark(rng, shift=0.5), n_samples=1000, random_seed=0)
+        compare_items(continuous_benchmark(rng, shift=0.5), draws=1000, random_seed=0)
     with warnings.catch_warnings():
         warnings.simplefilter("error", AssumptionWarning)
-        compare_items(continuous_benchmark(rng, shift=0.0), n_samples=1000, random_seed=0)
+        compare_items(continuous_benchmark(rng, shift=0.0), draws=1000, random_seed=0)
     one_run = {m: v[:, :1] for m, v in continuous_benchmark(rng).items()}
     with pytest.raises(ValueError, match="has 1 run; runs='seeds' needs at least two"):
         compare_items(one_run, runs="seeds")
@@ -254,7 +254,7 @@ def test_assurance_equals_the_power_of_the_design(runs):
     from pp_corr.items import plan_items
 
     pilot = continuous_benchmark(np.random.default_rng(21), items=2000, difference=0.3)
-    plan = plan_items(pilot, items=600, runs=runs, difference=0.1, simulations=400, n_samples=1000, random_seed=2)
+    plan = plan_items(pilot, items=600, runs=runs, difference=0.1, simulations=400, draws=1000, random_seed=2)
     row = plan.table.iloc[0]
     want = stats.norm.cdf(0.1 / np.sqrt((0.5 + 2 / runs) / 600) - stats.norm.ppf(0.95))
     assert abs(row["P(decide B better)"] - want) < 4 * np.sqrt(want * (1 - want) / 400) + 0.015, (row, want)
@@ -287,7 +287,7 @@ def test_ranking_draws_are_the_pairs_bayesian_bootstrap():
 
     rng = np.random.default_rng(3)
     y = continuous_benchmark(rng, items=200, runs=1, difference=0.15)
-    pair = compare_items(y, prior_strength=0, n_samples=20_000, random_seed=1).samples[0]
+    pair = compare_items(y, prior_strength=0, draws=20_000, random_seed=1).samples[0]
     joint = joint_means(np.column_stack([y["A"][:, 0], y["B"][:, 0]]), 20_000, np.random.default_rng(2))
     assert stats.ks_2samp(pair, joint[:, 1] - joint[:, 0]).pvalue > 0.001
     table = rank_items(y, rope=0.05, level=0.95, prior_strength=0, random_seed=0)
@@ -317,7 +317,7 @@ def test_graded_differences_follow_the_dirichlet_law_of_their_values(strength):
 
     y_a, y_b, _ = simulate(np.random.default_rng(17), items=60, runs=3, difference=0.1)
     n_samples = 100_000
-    res = compare_items({"A": y_a, "B": y_b}, rope=0.05, prior_strength=strength, n_samples=n_samples,
+    res = compare_items({"A": y_a, "B": y_b}, rope=0.05, prior_strength=strength, draws=n_samples,
                         random_seed=5)
     d = y_b.mean(axis=1) - y_a.mean(axis=1)
     values = np.concatenate([d, [-1.0, 0.0, 1.0]])
@@ -350,7 +350,7 @@ def test_binary_intervals_cover_the_population_difference():
             y_a, y_b, truth = simulate(rng, difference=0.05, run_shift_sd=shift)
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", AssumptionWarning)
-                res = compare_items({"A": y_a, "B": y_b}, runs=kind, n_samples=2000, random_seed=k)
+                res = compare_items({"A": y_a, "B": y_b}, runs=kind, draws=2000, random_seed=k)
             intervals.append([v[0] for v in res.interval()])
             truths.append(truth)
         share, _ = coverage(intervals, np.array(truths))

@@ -62,7 +62,7 @@ def dataset_covariances(data, log_sd, slopes, scaling):
     orders = _orders(data)[1]  # pivoted on the estimates, a data set's absent coordinates last
     lacking = dict(data.absent)
     covariances = []
-    for name, d, b, o, w in zip(data.names, log_sd, slopes, orders, scaling):
+    for name, d, b, o, w in zip(data.datasets, log_sd, slopes, orders, scaling):
         basis = np.eye(data.mean.shape[1])
         if data.algorithms[0] in lacking.get(name, ()):
             present = [j - 1 for j, a in enumerate(data.algorithms) if a not in lacking[name]]
@@ -218,7 +218,7 @@ def test_conditional_draws_of_delta_match_gaussian_conditioning_in_precision_for
     scaling = _scalings(data, _orders(data))[1]
     assert scaling.max() > 0.9
     covariances = dataset_covariances(data, fixed["dataset_log_sd"], fixed["dataset_slopes"], scaling)
-    for i in range(len(data.names)):
+    for i in range(len(data.datasets)):
         cov = covariances[i]
         prior_precision = fixed["lambda"][i] * np.linalg.inv(cov0)
         y, t = observed_map(scores[i][~np.isnan(scores[i]).all(axis=1)], data.scale)
@@ -317,7 +317,7 @@ def test_an_algorithm_missing_on_a_data_set_is_integrated_out_or_named_and_dropp
     scores["score"].loc[dict(dataset=scores.dataset.values[3], algorithm="j48")] = np.nan
     name = str(scores.dataset.values[3])
     data = prepare_joint(scores)  # by default every data set is kept, with the cell integrated out
-    assert data.names == [str(d) for d in uci54.dataset.values] and data.absent == ((name, ("j48",)),)
+    assert data.datasets == [str(d) for d in uci54.dataset.values] and data.absent == ((name, ("j48",)),)
     assert data.transform[3].tolist() == [[1.0, 0.0], [0.0, 0.0]] and data.padding[3].tolist() == [0.0, 1.0]
     assert data.transform[[0, 4]].tolist() == [np.eye(2).tolist()] * 2
     with pytest.raises(ValueError, match=rf"'{name}': no scores of \['j48'\].*missing='drop'"):

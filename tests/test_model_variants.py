@@ -190,5 +190,5 @@ def test_predictive_intervals_cover_new_folds_at_their_level():
         assert abs(share - level) < 3 * np.sqrt(level * (1 - level) / q), (name, share)
     assert table["mean_covered"].mean() >= level - 3 * np.sqrt(level * (1 - level) / q)  # in-sample: at least
     assert np.all((table[["mean_loo_pit", "sd_loo_pit"]] >= 0) & (table[["mean_loo_pit", "sd_loo_pit"]] <= 1))
-    for figure in (plot_predictive_intervals(table, level=level), plot_loo_pit(table)):
+    for figure in (plot_predictive_intervals(table, confidence_level=level), plot_loo_pit(table)):
         assert figure.axes

@@ -216,16 +216,16 @@ def spy(monkeypatch, module, name, **small):
 
     def study(**kwargs):
         calls.append(kwargs)
-        local = {k: v for k, v in kwargs.items() if k not in ("scheduler", "workers", "progress")}
-        results.append(real(**{**local, **small}, workers=1, progress=False))
+        local = {k: v for k, v in kwargs.items() if k not in ("scheduler", "workers", "progressbar")}
+        results.append(real(**{**local, **small}, workers=1, progressbar=False))
         return results[-1]
 
     monkeypatch.setattr(module, name, study)
     return calls, results
 
 
-EXECUTION = [(["--scheduler", SCHEDULER], dict(scheduler=SCHEDULER, workers=None, progress=True)),
-             (["--workers", "1", "--no-progress"], dict(scheduler=None, workers=1, progress=False))]
+EXECUTION = [(["--scheduler", SCHEDULER], dict(scheduler=SCHEDULER, workers=None, progressbar=True)),
+             (["--workers", "1", "--no-progress"], dict(scheduler=None, workers=1, progressbar=False))]
 
 
 @pytest.mark.parametrize("options, execution", EXECUTION)
@@ -235,7 +235,7 @@ def test_simulate_signed_rank_passes_every_option_to_the_study(monkeypatch, caps
     calls, _ = spy(monkeypatch, signed_rank_study, "signed_rank_study", deltas=[0.0, 0.05], correlations=[0.5],
                    n_datasets=5)
     main(["simulate", "signed-rank", "--repetitions", "3", "--draws", "40", "--seed", "2"] + options)
-    assert calls == [dict(runs=3, n_draws=40, random_seed=2, **execution)]
+    assert calls == [dict(runs=3, draws=40, random_seed=2, **execution)]
     assert "3 runs per Delta, 40 Dirichlet draws" in capsys.readouterr().out
 
 

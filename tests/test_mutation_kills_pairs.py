@@ -16,7 +16,7 @@ from tests.test_oracles_pairs import (dirichlet_second_moments, majority_probabi
 
 @pytest.fixture(scope="module")
 def table():
-    return compare_all_pairs(load_scores(example_path()), n_samples=2000, random_seed=0)
+    return compare_all_pairs(load_scores(example_path()), draws=2000, random_seed=0)
 
 
 def rows_of(block, algorithms):
@@ -73,7 +73,7 @@ def test_one_data_set_is_refused_with_advice():
 def test_default_size_is_50000_draws():
     scores = load_scores(example_path()).isel(algorithm=[0, 1])
     default = compare_all_pairs(scores, random_seed=4)
-    explicit = compare_all_pairs(scores, n_samples=50_000, random_seed=4)
+    explicit = compare_all_pairs(scores, draws=50_000, random_seed=4)
     for name in ("signed_rank_right", "sign_right"):
         assert default[name].equals(explicit[name]), name
 
@@ -88,7 +88,7 @@ def test_alpha_and_rope_reach_every_test():
     and the rope moves the signed-rank probabilities (Dirichlet moments, tests/test_oracles_pairs.py) and the sign
     test's counts (a Dirichlet mean)."""
     scores, alpha, rope, n = load_scores(example_path()), 0.004, 0.01, 20_000
-    table = compare_all_pairs(scores, rope=rope, alpha=alpha, n_samples=n, random_seed=0)
+    table = compare_all_pairs(scores, rope=rope, alpha=alpha, draws=n, random_seed=0)
     rho = float(scores.rho.values.ravel()[0])
     undecided_here = signed_rank_moved = sign_moved = 0
     for a, b in itertools.combinations([str(v) for v in scores.algorithm.values], 2):
@@ -115,7 +115,7 @@ def test_alpha_and_rope_reach_every_test():
 
 def test_the_table_records_rope_alpha_size_and_orientation():
     """(Its own table, not the module's fixture: mutmut maps a test to the functions it calls itself.)"""
-    table = compare_all_pairs(load_scores(example_path()), n_samples=100, random_seed=0)
+    table = compare_all_pairs(load_scores(example_path()), draws=100, random_seed=0)
     assert table.attrs == {"rope": 0.01, "alpha": 0.05, "n_datasets": 4, "orientation": "b - a: column minus row"}
 
 
@@ -124,8 +124,8 @@ def test_one_draw_decides_every_pair():
     some are not (the example's four data sets leave much in doubt)."""
     scores = load_scores(example_path())
     off = ~np.eye(scores.sizes["algorithm"], dtype=bool)
-    one = compare_all_pairs(scores, n_samples=1, random_seed=0)
-    many = compare_all_pairs(scores, n_samples=20_000, random_seed=0)
+    one = compare_all_pairs(scores, draws=1, random_seed=0)
+    many = compare_all_pairs(scores, draws=20_000, random_seed=0)
     for test in ("signed_rank", "sign"):
         assert (one[f"decision_{test}"].values[off] != "none").all(), test
         assert (many[f"decision_{test}"].values[off] == "none").any(), test
@@ -135,7 +135,7 @@ def test_a_wilcoxon_pvalue_equal_to_alpha_decides_nothing():
     """On four data sets the exact one-sided p-value of four positive differences is 1/16; at alpha = 1/16 the
     rule p < alpha declares nothing, on either side of a pair."""
     scores = load_scores(example_path())
-    table = compare_all_pairs(scores, alpha=1 / 16, n_samples=1000, random_seed=0)
+    table = compare_all_pairs(scores, alpha=1 / 16, draws=1000, random_seed=0)
     on_alpha_b = on_alpha_a = 0
     for a, b in itertools.combinations([str(v) for v in scores.algorithm.values], 2):
         z = raw_differences(scores, a, b).mean(axis=1)

@@ -48,7 +48,7 @@ def test_monte_carlo_default_size_and_a_last_short_chunk():
     counts = pmf * 100_000
     np.testing.assert_allclose(counts, np.round(counts), atol=1e-6)
     assert counts.sum() == pytest.approx(100_000, abs=1e-6)
-    pmf, _ = poisson_binomial_monte_carlo(P, n_draws=25_000, chunk=10_000, random_seed=1)
+    pmf, _ = poisson_binomial_monte_carlo(P, draws=25_000, chunk=10_000, random_seed=1)
     counts = pmf * 25_000
     np.testing.assert_allclose(counts, np.round(counts), atol=1e-6)
     assert counts.sum() == pytest.approx(25_000, abs=1e-6)
@@ -59,7 +59,7 @@ def test_monte_carlo_standard_error_is_the_spread_of_replications():
     (the sd of 400 normal-ish values is off by about 1/sqrt(2 * 399) = 3.5% relative; we allow 5 of those)."""
     replications, n_draws = 400, 2_000
     seeds = np.random.SeedSequence(5).spawn(replications)
-    estimates, errors = zip(*(poisson_binomial_monte_carlo(P_MC, n_draws=n_draws, random_seed=np.random.default_rng(s))
+    estimates, errors = zip(*(poisson_binomial_monte_carlo(P_MC, draws=n_draws, random_seed=np.random.default_rng(s))
                               for s in seeds))
     spread = np.std(estimates, axis=0, ddof=1)
     reported = np.mean(errors, axis=0)

@@ -21,7 +21,7 @@ def test_heaviside_is_one_for_any_positive_value():
 def test_sign_test_to_dict_keys_and_values():
     z = [0.02, 0.01, 0.03, -0.02, 0.002, 0.04]
     n = 40_000
-    d = bayesian_sign_test(z, rope=0.005, n_samples=n, random_seed=0).to_dict()
+    d = bayesian_sign_test(z, rope=0.005, draws=n, random_seed=0).to_dict()
     assert list(d) == ["method", "a", "b", "rope", "p_left", "p_rope", "p_right", "win_left", "win_rope",
                        "win_right", "left_out"]
     assert (d["method"], d["a"], d["b"], d["rope"]) == ("Bayesian sign test (prior 1.0 at z0 = 0.0)", "A", "B", 0.005)
@@ -37,7 +37,7 @@ def test_sign_test_to_dict_keys_and_values():
 
 def test_imprecise_to_dict_keys_and_values():
     n = 50_000
-    d = imprecise_signed_rank(Z, n_samples=n, random_seed=0).to_dict()
+    d = imprecise_signed_rank(Z, draws=n, random_seed=0).to_dict()
     assert list(d) == ["a", "b", "lower", "upper", "lower_mean", "upper_mean", "threshold", "decision", "left_out"]
     _, lower, upper = idp_draws(Z, n, seed=1)
     rule = "B" if np.mean(lower > 0.5) > 0.95 else "A" if np.mean(upper > 0.5) < 0.95 else "indeterminate"
@@ -49,7 +49,7 @@ def test_imprecise_to_dict_keys_and_values():
 
 
 def test_imprecise_repr_names_the_pair_and_the_numbers():
-    res = imprecise_signed_rank(Z, n_samples=20_000, random_seed=0)
+    res = imprecise_signed_rank(Z, draws=20_000, random_seed=0)
     text = repr(res)
     match = re.fullmatch(r"Imprecise DP signed-rank test, B vs A: P\(theta > 1/2\) in \[(\S+), (\S+)\] "
                          r"\(posterior mean of theta in \[(\S+), (\S+)\]\); threshold 0\.95: (\S+)", text)
@@ -135,30 +135,31 @@ def test_sign_test_prior_on_the_rope_edges_counts_in_the_rope():
     z, rope, strength, n = [0.02, -0.02, 0.0, 0.03], 0.01, 3.0, 20_000
     for z0, counts in ((-0.01, [1, 1 + 3, 2]), (0.01, [1, 1 + 3, 2]), (-0.0100001, [1 + 3, 1, 2]),
                        (0.0100001, [1, 1, 2 + 3])):
-        res = bayesian_sign_test(z, rope=rope, prior_strength=strength, z0=z0, n_samples=n, random_seed=2)
+        res = bayesian_sign_test(z, rope=rope, prior_strength=strength, z0=z0, draws=n, random_seed=2)
         mean = np.array(counts) / sum(counts)
         se = np.sqrt(mean * (1 - mean) / (sum(counts) + 1) / n)
         assert np.all(np.abs(res.samples.mean(axis=0) - mean) <= 4 * se), z0
 
 
-def test_sign_test_defaults_rope_0_prior_1_at_0_and_50000_draws():
-    z = [0.02, 0.0, -0.01, 0.03]          # below 0: 1; at 0 (the rope [0, 0]) 1 + the prior's 1; above 0: 2
+def test_sign_test_defaults_no_rope_prior_1_at_0_and_50000_draws():
+    z = [0.02, 0.0, -0.01, 0.03]          # below 0: 1; at 0 (the rope region [0, 0]) 1 + the prior's 1; above 0: 2
     res = bayesian_sign_test(z, random_seed=4)
-    assert len(res.samples) == 50_000 and res.rope == 0.0
+    assert len(res.samples) == 50_000 and res.rope is None
+    np.testing.assert_array_equal(res.samples, bayesian_sign_test(z, rope=0, random_seed=4).samples)
     assert res.method == "Bayesian sign test (prior 1.0 at z0 = 0.0)"
     mean = np.array([1, 2, 2]) / 5
     assert np.all(np.abs(res.samples.mean(axis=0) - mean) <= 4 * np.sqrt(mean * (1 - mean) / 6 / 50_000))
 
 
 def test_signed_rank_defaults_against_the_dense_computation():
-    """Defaults: rope 0, prior 0.5 at z0 = 0, 50,000 draws; the draws and regions computed here."""
+    """Defaults: no rope, prior 0.5 at z0 = 0, 50,000 draws; the draws and regions computed here."""
     z = np.array([0.02, -0.01, 0.03, 0.01, -0.025, 0.04])
     res = bayesian_signed_rank(z, random_seed=7)
-    assert len(res.samples) == 50_000 and res.rope == 0.0
+    assert len(res.samples) == 50_000 and res.rope is None
     assert res.method == "Bayesian signed-rank test (s = 0.5, z0 = 0.0)"
     w = own_dirichlet(7, np.r_[0.5, np.ones(len(z))], 50_000)
     np.testing.assert_allclose(res.samples, own_signed_rank(w, np.r_[0.0, z], 0.0, 0.0), rtol=0, atol=64 * EPS)
-    assert bayesian_signed_rank(z, prior_strength=0, n_samples=10, random_seed=7).method == \
+    assert bayesian_signed_rank(z, prior_strength=0, draws=10, random_seed=7).method == \
         "Bayesian signed-rank test (DP, s -> 0)"
 
 
@@ -167,7 +168,7 @@ def test_signed_rank_draws_made_in_several_chunks_are_those_of_one_call():
     chunks (the last one short); every chunk's draws are used once, in order."""
     z = np.random.default_rng(12).normal(0.005, 0.02, 30)
     n = 70_000
-    res = bayesian_signed_rank(z, rope=0.01, n_samples=n, random_seed=3)
+    res = bayesian_signed_rank(z, rope=0.01, draws=n, random_seed=3)
     w = own_dirichlet(3, np.r_[0.5, np.ones(len(z))], n)
     np.testing.assert_allclose(res.samples, own_signed_rank(w, np.r_[0.0, z], -0.01, 0.01), rtol=0,
                                atol=8 * (len(z) + 3) * EPS)
@@ -176,7 +177,7 @@ def test_signed_rank_draws_made_in_several_chunks_are_those_of_one_call():
 def test_imprecise_draws_made_in_several_chunks_and_a_loss_ratio_below_one():
     z = np.random.default_rng(13).normal(0.004, 0.02, 40)
     n, q, s = 60_000, len(z), IDP_STRENGTH                       # 41 weights: three chunks of at most 25,575
-    res = imprecise_signed_rank(z, n_samples=n, random_seed=6, loss_ratio=0.5)
+    res = imprecise_signed_rank(z, draws=n, random_seed=6, loss_ratio=0.5)
     w = own_dirichlet(6, np.r_[s, np.ones(q)], n)
     low = np.einsum("ni,ij,nj->n", w[:, 1:], step(np.add.outer(z, z)), w[:, 1:])
     high = w[:, 0] * (2 - w[:, 0]) + low
@@ -217,7 +218,7 @@ def test_imprecise_pair_sum_near_zero_counts_as_positive():
     the size): H = 1, not the 1/2 of a tie (a rope bound of 1 in the ties' scale made it one)."""
     z = np.array([0.01, -0.01 + 1.5e-12, 0.02])
     assert np.add.outer(z, z)[0, 1] > 1e-12
-    assert imprecise_signed_rank(z, n_samples=10, random_seed=0).lower_mean == pytest.approx(idp_lower_mean(z),
+    assert imprecise_signed_rank(z, draws=10, random_seed=0).lower_mean == pytest.approx(idp_lower_mean(z),
                                                                                               rel=1e-12)
 
 
@@ -267,9 +268,9 @@ def test_sign_test_difference_a_rounding_away_from_a_rope_edge_counts_in_the_rop
     """Differences 1e-13 (relative) beyond either edge of the rope [-0.01, 0.01] are on it (the documented 1e-12
     relative tolerance), so in the rope's count: no data set below or above, and a Dirichlet of count 0 draws 0."""
     z = [-0.01 * (1 + 1e-13), 0.01 * (1 + 1e-13), 0.0]
-    res = bayesian_sign_test(z, rope=0.01, prior_strength=1.0, n_samples=20_000, random_seed=3)
+    res = bayesian_sign_test(z, rope=0.01, prior_strength=1.0, draws=20_000, random_seed=3)
     assert res.samples[:, 0].max() == 0 and res.samples[:, 2].max() == 0     # counts (0, 3 + 1, 0)
-    outside = bayesian_sign_test([-0.01 * (1 + 1e-11), 0.01 * (1 + 1e-11), 0.0], rope=0.01, n_samples=20_000,
+    outside = bayesian_sign_test([-0.01 * (1 + 1e-11), 0.01 * (1 + 1e-11), 0.0], rope=0.01, draws=20_000,
                                  random_seed=3)
     mean = np.array([1, 2, 1]) / 4                                          # beyond the tolerance: one each side
     assert np.all(np.abs(outside.samples.mean(axis=0) - mean) <= 4 * np.sqrt(mean * (1 - mean) / 5 / 20_000))

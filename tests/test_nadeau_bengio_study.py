@@ -86,7 +86,7 @@ def reduced():
     configurations = (CONFIGURATIONS[0], CONFIGURATIONS[3], CONFIGURATIONS[4])
     args = {k: v for k, v in REDUCED.items()}
     start = time.perf_counter()
-    one = nadeau_bengio_study(configurations=configurations, random_seed=7, workers=1, progress=False, **args)
+    one = nadeau_bengio_study(configurations=configurations, random_seed=7, workers=1, progressbar=False, **args)
     elapsed = time.perf_counter() - start
     return one, elapsed, configurations, args
 
@@ -99,7 +99,7 @@ def test_reduced_study_is_fast(reduced):
 @pytest.mark.slow  # a local cluster of two worker processes starts (about 30 s on a loaded machine)
 def test_reduced_study_is_the_same_on_two_workers(reduced):
     one, _, configurations, args = reduced
-    two = nadeau_bengio_study(configurations=configurations, random_seed=7, workers=2, progress=False, **args)
+    two = nadeau_bengio_study(configurations=configurations, random_seed=7, workers=2, progressbar=False, **args)
     assert one.identical(two)
 
 
@@ -109,7 +109,7 @@ def test_repetitions_are_new_data_sets(reduced):
     for c in range(results.sizes["config"]):
         rows = np.hstack([results.estimate.values[c], results.variance.values[c]])
         assert len(np.unique(rows, axis=0)) == len(rows)
-    other = nadeau_bengio_study(configurations=configurations[:1], random_seed=8, workers=1, progress=False, **args)
+    other = nadeau_bengio_study(configurations=configurations[:1], random_seed=8, workers=1, progressbar=False, **args)
     assert not np.array_equal(other.estimate.values[0], results.estimate.values[0])
 
 
@@ -138,14 +138,14 @@ def test_summaries_equal_hand_computations(reduced):
 def test_errors_name_the_argument():
     with pytest.raises(ValueError, match="n must be even and n_test at most n/2 - 4"):
         nadeau_bengio_study(configurations=[{"problem": "regression", "n": 20, "n_test": 8, "b": 1.0}],
-                            workers=1, progress=False)
+                            workers=1, progressbar=False)
     with pytest.raises(ValueError, match="problem 'regression' or 'classification'"):
-        nadeau_bengio_study(configurations=[{"problem": "ranking", "n": 20}], workers=1, progress=False)
+        nadeau_bengio_study(configurations=[{"problem": "ranking", "n": 20}], workers=1, progressbar=False)
     with pytest.raises(ValueError, match="repetitions has no count for the problem"):
         nadeau_bengio_study(repetitions={"regression": 5}, configurations=CONFIGURATIONS[4:], workers=1,
-                            progress=False)
+                            progressbar=False)
     with pytest.raises(ValueError, match="configurations is empty"):
-        nadeau_bengio_study(configurations=[], workers=1, progress=False)
+        nadeau_bengio_study(configurations=[], workers=1, progressbar=False)
 
 
 def test_cli_simulate_writes_what_the_functions_compute(tmp_path, monkeypatch, capsys):
@@ -163,7 +163,7 @@ def test_cli_simulate_writes_what_the_functions_compute(tmp_path, monkeypatch, c
     monkeypatch.setattr(nbs, "nadeau_bengio_study", functools.partial(nbs.nadeau_bengio_study, **small))
     assert main(["simulate", "nadeau-bengio", "--repetitions", "6", "--seed", "3", "--alpha", "0.2", "--workers",
                  "1", "--no-progress", "-o", str(tmp_path)]) in (None, 0)
-    expected = nbs.nadeau_bengio_study.func(repetitions=6, random_seed=3, workers=1, progress=False, **small)
+    expected = nbs.nadeau_bengio_study.func(repetitions=6, random_seed=3, workers=1, progressbar=False, **small)
     summary = nbs.study_summary(expected, alpha=0.2)
     sizes = pd.read_csv(tmp_path / "nadeau_bengio_sizes.csv").set_index(["config", "procedure"])
     np.testing.assert_allclose(sizes["size"].values, summary["size"].to_dataframe()["size"].values)

@@ -77,7 +77,7 @@ def decision_from_shares(shares, names, alpha, margin):
                 ids=["no rope", "rope 0.01", "no rope, alpha 0.02"])
 def case(request, uci54):
     rope, alpha = request.param
-    table = compare_all_pairs(uci54, rope=rope, alpha=alpha, n_samples=N_LIB, random_seed=0)
+    table = compare_all_pairs(uci54, rope=rope, alpha=alpha, draws=N_LIB, random_seed=0)
     scores = uci54.score.transpose("dataset", "algorithm", "run", "fold").values
     algorithms = list(uci54.algorithm.values)
     q = scores.shape[0]
@@ -147,7 +147,7 @@ def test_pair_sums_on_the_rope_edge_weigh_one_half(uci54):
     concentration, to_right, _ = signed_rank_terms(mean_differences(d), 0.01)
     assert (to_right == 0).sum() >= 2
     right = (dirichlet_second_moments(concentration) * step(to_right)).sum()
-    res = bayesian_signed_rank(uci54, algorithms=("aode", "nbc"), rope=0.01, n_samples=200_000, random_seed=3)
+    res = bayesian_signed_rank(uci54, algorithms=("aode", "nbc"), rope=0.01, draws=200_000, random_seed=3)
     draws = res.samples[:, 2]
     assert abs(draws.mean() - right) <= 4 * draws.std() / np.sqrt(len(draws)), (draws.mean(), right)
 

@@ -61,7 +61,7 @@ IDP_CASES = [
 
 @pytest.mark.parametrize("z,loss_ratio,decision", IDP_CASES)
 def test_imprecise_lower_and_upper_probabilities_by_simulation(z, loss_ratio, decision):
-    res = imprecise_signed_rank(z, loss_ratio=loss_ratio, n_samples=N, random_seed=11)
+    res = imprecise_signed_rank(z, loss_ratio=loss_ratio, draws=N, random_seed=11)
     _, lower, upper = idp_draws(z, N, seed=12)
     own_lower, own_upper = np.mean(lower > 0.5), np.mean(upper > 0.5)
     assert close_in_mc(res.lower, N, own_lower, N), (res.lower, own_lower)
@@ -77,7 +77,7 @@ def test_upper_probability_is_sensitive_to_the_upper_bound():
     """The case above where the upper bound decides: the w0 (2 - w0) term moves P(upper g > 1/2) far more
     than the Monte Carlo error, so a wrong upper-bound formula (w0 alone, w0^2, no term) cannot pass."""
     z = [0.02, -0.01, -0.015]
-    res = imprecise_signed_rank(z, n_samples=N, random_seed=11)
+    res = imprecise_signed_rank(z, draws=N, random_seed=11)
     w0, lower, _ = idp_draws(z, N, seed=12)
     for wrong in (w0 + lower, w0**2 + lower, lower, w0 * (1 - w0) + lower):
         assert not close_in_mc(res.upper, N, np.mean(wrong > 0.5), N, k=8)
@@ -94,7 +94,7 @@ def test_imprecise_posterior_means_from_dirichlet_moments(z):
     lower = (moments[1:, 1:] * step(pair_sums(z))).sum()
     # E[w0 (2 - w0)] = 2 E[w0] - E[w0^2]
     upper = lower + 2 * S_IDP / (S_IDP + q) - moments[0, 0]
-    res = imprecise_signed_rank(z, n_samples=2000, random_seed=14)
+    res = imprecise_signed_rank(z, draws=2000, random_seed=14)
     assert res.lower_mean == pytest.approx(lower, rel=1e-9)
     assert res.upper_mean == pytest.approx(upper, rel=1e-9)
     # and the moments themselves against draws made here
@@ -117,7 +117,7 @@ def test_signed_rank_exact_ties_count_one_half(prior_strength, rope):
     assert (sums - 2 * rope == 0).sum() >= 2 and (sums == 0).sum() >= 2  # ties at the boundaries do occur
     moments = dirichlet_second_moments(alpha)
     right, left = (moments * step(sums - 2 * rope)).sum(), (moments * step(-sums - 2 * rope)).sum()
-    res = bayesian_signed_rank(TIES, rope=rope, prior_strength=prior_strength, z0=z0, n_samples=N, random_seed=16)
+    res = bayesian_signed_rank(TIES, rope=rope, prior_strength=prior_strength, z0=z0, draws=N, random_seed=16)
     for column, mean in ((2, right), (0, left)):
         draws = res.samples[:, column]
         assert abs(draws.mean() - mean) <= 4 * draws.std() / np.sqrt(N), (column, draws.mean(), mean)
@@ -137,7 +137,7 @@ def test_signed_rank_exact_ties_count_one_half(prior_strength, rope):
 
 
 def test_imprecise_exact_ties_count_one_half():
-    res = imprecise_signed_rank(TIES, n_samples=N, random_seed=18)
+    res = imprecise_signed_rank(TIES, draws=N, random_seed=18)
     _, lower, upper = idp_draws(TIES, N, seed=19)
     assert close_in_mc(res.lower, N, np.mean(lower > 0.5), N)
     assert close_in_mc(res.upper, N, np.mean(upper > 0.5), N)
@@ -184,7 +184,7 @@ def test_every_rank_test_reads_b_minus_a_from_raw_scores(raw):
 
 def test_all_pairs_reads_column_minus_row_from_raw_scores(raw):
     scores, z = raw
-    table = compare_all_pairs(scores, rope=0.0, n_samples=20_000, random_seed=23)
+    table = compare_all_pairs(scores, rope=0.0, draws=20_000, random_seed=23)
     cell = table.sel(a="old", b="new")      # column "new" minus row "old"
     assert float(cell.wilcoxon_pvalue) == pytest.approx(stats.wilcoxon(z, alternative="greater").pvalue, rel=1e-12)
     assert float(table.wilcoxon_pvalue.sel(a="new", b="old")) > 0.95
@@ -198,7 +198,7 @@ def test_regions_tied_in_every_draw_share_the_win():
     """All differences zero, no rope: every draw gives P(left) = P(right) = 1/2 exactly (ties weigh 1/2 each
     way), so the two regions share each draw's win equally; the hierarchical new-data-set summary uses the
     same rule."""
-    res = bayesian_signed_rank([0.0, 0.0, 0.0], prior_strength=0.0, n_samples=1000, random_seed=24)
+    res = bayesian_signed_rank([0.0, 0.0, 0.0], prior_strength=0.0, draws=1000, random_seed=24)
     np.testing.assert_array_equal(res.samples, np.tile([0.5, 0.0, 0.5], (1000, 1)))
     assert (res.win_left, res.win_rope, res.win_right) == (0.5, 0.0, 0.5)
     assert res.decision() == "none"

@@ -9,7 +9,7 @@ from pp_corr.cli import main
 
 @pytest.fixture(scope="module")
 def table(uci54):
-    return compare_all_pairs(uci54, rope=0.0, n_samples=20_000, random_seed=0)
+    return compare_all_pairs(uci54, rope=0.0, draws=20_000, random_seed=0)
 
 
 def test_matrix_matches_pairwise_tests(table, uci54):
@@ -42,7 +42,7 @@ def test_cli_all_pairs(uci54, capsys):  # the fixture skips when the data are ab
 def test_plot_pairs_writes_each_decision():
     from pp_corr import plots
 
-    table = compare_all_pairs(load_scores(example_path()), n_samples=2000, random_seed=0)
+    table = compare_all_pairs(load_scores(example_path()), draws=2000, random_seed=0)
     ax = plots.plot_pairs(table, test="wilcoxon")
     cells = [t.get_text() for t in ax.texts]
     names, p = list(table.a.values), table.wilcoxon_pvalue.values
@@ -56,7 +56,7 @@ def test_plot_pairs_writes_each_decision():
 
 @pytest.mark.parametrize("kwargs, name", [({"alpha": 1.0}, "alpha"), ({"alpha": float("nan")}, "alpha"),
                                           ({"alpha": 0}, "alpha"), ({"rope": float("inf")}, "rope"),
-                                          ({"rope": -0.1}, "rope"), ({"n_samples": 0}, "n_samples")])
+                                          ({"rope": -0.1}, "rope"), ({"draws": 0}, "draws")])
 def test_regression_all_pairs_parameters_named(kwargs, name):
     with pytest.raises((ValueError, TypeError), match=name):
         compare_all_pairs(load_scores(example_path()), **kwargs)
@@ -78,8 +78,8 @@ def test_all_pairs_use_the_data_sets_where_both_have_scores():
     scores = load_scores(example_path())
     gappy = scores.copy(deep=True)
     gappy["score"] = gappy.score.where(~((gappy.dataset == "iris") & (gappy.algorithm == "knn")))
-    table = compare_all_pairs(gappy, n_samples=500, random_seed=0)
-    complete = compare_all_pairs(scores, n_samples=500, random_seed=0)
+    table = compare_all_pairs(gappy, draws=500, random_seed=0)
+    complete = compare_all_pairs(scores, draws=500, random_seed=0)
     others = [a for a in table.a.values if a != "knn"]
     for name in ("p_b_majority", "wilcoxon_pvalue"):
         np.testing.assert_array_equal(table[name].sel(a=others, b=others), complete[name].sel(a=others, b=others))
@@ -106,7 +106,7 @@ def test_uci54_with_a_tenth_of_its_cells_missing_equals_the_complete_data_where_
     the complete data's on the data sets where both have scores, exactly, the data sets left out are those the mask
     removed, and every data set is still used by some pair."""
     gappy, mask = uci54_gappy
-    table = compare_all_pairs(gappy, rope=0.01, n_samples=500, random_seed=0)
+    table = compare_all_pairs(gappy, rope=0.01, draws=500, random_seed=0)
     used = set()
     for a, b in itertools.combinations([str(v) for v in uci54.algorithm.values], 2):
         both = (mask.sel(algorithm=a) & mask.sel(algorithm=b)).values

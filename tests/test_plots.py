@@ -31,7 +31,7 @@ def test_regression_plot_forest_confidence_level(per_dataset, level):
 
 
 def test_plot_simplex_max_points():
-    res = pp_corr.bayesian_signed_rank([0.02, 0.01, 0.03, -0.01, 0.02], rope=0.01, n_samples=500, random_seed=0)
+    res = pp_corr.bayesian_signed_rank([0.02, 0.01, 0.03, -0.01, 0.02], rope=0.01, draws=500, random_seed=0)
     with pytest.raises(ValueError, match="max_points"):
         plots.plot_simplex(res, max_points=0)
 
@@ -149,7 +149,7 @@ def nbc_hnb(uci54):
 
 @pytest.fixture(scope="module")
 def uci54_pairs(uci54):
-    return pp_corr.compare_all_pairs(uci54, rope=0.01, n_samples=2000, random_seed=0)
+    return pp_corr.compare_all_pairs(uci54, rope=0.01, draws=2000, random_seed=0)
 
 
 def _uci54_figures(uci54, nbc_hnb, uci54_pairs):
@@ -161,8 +161,8 @@ def _uci54_figures(uci54, nbc_hnb, uci54_pairs):
     one = pp_corr.correlated_ttest(uci54.sel(dataset=["audiology"]), algorithms=("nbc", "hnb"), rope=0.01)
     draws = one.posterior.rvs(size=(2, 500), random_state=np.random.default_rng(1))  # exact draws stand in for MCMC
     order = order_by_ranking(uci54)
-    rates = rejection_rates(experiment_1(repetitions=10, runs=1, workers=1, progress=False, random_seed=0))
-    signed_rank = pp_corr.bayesian_signed_rank(uci54, algorithms=("nbc", "hnb"), rope=0.01, n_samples=3000,
+    rates = rejection_rates(experiment_1(repetitions=10, runs=1, workers=1, progressbar=False, random_seed=0))
+    signed_rank = pp_corr.bayesian_signed_rank(uci54, algorithms=("nbc", "hnb"), rope=0.01, draws=3000,
                                                random_seed=0)
     return {
         "posterior": plots.plot_posterior(per_dataset, "audiology").figure,
@@ -376,7 +376,7 @@ def test_hierarchical_figures_on_uci54_use_the_palette(uci54, tmp_path):
         res = hierarchical_test(uci54, algorithms=("nbc", "hnb"), rope=0.01, draws=150, tune=150, chains=2,
                                 random_seed=1, retry=False, method="mcmc")
     shrinkage = plots.plot_shrinkage(res).figure
-    check = plots.plot_posterior_predictive(res, n_draws=20, random_seed=2)
+    check = plots.plot_posterior_predictive(res, draws=20, random_seed=2)
     for name, figure in (("shrinkage", shrinkage), ("posterior_predictive", check)):
         figure.savefig(tmp_path / f"{name}.png", dpi=60)
         outside = [c for c in _drawn_colours(figure) if not _in_palette(c)]

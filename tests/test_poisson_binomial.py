@@ -75,11 +75,11 @@ def test_batch_equals_one_by_one_and_moments():
 
 def test_monte_carlo_within_four_standard_errors():
     p = np.random.default_rng(1).uniform(size=50)
-    pmf, se = poisson_binomial_monte_carlo(p, n_draws=100_000, random_seed=2)
+    pmf, se = poisson_binomial_monte_carlo(p, draws=100_000, random_seed=2)
     exact = PoissonBinomial(p).pmf()
     ok = se > 0
     assert np.all(np.abs(pmf - exact)[ok] <= 4 * se[ok] + 1e-12)
-    np.testing.assert_array_equal(pmf, poisson_binomial_monte_carlo(p, n_draws=100_000, random_seed=2)[0])
+    np.testing.assert_array_equal(pmf, poisson_binomial_monte_carlo(p, draws=100_000, random_seed=2)[0])
 
 
 def test_bad_input():
@@ -132,12 +132,12 @@ def test_nan_p_is_named():
 @pytest.mark.parametrize("kwargs,error,message", [
     ({"p": [0.5, 1.5]}, ValueError, r"^p must lie in \[0, 1\]"), ({"p": [-0.1]}, ValueError, r"^p must lie"),
     ({"p": [0.5, np.nan]}, ValueError, "^p contains NaN"), ({"p": [[0.5]]}, ValueError, "^p must be one problem"),
-    ({"n_draws": 0}, ValueError, "^n_draws must be >= 1"), ({"n_draws": -5}, ValueError, "^n_draws must"),
-    ({"n_draws": 10.5}, TypeError, "^n_draws must be a whole number"), ({"chunk": 0}, ValueError, "^chunk must"),
-    ({"n_draws": np.inf}, TypeError, "^n_draws must")])
+    ({"draws": 0}, ValueError, "^draws must be >= 1"), ({"draws": -5}, ValueError, "^draws must"),
+    ({"draws": 10.5}, TypeError, "^draws must be a whole number"), ({"chunk": 0}, ValueError, "^chunk must"),
+    ({"draws": np.inf}, TypeError, "^draws must")])
 def test_monte_carlo_checks_its_arguments(kwargs, error, message):
     with pytest.raises(error, match=message):
-        poisson_binomial_monte_carlo(**{"p": [0.5, 0.9], "n_draws": 100, "random_seed": 0, **kwargs})
+        poisson_binomial_monte_carlo(**{"p": [0.5, 0.9], "draws": 100, "random_seed": 0, **kwargs})
 
 
 def test_text_is_not_a_probability():

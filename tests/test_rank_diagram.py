@@ -395,7 +395,7 @@ def test_all_pairs_tables_follow_the_ranking(capsys, tmp_path):
         lines = table.strip().splitlines()[1:]
         assert lines[0].split() == ["b", *order] and lines[1].split() == ["a"]
         assert [line.split()[0] for line in lines[2:]] == order
-    table = pp_corr.compare_all_pairs(scores, n_samples=200, random_seed=0)
+    table = pp_corr.compare_all_pairs(scores, draws=200, random_seed=0)
     assert [str(a) for a in table.a.values] != order  # the table's own order differs, so the test can tell
     with pytest.raises(ValueError, match="order must list each algorithm"):
         pp_corr.format_pairs(table, order=order[:2])

@@ -24,7 +24,7 @@ def within_mc_error(samples, value, k=4):
 
 def test_dp_mean_equals_r_plus():
     z = np.random.default_rng(0).normal(0.01, 0.02, size=30)
-    res = bayesian_signed_rank(z, prior_strength=0, n_samples=N, random_seed=1)
+    res = bayesian_signed_rank(z, prior_strength=0, draws=N, random_seed=1)
     t_plus = stats.wilcoxon(z, alternative="greater").statistic
     assert within_mc_error(res.samples[:, 2], 2 * t_plus / (30 * 31))
     assert res.p_rope == pytest.approx(0, abs=1e-12)
@@ -36,7 +36,7 @@ def test_imprecise_means_by_simulation(uci54):
     independently, from Dirichlet moments, in test_oracles_rank.py)."""
     z, _, _ = mean_differences(uci54, algorithms=("nbc", "aode"))
     q, s = len(z), (np.sqrt(17) - 3) / 2
-    res = imprecise_signed_rank(z, n_samples=N, random_seed=2)
+    res = imprecise_signed_rank(z, draws=N, random_seed=2)
     rng = np.random.default_rng(3)
     w = rng.dirichlet(np.concatenate([[s], np.ones(q)]), size=N)
     g = np.einsum("ni,ij,nj->n", w[:, 1:], step(z[:, None] + z[None, :]), w[:, 1:])
@@ -75,7 +75,7 @@ def test_rope_variant_is_antisymmetric_and_seeded():
 
 def test_rope_variant_means_by_definition():
     z = np.random.default_rng(7).normal(0.005, 0.02, size=20)
-    res = bayesian_signed_rank(z, rope=0.01, prior_strength=0.5, z0=0.0, n_samples=N, random_seed=8)
+    res = bayesian_signed_rank(z, rope=0.01, prior_strength=0.5, z0=0.0, draws=N, random_seed=8)
     pts = np.concatenate([[0.0], z])
     alpha = np.concatenate([[0.5], np.ones(20)])
     pair = pts[:, None] + pts[None, :]
@@ -88,7 +88,7 @@ def test_rope_variant_means_by_definition():
 
 def test_sign_test_means():
     z = np.array([0.02, 0.01, 0.03, -0.02, 0.002, 0.05, -0.001])
-    res = bayesian_sign_test(z, rope=0.005, prior_strength=1.0, n_samples=N, random_seed=9)
+    res = bayesian_sign_test(z, rope=0.005, prior_strength=1.0, draws=N, random_seed=9)
     expected = np.array([1, 2 + 1, 4]) / 8
     for i in range(3):
         assert within_mc_error(res.samples[:, i], expected[i])
@@ -171,7 +171,7 @@ def test_uci54_ties_stay_exact_zeros(uci54):
     z_arrays = mean_differences(a, b)[0]
     assert {datasets[i] for i in np.flatnonzero(z_arrays == 0)} == identical | equal_sums
     # and the sign test counts those ties in its rope {0}: mean P(j48gr better) = #right / (q + prior 1)
-    res = bayesian_sign_test(uci54, algorithms=("j48", "j48gr"), rope=0.0, n_samples=N, random_seed=30)
+    res = bayesian_sign_test(uci54, algorithms=("j48", "j48gr"), rope=0.0, draws=N, random_seed=30)
     assert within_mc_error(res.samples[:, 2], len(b_larger) / (len(z) + 1))
 
 
@@ -201,8 +201,8 @@ BAYES = (bayesian_signed_rank, bayesian_sign_test)
     *[(t, {"z0": v}, ValueError, "z0") for t in BAYES for v in (np.nan, -np.inf)],
     *[(t, {"z0": "0"}, TypeError, "z0") for t in BAYES],
     *[(imprecise_signed_rank, {"loss_ratio": v}, ValueError, "loss_ratio") for v in (np.nan, np.inf, 0, -1)],
-    *[(t, {"n_samples": v}, ValueError, "n_samples") for t in (*BAYES, imprecise_signed_rank) for v in (0, -5)],
-    *[(t, {"n_samples": v}, TypeError, "n_samples") for t in (*BAYES, imprecise_signed_rank) for v in (2.5, "10")],
+    *[(t, {"draws": v}, ValueError, "draws") for t in (*BAYES, imprecise_signed_rank) for v in (0, -5)],
+    *[(t, {"draws": v}, TypeError, "draws") for t in (*BAYES, imprecise_signed_rank) for v in (2.5, "10")],
     *[(t, {"alternative": v}, ValueError, "alternative") for t in (wilcoxon_test, sign_test)
       for v in ("bigger", None)],
     *[(t, {"algorithms": v}, ValueError, "algorithms") for t in (*BAYES, wilcoxon_test) for v in (("a",), "ab")],
@@ -217,7 +217,7 @@ def test_pair_rope_signed_rank_by_definition():
     lo, hi = -0.125, 0.25
     sums = np.concatenate([[0.0], z])[:, None] + np.concatenate([[0.0], z])[None, :]
     assert (sums == 2 * hi).any() and (sums == 2 * lo).any()  # pair sums on both boundaries
-    res = bayesian_signed_rank(z, rope=(lo, hi), prior_strength=0.5, n_samples=N, random_seed=31)
+    res = bayesian_signed_rank(z, rope=(lo, hi), prior_strength=0.5, draws=N, random_seed=31)
     left, right = signed_rank_means(z, lo, hi, 0.5)
     assert within_mc_error(res.samples[:, 0], left) and within_mc_error(res.samples[:, 2], right)
     # using hi for both sides (the half-width reading of a pair) would give another P(A better)
@@ -230,7 +230,7 @@ def test_pair_rope_sign_test_counts():
     lo, hi = -0.01, 0.02
     # below, below lo but above -hi, at lo, inside, inside, at hi, above, above
     z = [-0.03, -0.015, -0.01, -0.005, 0.0, 0.02, 0.021, 0.05]
-    res = bayesian_sign_test(z, rope=(lo, hi), prior_strength=1.0, z0=0.03, n_samples=N, random_seed=32)
+    res = bayesian_sign_test(z, rope=(lo, hi), prior_strength=1.0, z0=0.03, draws=N, random_seed=32)
     expected = np.array([2, 4, 2 + 1]) / 9  # z0 = 0.03 > hi puts the prior on the right
     for i in range(3):
         assert within_mc_error(res.samples[:, i], expected[i])
@@ -240,10 +240,11 @@ def test_pair_rope_sign_test_counts():
 @pytest.mark.parametrize("test", BAYES)
 def test_symmetric_pair_is_the_half_width(test):
     z = np.random.default_rng(33).normal(0.005, 0.02, size=12)
-    half, pair = (test(z, rope=r, n_samples=2000, random_seed=34) for r in (0.01, (-0.01, 0.01)))
+    half, pair = (test(z, rope=r, draws=2000, random_seed=34) for r in (0.01, (-0.01, 0.01)))
     np.testing.assert_array_equal(half.samples, pair.samples)
     assert half.rope == pair.rope == 0.01 and half.to_dict()["rope"] == 0.01
-    assert test(z, rope=None, n_samples=10, random_seed=0).rope == 0.0
+    assert test(z, rope=None, draws=10, random_seed=0).rope is None and test(z, draws=10).to_dict()["rope"] is None
+    assert test(z, rope=0, draws=10, random_seed=0).rope == 0.0  # a rope of width 0, not the default spelling
 
 
 def test_sums_near_the_float_limit_keep_their_sign():
@@ -256,13 +257,13 @@ def test_sums_near_the_float_limit_keep_their_sign():
     right_h = exact_step(np.array([[s - 2 * exact[hi] for s in row] for row in sums], dtype=object))
     left_h = exact_step(np.array([[2 * exact[lo] - s for s in row] for row in sums], dtype=object))
     moments = dirichlet_moments([0.5, 1, 1, 1])
-    res = bayesian_signed_rank(z, rope=(lo, hi), prior_strength=0.5, n_samples=N, random_seed=47)
+    res = bayesian_signed_rank(z, rope=(lo, hi), prior_strength=0.5, draws=N, random_seed=47)
     assert within_mc_error(res.samples[:, 2], (moments * right_h).sum())
     assert within_mc_error(res.samples[:, 0], (moments * left_h).sum())
     # and the imprecise test's H(z_i + z_j): 1.5e308 + 1.0e308 overflows but is positive
     q, s = 3, (np.sqrt(17) - 3) / 2
     h = exact_step(np.array([[Fraction(a) + Fraction(b) for b in z] for a in z], dtype=object))
-    assert imprecise_signed_rank(z, n_samples=100, random_seed=0).lower_mean == pytest.approx(
+    assert imprecise_signed_rank(z, draws=100, random_seed=0).lower_mean == pytest.approx(
         (h.sum() + np.trace(h)) / ((s + q) * (s + q + 1)), rel=1e-12)
 
 
@@ -353,7 +354,7 @@ def test_all_pairs_with_identical_algorithms(uci54):
     sub = uci54.isel(dataset=slice(0, 15)).sel(algorithm=["nbc", "j48"])
     twin = sub.score.sel(algorithm=["j48"]).assign_coords(algorithm=["twin"])
     scores = xr.Dataset({"score": xr.concat([sub.score, twin], dim="algorithm"), "rho": sub.rho})
-    table = compare_all_pairs(scores, rope=0.0, n_samples=2000, random_seed=36)
+    table = compare_all_pairs(scores, rope=0.0, draws=2000, random_seed=36)
     pair = dict(a="j48", b="twin")
     assert float(table.wilcoxon_pvalue.sel(**pair)) == float(table.wilcoxon_pvalue.sel(a="twin", b="j48")) == 1.0
     assert float(table.signed_rank_right.sel(**pair)) == 0.5 and float(table.sign_right.sel(**pair)) == 0.0
@@ -367,37 +368,37 @@ def test_all_pairs_with_identical_algorithms(uci54):
 def test_bayesian_tests_when_every_difference_is_zero(prior_strength):
     z = np.zeros(6)
     for rope, expected in ((0.0, [0.5, 0.0, 0.5]), (0.01, [0.0, 1.0, 0.0]), ((0.0, 0.01), [0.25, 0.75, 0.0])):
-        res = bayesian_signed_rank(z, rope=rope, prior_strength=prior_strength, n_samples=500, random_seed=37)
+        res = bayesian_signed_rank(z, rope=rope, prior_strength=prior_strength, draws=500, random_seed=37)
         if rope == (0.0, 0.01):  # z_i + z_j = 0 = 2 lo: half on the left, half in the rope
             expected = [0.5, 0.5, 0.0]
         np.testing.assert_array_equal(res.samples, np.tile(expected, (500, 1)))
-        sign = bayesian_sign_test(z, rope=rope, prior_strength=prior_strength, n_samples=500, random_seed=37)
+        sign = bayesian_sign_test(z, rope=rope, prior_strength=prior_strength, draws=500, random_seed=37)
         np.testing.assert_array_equal(sign.samples, np.tile([0.0, 1.0, 0.0], (500, 1)))
-    assert bayesian_signed_rank(z, n_samples=500, random_seed=0).decision() == "none"
-    res = imprecise_signed_rank(z, n_samples=2000, random_seed=38)
+    assert bayesian_signed_rank(z, draws=500, random_seed=0).decision() == "none"
+    res = imprecise_signed_rank(z, draws=2000, random_seed=38)
     assert (res.lower, res.upper, res.decision) == (0.0, 1.0, "indeterminate")
 
 
 @pytest.mark.parametrize("z", [[0.03], [0.0], [0.03, -0.01], [0.0, 0.02], [0.01, -0.01]])
 def test_bayesian_tests_on_one_and_two_data_sets(z):
     rope = 0.005
-    res = bayesian_signed_rank(z, rope=rope, prior_strength=0.5, n_samples=N, random_seed=39)
+    res = bayesian_signed_rank(z, rope=rope, prior_strength=0.5, draws=N, random_seed=39)
     left, right = signed_rank_means(z, -rope, rope, 0.5)
     assert within_mc_error(res.samples[:, 0], left) and within_mc_error(res.samples[:, 2], right)
     assert np.allclose(res.samples.sum(axis=1), 1) and np.isfinite(res.samples).all()
-    sign = bayesian_sign_test(z, rope=rope, prior_strength=1.0, n_samples=N, random_seed=40)
+    sign = bayesian_sign_test(z, rope=rope, prior_strength=1.0, draws=N, random_seed=40)
     counts = np.array([np.sum(np.less(z, -rope)), np.sum(np.abs(z) <= rope) + 1, np.sum(np.greater(z, rope))])
     for i in range(3):
         assert within_mc_error(sign.samples[:, i], counts[i] / counts.sum())
     q, s = len(z), (np.sqrt(17) - 3) / 2
     moments = dirichlet_moments(np.concatenate([[s], np.ones(q)]))
     lower = (moments[1:, 1:] * step(np.add.outer(z, z))).sum()
-    imprecise = imprecise_signed_rank(z, n_samples=2000, random_seed=41)
+    imprecise = imprecise_signed_rank(z, draws=2000, random_seed=41)
     assert imprecise.lower_mean == pytest.approx(lower, rel=1e-12)
     assert imprecise.upper_mean == pytest.approx(lower + 2 * s / (s + q) - moments[0, 0], rel=1e-12)
     # s -> 0 on one data set: a point mass on the single observation
     if q == 1:
-        point = bayesian_signed_rank(z, rope=rope, prior_strength=0, n_samples=100, random_seed=42).samples
+        point = bayesian_signed_rank(z, rope=rope, prior_strength=0, draws=100, random_seed=42).samples
         expected = [step(2 * (-rope) - 2 * z[0]), 0, step(2 * z[0] - 2 * rope)]
         expected[1] = 1 - expected[0] - expected[2]
         np.testing.assert_array_equal(point, np.tile(expected, (100, 1)))
@@ -472,14 +473,14 @@ def test_any_input_gives_an_error_naming_it_or_valid_probabilities(data, rope, p
     (rope, rope_bad), (prior, prior_bad), (z0, z0_bad) = rope, prior, z0
     (n_samples, n_bad), (loss, loss_bad), (alt, alt_bad) = n_samples, loss, alt
     bayes_bad = data_name + [name for name, bad in (("rope", rope_bad), ("prior_strength", prior_bad),
-                                                    ("z0", z0_bad), ("n_samples", n_bad)) if bad]
+                                                    ("z0", z0_bad), ("draws", n_bad)) if bad]
     for test in BAYES:
-        res = check_call(lambda: test(z, rope=rope, prior_strength=prior, z0=z0, n_samples=n_samples,
+        res = check_call(lambda: test(z, rope=rope, prior_strength=prior, z0=z0, draws=n_samples,
                                       random_seed=43), bayes_bad)
         if res is not None:
             check_regions(res)
-    imprecise_bad = data_name + [name for name, bad in (("loss_ratio", loss_bad), ("n_samples", n_bad)) if bad]
-    res = check_call(lambda: imprecise_signed_rank(z, loss_ratio=loss, n_samples=n_samples, random_seed=44),
+    imprecise_bad = data_name + [name for name, bad in (("loss_ratio", loss_bad), ("draws", n_bad)) if bad]
+    res = check_call(lambda: imprecise_signed_rank(z, loss_ratio=loss, draws=n_samples, random_seed=44),
                      imprecise_bad)
     if res is not None:
         values = [res.lower, res.upper, res.lower_mean, res.upper_mean, res.threshold]
@@ -504,11 +505,11 @@ def test_scaling_by_a_power_of_two_gives_the_same_draws(data, power, rope, prior
     scale = 2.0**power
     scaled_rope = tuple(v * scale for v in rope) if np.ndim(rope) else rope * scale
     for test in BAYES:
-        one = test(z, rope=rope, prior_strength=prior, z0=z0, n_samples=200, random_seed=45)
-        other = test([v * scale for v in z], rope=scaled_rope, prior_strength=prior, z0=z0 * scale, n_samples=200,
+        one = test(z, rope=rope, prior_strength=prior, z0=z0, draws=200, random_seed=45)
+        other = test([v * scale for v in z], rope=scaled_rope, prior_strength=prior, z0=z0 * scale, draws=200,
                      random_seed=45)
         np.testing.assert_array_equal(one.samples, other.samples)
-    one, other = (imprecise_signed_rank(v, n_samples=200, random_seed=46) for v in (z, [u * scale for u in z]))
+    one, other = (imprecise_signed_rank(v, draws=200, random_seed=46) for v in (z, [u * scale for u in z]))
     assert (one.lower, one.upper, one.lower_mean) == (other.lower, other.upper, other.lower_mean)
     for test in (wilcoxon_test, sign_test):
         assert test(z).pvalue == test([v * scale for v in z]).pvalue
@@ -520,9 +521,9 @@ def test_regression_differences_on_the_rope_edge_count_as_on_it():
     a = np.array([[0.80, 0.70], [0.61, 0.93], [0.47, 0.52]])
     b = a + np.array([[0.01, 0.01], [0.01, 0.01], [0.01, 0.01]])
     assert (b - a != 0.01).any()  # the premise: rounding moves some differences off the edge
-    sign = bayesian_sign_test(a, b, rope=0.01, random_seed=0, n_samples=100)
+    sign = bayesian_sign_test(a, b, rope=0.01, random_seed=0, draws=100)
     np.testing.assert_array_equal(sign.samples, np.tile([0.0, 1.0, 0.0], (100, 1)))
-    rank = bayesian_signed_rank(a, b, rope=0.01, prior_strength=0, random_seed=0, n_samples=100)
+    rank = bayesian_signed_rank(a, b, rope=0.01, prior_strength=0, random_seed=0, draws=100)
     np.testing.assert_allclose(rank.samples, np.tile([0.0, 0.5, 0.5], (100, 1)), atol=1e-12)
 
 
@@ -537,7 +538,7 @@ def test_a_pair_leaves_out_the_data_sets_without_both_and_names_them(test, uci54
     gappy = uci54.copy(deep=True)
     for algorithm, datasets in gone.items():
         gappy["score"] = gappy.score.where(~(gappy.dataset.isin(datasets) & (gappy.algorithm == algorithm)))
-    kwargs = {} if test in (wilcoxon_test, sign_test) else {"n_samples": 2000, "random_seed": 3}
+    kwargs = {} if test in (wilcoxon_test, sign_test) else {"draws": 2000, "random_seed": 3}
     res = test(gappy, algorithms=("nbc", "hnb"), **kwargs)
     kept = [d for d in uci54.dataset.values if d not in ("anneal", "audiology", "cmc", "credit")]
     oracle = test(uci54.sel(dataset=kept), algorithms=("nbc", "hnb"), **kwargs)

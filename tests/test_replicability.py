@@ -33,7 +33,7 @@ def formula(e):
 
 
 def test_decisions_equal_the_tests_run_on_each_subset(small_scores):
-    dec = replicability_decisions(small_scores, subset_size=6, n_subsets=40, n_draws=500, random_seed=1)
+    dec = replicability_decisions(small_scores, subset_size=6, n_subsets=40, draws=500, random_seed=1)
     for k, pair in enumerate(dec.pair.values):
         a, b = str(dec.a[k].values), str(dec.b[k].values)
         for s in range(0, 40, 3):
@@ -67,7 +67,7 @@ def test_replicability_against_the_enumerated_subsets(small_scores):
     p = np.mean(list(h1.values()))
     assert 0.2 < p < 0.8  # a case where R is informative
     n = 3000
-    dec = replicability_decisions(small_scores, pairs=[("A", "C")], subset_size=6, n_subsets=n, n_draws=200,
+    dec = replicability_decisions(small_scores, pairs=[("A", "C")], subset_size=6, n_subsets=n, draws=200,
                                   random_seed=2)
     names = list(small_scores.dataset.values)
     drawn = [tuple(sorted(names.index(v) for v in row)) for row in dec.datasets.values]
@@ -97,7 +97,7 @@ def test_one_sided_wilcoxon_equals_scipy_row_by_row():
 
 
 def test_seeded_and_oriented(small_scores):
-    kwargs = dict(subset_size=5, n_subsets=30, n_draws=200)
+    kwargs = dict(subset_size=5, n_subsets=30, draws=200)
     one, two = (replicability_table(replicability_decisions(small_scores, random_seed=4, **kwargs)) for _ in "12")
     pd.testing.assert_frame_equal(one, two)
     other = replicability_decisions(small_scores, random_seed=5, **kwargs)
@@ -111,7 +111,7 @@ def test_seeded_and_oriented(small_scores):
 
 
 @pytest.mark.parametrize("kwargs, name", [({"subset_size": 8}, "subset_size"), ({"subset_size": 1}, "subset_size"),
-                                          ({"n_subsets": 1}, "n_subsets"), ({"n_draws": 0}, "n_draws"),
+                                          ({"n_subsets": 1}, "n_subsets"), ({"draws": 0}, "draws"),
                                           ({"loss_ratio": 0}, "loss_ratio"), ({"alpha": 1}, "alpha")])
 def test_bad_arguments_named(small_scores, kwargs, name):
     with pytest.raises(ValueError, match=name):
@@ -125,7 +125,7 @@ def test_scores_must_be_a_dataset():
 
 def test_uci54_every_pair(uci54):
     start = time.perf_counter()
-    table = replicability_table(replicability_decisions(uci54, n_subsets=100, n_draws=1000, random_seed=0))
+    table = replicability_table(replicability_decisions(uci54, n_subsets=100, draws=1000, random_seed=0))
     assert time.perf_counter() - start < 30
     assert len(table) == 10 and table.filter(like="R_").stack().between(0, 1).all()
 
@@ -139,7 +139,7 @@ def test_cli_writes_the_functions_table(small_scores, tmp_path, capsys):
     printed = capsys.readouterr().out
     assert "replicability on 30 subsets" in printed
     expected = replicability_table(replicability_decisions(load_scores(csv), subset_size=6, n_subsets=30,
-                                                           n_draws=300, random_seed=7))
+                                                           draws=300, random_seed=7))
     (counts,) = [line.split()[2:] for line in printed.splitlines() if line.startswith("n det.")]
     assert counts == [str(n) for n in expected.n_determinate]  # a count, printed as one
     pd.testing.assert_frame_equal(pd.read_csv(out, index_col="pair"), expected, check_dtype=False)

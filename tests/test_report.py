@@ -32,13 +32,13 @@ def example_scores():
 @pytest.fixture(scope="module")
 def example_report(example_scores, tmp_path_factory):
     directory = tmp_path_factory.mktemp("example") / "report"
-    return directory, write_report(example_scores, directory, progress=False)
+    return directory, write_report(example_scores, directory, progressbar=False)
 
 
 @pytest.fixture(scope="module")
 def uci54_report(uci54, tmp_path_factory):
     directory = tmp_path_factory.mktemp("uci54") / "report"
-    return directory, write_report(uci54, directory, progress=False)
+    return directory, write_report(uci54, directory, progressbar=False)
 
 
 def markdown_tables(text) -> dict[str, list[list[str]]]:
@@ -288,7 +288,7 @@ def test_uci54_report(uci54_report, tmp_path):
 
 def test_one_data_set_gives_t_tests_against_the_formula_and_no_ranking(example_scores, tmp_path):
     scores = example_scores.isel(dataset=[1])
-    written = write_report(scores, tmp_path / "one", progress=False)
+    written = write_report(scores, tmp_path / "one", progressbar=False)
     check_files(tmp_path / "one", written)
     check_html(tmp_path / "one" / FILES["html"])
     check_latex_source(written[FILES["tex"]].read_text(encoding="utf-8"))
@@ -322,9 +322,9 @@ def test_refuses_a_non_empty_directory_and_overwrite_replaces_only_its_files(exa
     mine = tmp_path / "notes.txt"
     mine.write_text("mine")
     with pytest.raises(ValueError, match=r"^directory .* is not empty.*overwrite=True"):
-        write_report(scores, tmp_path, progress=False)
+        write_report(scores, tmp_path, progressbar=False)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt"]
-    written = write_report(scores, tmp_path, overwrite=True, formats=("html",), progress=False)
+    written = write_report(scores, tmp_path, overwrite=True, formats=("html",), progressbar=False)
     assert set(written) == {FILES["html"]} and mine.read_text() == "mine"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt", FILES["html"]]
 
@@ -337,17 +337,17 @@ def test_refuses_a_non_empty_directory_and_overwrite_replaces_only_its_files(exa
 ])
 def test_bad_arguments_are_named_before_anything_is_written(example_scores, tmp_path, options, message):
     with pytest.raises((ValueError, TypeError), match=message):
-        write_report(example_scores, tmp_path / "new", progress=False, **options)
+        write_report(example_scores, tmp_path / "new", progressbar=False, **options)
     assert not (tmp_path / "new").exists()
 
 
 def test_bad_scores_are_named(example_scores, tmp_path):
     with pytest.raises(ValueError, match="a report compares at least two"):
-        write_report(example_scores.isel(algorithm=[0]), tmp_path / "r", progress=False)
+        write_report(example_scores.isel(algorithm=[0]), tmp_path / "r", progressbar=False)
     with pytest.raises(ValueError, match="joint=True models the population of data sets"):
-        write_report(example_scores.isel(dataset=[0]), tmp_path / "r", joint=True, progress=False)
+        write_report(example_scores.isel(dataset=[0]), tmp_path / "r", joint=True, progressbar=False)
     with pytest.raises(TypeError, match="scores must be a scores Dataset"):
-        write_report(example_scores.score, tmp_path / "r", progress=False)
+        write_report(example_scores.score, tmp_path / "r", progressbar=False)
     assert not (tmp_path / "r").exists()
 
 
@@ -389,7 +389,7 @@ def test_unconverged_fits_are_marked_without_a_verdict(example_scores, tmp_path,
     monkeypatch.setattr(joint, "joint_test", lambda *args, **kwargs: fake_joint)
     # the pairs in this process (worker processes would not see the stand-in)
     monkeypatch.setattr(batch, "hierarchical_tests", functools.partial(batch.hierarchical_tests, workers=1))
-    written = write_report(scores, tmp_path / "r", hierarchical=True, joint=True, method="mcmc", progress=False)
+    written = write_report(scores, tmp_path / "r", hierarchical=True, joint=True, method="mcmc", progressbar=False)
     markdown = written[FILES["md"]].read_text(encoding="utf-8")
     rows = table_by_start(markdown_tables(markdown), "Hierarchical model of each pair")
     for row in rows[1:]:
@@ -426,11 +426,13 @@ def test_cli_writes_the_report_and_names_its_errors(example_scores, tmp_path, ca
     assert main(["report", str(source), "-o", str(tmp_path / "bare"), "--no-pair-figures"]) == 0
     assert {p.name for p in (tmp_path / "bare").iterdir()} == set(FILES.values())  # no figure: none asked for
     for argv, message in ((["-o", str(out)], "pp-corr: --output .* is not empty.*--overwrite"),
-                          (["-o", str(tmp_path / "x"), "--joint"], "pp-corr: --joint models the population"),
-                          (["-o", str(tmp_path / "x"), "--method", "mcmc"], "pp-corr: --method applies to"),
-                          (["-o", str(tmp_path / "x"), "--sampler", "nutpie"], "pp-corr: --sampler applies to")):
+                          (["-o", str(tmp_path / "x"), "--joint"], "pp-corr: --joint models the population")):
         with pytest.raises(SystemExit, match=message):
             main(["report", str(source), *argv])
+    for option in (["--method", "mcmc"], ["--sampler", "nutpie"]):  # refused by the parser (tests/test_cli_modes.py)
+        with pytest.raises(SystemExit) as refused:
+            main(["report", str(source), "-o", str(tmp_path / "x"), *option])
+        assert refused.value.code == 2 and f"{option[0]} is not used without --hierarchical" in capsys.readouterr().err
     assert not (tmp_path / "x").exists()
 
 
@@ -456,7 +458,7 @@ def test_the_sampler_reaches_the_hierarchical_and_joint_fits(example_scores, tmp
     monkeypatch.setattr(batch, "hierarchical_tests", record("hierarchical", {}))
     monkeypatch.setattr(joint, "joint_test", record("joint"))
     with pytest.raises(Stop):
-        write_report(example_scores, tmp_path / "r", hierarchical=True, joint=True, sampler=sampler, progress=False)
+        write_report(example_scores, tmp_path / "r", hierarchical=True, joint=True, sampler=sampler, progressbar=False)
     assert seen == {"hierarchical": sampler, "joint": sampler} and not (tmp_path / "r").exists()
 
 
@@ -488,7 +490,7 @@ def test_a_converged_joint_fit_shows_its_numbers_and_how_it_was_sampled(example_
         return fits[-1]
 
     monkeypatch.setattr(joint, "joint_test", fake_joint_test)
-    written = write_report(scores, tmp_path / "r", joint=True, sampler="nutpie", progress=False)
+    written = write_report(scores, tmp_path / "r", joint=True, sampler="nutpie", progressbar=False)
     markdown = written[FILES["md"]].read_text(encoding="utf-8")
     (result,) = fits
     ranking, pairs = result.ranking(), result.pairs(0.95)
@@ -532,7 +534,7 @@ def wide_report(tmp_path_factory):
 
     plots.plot_rank_diagram = spy
     try:
-        written = write_report(scores, directory, progress=False)
+        written = write_report(scores, directory, progressbar=False)
     finally:
         plots.plot_rank_diagram = real
     return directory, written, scores, captured
@@ -597,12 +599,12 @@ def test_the_rank_diagram_separates_as_the_pair_table_decides(wide_report):
 def test_pair_figures_on_request(example_scores, tmp_path):
     """pair_figures=False leaves out each pair's figures (the example draws them by default: 6 pairs);
     a report without Markdown still writes the figures its HTML links."""
-    written = write_report(example_scores, tmp_path / "r", pair_figures=False, progress=False)
+    written = write_report(example_scores, tmp_path / "r", pair_figures=False, progressbar=False)
     assert sorted(n for n in written if n.startswith("figures/")) == ["figures/pairs_signed_rank.png",
                                                                       "figures/rank_diagram.png"]
     assert "Figures of each pair" not in written[FILES["md"]].read_text(encoding="utf-8")
     with pytest.raises(TypeError, match="pair_figures must be True or False"):
-        write_report(example_scores, tmp_path / "bad", pair_figures="yes", progress=False)
+        write_report(example_scores, tmp_path / "bad", pair_figures="yes", progressbar=False)
 
 
 def test_large_figures_are_linked_and_written_with_the_html(example_scores, tmp_path, monkeypatch):
@@ -610,7 +612,7 @@ def test_large_figures_are_linked_and_written_with_the_html(example_scores, tmp_
 
     monkeypatch.setattr(document, "INLINE_LIMIT", 60_000)
     written = write_report(example_scores.isel(algorithm=[0, 1, 2]), tmp_path / "r", formats=("html",),
-                           progress=False)
+                           progressbar=False)
     large = sorted(n for n in written if n.startswith("figures/"))
     assert large and all(written[n].stat().st_size > 60_000 for n in large)
     html = written[FILES["html"]].read_text(encoding="utf-8")

@@ -505,8 +505,8 @@ def test_uci54_matches_a_pivot_of_the_file(uci54):
 @pytest.mark.parametrize("test", [
     lambda a, b, rope: pp_corr.poisson_test(a, b, rope=rope, folds=10),
     lambda a, b, rope: pp_corr.correlated_ttest(a[0], b[0], rope=rope, folds=10),
-    lambda a, b, rope: pp_corr.bayesian_signed_rank(a.mean(axis=1), b.mean(axis=1), rope=rope, n_samples=100),
-    lambda a, b, rope: pp_corr.bayesian_sign_test(a.mean(axis=1), b.mean(axis=1), rope=rope, n_samples=100),
+    lambda a, b, rope: pp_corr.bayesian_signed_rank(a.mean(axis=1), b.mean(axis=1), rope=rope, draws=100),
+    lambda a, b, rope: pp_corr.bayesian_sign_test(a.mean(axis=1), b.mean(axis=1), rope=rope, draws=100),
 ])
 def test_percent_scores_as_arrays_with_a_rope_for_fractions_are_warned(test):
     rng = np.random.default_rng(0)

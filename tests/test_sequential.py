@@ -10,6 +10,9 @@ from scipy import stats
 
 import pp_corr
 from pp_corr.execution import task_seed
+from pp_corr.hierarchical.exact import exact_posterior
+from pp_corr.hierarchical.fit import exact_arguments
+from pp_corr.hierarchical.preparation import prepare_hierarchical
 from pp_corr.sequential.rules import decide, floor_regions, floor_success, posterior_regions, predictive_success
 from pp_corr.sequential.study import simulate_differences
 
@@ -25,8 +28,8 @@ def test_replay_is_the_posterior_of_the_runs_seen(seed, mu, max_runs, level, fut
     """Each step's posterior is correlated_ttest on the first r runs, to the last bit; the stop is within the
     budget, no region reached the level before it, and the decision is the posterior's at the stop."""
     x = _diffs(seed, mu=mu)[0]
-    res = pp_corr.sequential_test(x, rope=0.01, level=level, futility=futility, max_runs=max_runs, rho=0.2, n_sim=50,
-                                  random_seed=seed)
+    res = pp_corr.sequential_test(x, rope=0.01, level=level, futility=futility, max_runs=max_runs, rho=0.2,
+                                  simulations=50, random_seed=seed)
     hist = res.to_frame().xs("D1", level="dataset")
     used = int(res.runs_used.iloc[0])
     assert 2 <= used <= max_runs and hist.index[-1] == used
@@ -67,7 +70,7 @@ def test_floor_against_the_limit_written_out():
     np.testing.assert_allclose(posterior_regions(big, rho, 0.01), expected, atol=2e-3)
 
 
-def _brute_force_completion(x, rho, rope, level, total, n_sim, rng):
+def _brute_force_completion(x, rho, rope, level, total, simulations, rng):
     """Completions from the Normal-Gamma posterior written out with scipy: nu ~ Gamma(a, rate b), mu | nu, then
     the new folds from the Gaussian conditional on the folds seen with the full intraclass covariance."""
     n = x.size
@@ -76,23 +79,23 @@ def _brute_force_completion(x, rho, rope, level, total, n_sim, rng):
     c_inv = np.linalg.inv(C[:n, :n])
     resid = x - x.mean()
     a, b = (n - 1) / 2, resid @ c_inv @ resid / 2
-    nu = stats.gamma(a, scale=1 / b).rvs(n_sim, random_state=rng)
+    nu = stats.gamma(a, scale=1 / b).rvs(simulations, random_state=rng)
     mu = stats.norm(x.mean(), np.sqrt(1 / (A * nu))).rvs(random_state=rng)
     gain = C[n:, :n] @ c_inv
     chol = np.linalg.cholesky(C[n:, n:] - gain @ C[:n, n:])
     mean = mu[:, None] + (x[None, :] - mu[:, None]) @ gain.T
-    new = mean + (rng.standard_normal((n_sim, total - n)) @ chol.T) / np.sqrt(nu)[:, None]
-    res = pp_corr.correlated_ttest(np.concatenate([np.broadcast_to(x, (n_sim, n)), new], axis=1), rho=rho,
+    new = mean + (rng.standard_normal((simulations, total - n)) @ chol.T) / np.sqrt(nu)[:, None]
+    res = pp_corr.correlated_ttest(np.concatenate([np.broadcast_to(x, (simulations, n)), new], axis=1), rho=rho,
                                    rope=rope)
     decided = np.maximum(np.maximum(res.p_left, res.p_rope), res.p_right) >= level
-    return decided.mean(), decided.std() / np.sqrt(n_sim)
+    return decided.mean(), decided.std() / np.sqrt(simulations)
 
 
 def test_predictive_success_against_brute_force():
     """rho = 0.5, a case where the answer is near 0.7; leaving out the shared component's own spread moves it by
     0.04, which the 40,000 completions on each side (MCSE 0.0023 each) resolve."""
     x = _diffs(11, runs=2, mu=0.03, rho=0.5)[0].ravel()
-    ours, ours_se = predictive_success(x, 0.5, 0.01, 0.9, 30, n_sim=40_000, random_seed=1)
+    ours, ours_se = predictive_success(x, 0.5, 0.01, 0.9, 30, simulations=40_000, random_seed=1)
     brute, brute_se = _brute_force_completion(x, 0.5, 0.01, 0.9, 30, 40_000, np.random.default_rng(2))
     assert 0.2 < brute < 0.9
     assert abs(ours - brute) < 4 * np.hypot(ours_se, brute_se)
@@ -102,8 +105,8 @@ def test_floor_success_is_the_limit_of_long_completions():
     """The predictive probability that infinitely many runs decide, against completions of 400 more runs
     (rho = 0.5: a floor with the variance rho/(1 - rho) sigma^2 instead of rho sigma^2 answers 0.28, not 0.70)."""
     x = _diffs(11, runs=2, mu=0.03, rho=0.5)[0].ravel()
-    ours, ours_se = floor_success(x, 0.5, 0.01, 0.9, n_sim=4000, random_seed=0)
-    long, long_se = predictive_success(x, 0.5, 0.01, 0.9, x.size + 2000, n_sim=1500, random_seed=1)
+    ours, ours_se = floor_success(x, 0.5, 0.01, 0.9, simulations=4000, random_seed=0)
+    long, long_se = predictive_success(x, 0.5, 0.01, 0.9, x.size + 2000, simulations=1500, random_seed=1)
     assert 0.2 < long < 0.9
     assert abs(ours - long) < 4 * np.hypot(ours_se, long_se) + 0.02  # 400 runs are not quite infinitely many
 
@@ -122,12 +125,12 @@ def test_over_datasets_replays_the_tests_in_order():
     x = _diffs(7, runs=2, folds=5, mu=0.012, sigma=0.02, q=12)  # undecided at first: the draws matter
     order = list(np.random.default_rng(4).permutation(12))
     res = pp_corr.sequential_test(x, over="datasets", order=order, rope=0.005, min_datasets=4, random_seed=9,
-                                  n_samples=2000, algorithms=("knn", "tree"))
+                                  draws=2000, algorithms=("knn", "tree"))
     hist = res.to_frame()
     assert res.stopped_at == hist.index[-1] >= 4 and res.decision == "right"
     for k, row in hist.iterrows():
         z = x[order[:k]].reshape(k, -1).mean(axis=1)
-        wins = pp_corr.bayesian_signed_rank(z, rope=0.005, n_samples=2000, random_seed=task_seed(9, k)).wins
+        wins = pp_corr.bayesian_signed_rank(z, rope=0.005, draws=2000, random_seed=task_seed(9, k)).wins
         np.testing.assert_allclose([row.p_left, row.p_rope, row.p_right], wins, atol=1e-12)
     assert "tree better" in res.summary() and "you could have stopped after" in res.summary()
     pois = pp_corr.sequential_test(x, over="datasets", test="poisson", order=order, rope=0.005, min_datasets=4,
@@ -138,16 +141,25 @@ def test_over_datasets_replays_the_tests_in_order():
 
 
 def test_over_datasets_with_the_hierarchical_model(capsys):
-    """Each step is the hierarchical test of the data sets seen (its exact posterior, the new data set's
-    probability that each region is the largest), under the step's seed; a progress line per step on stderr."""
+    """Each step is the hierarchical test of the data sets seen: the new data set's probability that each region
+    is the largest, the exact posterior's (no draws: the seed does not change it), and that of hierarchical_test's
+    4000 draws within their binomial error; a progress line per step on stderr."""
     x = _diffs(3, runs=1, folds=10, mu=0.03, sigma=0.02, q=7)
     res = pp_corr.sequential_test(x, over="datasets", order=list(range(7)), test="hierarchical", rope=0.01,
-                                  min_datasets=5, random_seed=2, progress=True)
+                                  min_datasets=5, random_seed=2, progressbar=True)
+    again = pp_corr.sequential_test(x, over="datasets", order=list(range(7)), test="hierarchical", rope=0.01,
+                                    min_datasets=5, random_seed=3)
     hist = res.to_frame()
+    assert hist.equals(again.to_frame())
     for k, row in hist.iterrows():
-        new = pp_corr.hierarchical_test(x[:k].reshape(k, -1), rope=0.01, rho=0.1, random_seed=task_seed(2, k))
-        new = new.new_dataset()
-        assert (row.p_left, row.p_rope, row.p_right) == (new.win_left, new.win_rope, new.win_right)
+        args, kwargs = exact_arguments(prepare_hierarchical(x[:k].reshape(k, -1), 0.1, None, None, None, None),
+                                       "current", {}, (-0.01, 0.01))
+        post = exact_posterior(*args, **kwargs)
+        new = pp_corr.hierarchical_test(x[:k].reshape(k, -1), rope=0.01, rho=0.1, random_seed=k).new_dataset()
+        assert (row.p_left, row.p_rope, row.p_right) == (post.win_left, post.win_rope, post.win_right)
+        drawn = np.array([new.win_left, new.win_rope, new.win_right])
+        assert np.all(np.abs(drawn - row[["p_left", "p_rope", "p_right"]].to_numpy(float))
+                      <= 4 * np.sqrt(0.25 / 4000) + post.max_error)
     assert res.decision == "right" and "hierarchical model" in res.summary()
     assert "sequential hierarchical test: 5 of 7 data sets" in capsys.readouterr().err
 
@@ -194,7 +206,7 @@ def test_study_fixed_design_is_exact_and_calibration_is_the_smallest_level():
     is exact under the intraclass model); the calibrated level is the smallest whose rate is within nominal."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        res = pp_corr.sequential_study((0.0, 0.01), repetitions=300, chunk=300, n_sim=40, levels=(0.95, 0.99),
+        res = pp_corr.sequential_study((0.0, 0.01), repetitions=300, chunk=300, simulations=40, levels=(0.95, 0.99),
                                        random_seed=3, workers=1, runs=4, folds=5, sigma=0.01)
     boundary = res.table.xs(0.01, level="mu")
     fixed = boundary.loc[0.95]

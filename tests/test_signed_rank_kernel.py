@@ -1,4 +1,4 @@
-"""The signed-rank kernel in O(n_samples x q): against the dense O(q^2) quadratic forms it replaced, given the same
+"""The signed-rank kernel in O(draws x q): against the dense O(q^2) quadratic forms it replaced, given the same
 weights, on z with ties, zeros, duplicates and pair sums exactly on the rope's edges; the tests' results against the
 dense computation under the same seed."""
 import numpy as np
@@ -86,7 +86,7 @@ def test_pair_sums_exactly_on_the_edges(z, seed):
 def test_bayesian_signed_rank_equals_the_dense_computation_under_one_seed(z, rope, prior_strength):
     """The whole test: the weights drawn in chunks are the draws of one call, the regions the dense ones."""
     n = 3000
-    res = bayesian_signed_rank(z, rope=rope, prior_strength=prior_strength, n_samples=n, random_seed=11)
+    res = bayesian_signed_rank(z, rope=rope, prior_strength=prior_strength, draws=n, random_seed=11)
     points = np.r_[0.0, z] if prior_strength > 0 else z
     alpha = np.r_[prior_strength, np.ones(len(z))] if prior_strength > 0 else np.ones(len(z))
     w = dirichlet(np.random.default_rng(11), alpha, n)
@@ -103,7 +103,7 @@ def test_bayesian_signed_rank_equals_the_dense_computation_under_one_seed(z, rop
                                np.array([0.02, 0.01, 0.03, 0.01, 0.02, 0.04, 0.01, 0.02])])
 def test_imprecise_signed_rank_equals_the_dense_computation(z):
     n, q, s = 4000, len(z), IDP_STRENGTH
-    res = imprecise_signed_rank(z, n_samples=n, random_seed=5)
+    res = imprecise_signed_rank(z, draws=n, random_seed=5)
     w = dirichlet(np.random.default_rng(5), np.r_[s, np.ones(q)], n)
     w0, h = w[:, 0], dense_matrices(z, 0.0, 0.0)[2]
     low = np.einsum("ni,ij,nj->n", w[:, 1:], h, w[:, 1:])

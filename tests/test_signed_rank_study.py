@@ -19,7 +19,7 @@ from pp_corr.studies.signed_rank_study import (CHUNK, DELTAS, LOSS_PAIRS, decisi
 @pytest.fixture(scope="module")
 def study():
     """A reduced study: the full Delta grid, both correlations, 60 runs of 1000 draws."""
-    return signed_rank_study(runs=60, n_draws=1000, workers=1, random_seed=3, progress=False)
+    return signed_rank_study(runs=60, draws=1000, workers=1, random_seed=3, progressbar=False)
 
 
 def test_wilcoxon_arm_equals_scipy(study):
@@ -78,8 +78,8 @@ def test_probabilities_agree_with_the_library_tests_on_their_own_draws():
     n, m = 20_000, 20_000
     for k, z in enumerate(rng.normal(0.03, 0.12, (4, 15))):
         dp, lower, upper = (float(v[0]) for v in idp_probabilities(z[None], idp_weights(rng, n, 15)))
-        idp = imprecise_signed_rank(z, n_samples=m, random_seed=k)
-        dp_lib = bayesian_signed_rank(z, prior_strength=0, n_samples=m, random_seed=k).win_right
+        idp = imprecise_signed_rank(z, draws=m, random_seed=k)
+        dp_lib = bayesian_signed_rank(z, prior_strength=0, draws=m, random_seed=k).win_right
         for ours, theirs in ((dp, dp_lib), (lower, idp.lower), (upper, idp.upper)):
             se = np.sqrt(ours * (1 - ours) / n + theirs * (1 - theirs) / m) + 1e-12
             assert abs(ours - theirs) <= 4.5 * se, (k, ours, theirs)
@@ -171,8 +171,8 @@ def test_losses_of_known_decisions_worked_out_by_hand():
 def test_standard_errors_of_ratio_means_cover_the_run_to_run_scatter():
     """The linearised standard error of the IDP-determinate area against the scatter of the area over 40
     independent groups of 25 runs (a chi-square bound on the ratio of the two variances)."""
-    res = signed_rank_study([-0.02, 0.0, 0.02, 0.04], [0.0], n_datasets=10, runs=1000, n_draws=100, workers=1,
-                            random_seed=9, progress=False)
+    res = signed_rank_study([-0.02, 0.0, 0.02, 0.04], [0.0], n_datasets=10, runs=1000, draws=100, workers=1,
+                            random_seed=9, progressbar=False)
     areas = [loss_areas(res.isel(run=slice(25 * g, 25 * g + 25)), [(1, 19)])
              .sel(runs_used="IDP determinate", test="dp", loss_pair="(1, 19)", correlation=0.0) for g in range(40)]
     values, ses = np.array([float(a.area) for a in areas]), np.array([float(a.area_se) for a in areas])
@@ -183,8 +183,8 @@ def test_standard_errors_of_ratio_means_cover_the_run_to_run_scatter():
 
 @pytest.mark.slow  # two local worker processes start: about 6 s, 15 s on a loaded machine
 def test_results_do_not_depend_on_the_number_of_workers():
-    kwargs = dict(deltas=[0.0, 0.03], correlations=[0.0, 0.5], n_datasets=8, runs=CHUNK + 5, n_draws=100,
-                  random_seed=7, progress=False)
+    kwargs = dict(deltas=[0.0, 0.03], correlations=[0.0, 0.5], n_datasets=8, runs=CHUNK + 5, draws=100,
+                  random_seed=7, progressbar=False)
     serial, parallel = signed_rank_study(workers=1, **kwargs), signed_rank_study(workers=2, **kwargs)
     xr.testing.assert_identical(serial, parallel)
     other = signed_rank_study(workers=1, **{**kwargs, "random_seed": 8})
@@ -198,10 +198,10 @@ def test_default_design_is_the_papers():
 
 @pytest.mark.parametrize("kwargs, name", [
     ({"correlations": [1.0]}, "correlations"), ({"deltas": []}, "deltas"), ({"n_datasets": 1}, "n_datasets"),
-    ({"sigma": 0}, "sigma"), ({"runs": 0}, "runs"), ({"n_draws": 0}, "n_draws"), ({"workers": 0}, "workers")])
+    ({"sigma": 0}, "sigma"), ({"runs": 0}, "runs"), ({"draws": 0}, "draws"), ({"workers": 0}, "workers")])
 def test_bad_arguments_named(kwargs, name):
     with pytest.raises(ValueError, match=name):
-        signed_rank_study(**{"runs": 2, "n_draws": 10, "progress": False, **kwargs})
+        signed_rank_study(**{"runs": 2, "draws": 10, "progressbar": False, **kwargs})
 
 
 def test_bad_loss_pairs_and_weights_named():
@@ -246,5 +246,7 @@ def test_cli_simulate_signed_rank_writes_results_tables_and_figure(tmp_path, cap
     row = areas.query("runs_used == 'all' and test == 'dp' and loss_pair == '(1, 19)' and correlation == 0.95")
     assert row.area.item() == pytest.approx(float(expected.area.sel(runs_used="all", test="dp",
                                                                     loss_pair="(1, 19)", correlation=0.95)))
-    with pytest.raises(SystemExit, match="--draws"):
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as refused:  # the parser refuses it (tests/test_cli_modes.py)
         main(["simulate", "toy", "--draws", "10", "--repetitions", "5"])
+    assert refused.value.code == 2 and "--draws is not used by the toy study" in capsys.readouterr().err

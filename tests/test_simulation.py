@@ -248,7 +248,7 @@ def test_wilcoxon_type_one_error_equals_exact_enumeration():
 
 def test_results_do_not_depend_on_the_number_of_workers():
     kwargs = dict(deltas=[0.0, 0.05], runs=(1, 2), n_datasets=5, repetitions=CHUNK + 10, random_seed=6,
-                  progress=False)
+                  progressbar=False)
     serial, parallel = bayesian_network_study(workers=1, **kwargs), bayesian_network_study(workers=2, **kwargs)
     assert serial.identical(parallel)
     other = bayesian_network_study(workers=1, **{**kwargs, "random_seed": 7})
@@ -257,7 +257,7 @@ def test_results_do_not_depend_on_the_number_of_workers():
 
 
 def test_rejection_rates_and_power():
-    res = experiment_1(deltas=[0.0, 0.1], runs=1, repetitions=300, workers=1, random_seed=8, progress=False)
+    res = experiment_1(deltas=[0.0, 0.1], runs=1, repetitions=300, workers=1, random_seed=8, progressbar=False)
     rates = rejection_rates(res)
     assert rates.rate.dims == ("test", "delta", "runs", "n_datasets")
     by_hand = np.mean(res.p_b_majority.sel(delta=0.1) > 0.95)
@@ -311,12 +311,12 @@ def test_toy_example():
 
 def test_bad_input():
     with pytest.raises(ValueError, match="distribution"):
-        bayesian_network_study([0.0], distribution="normal", repetitions=1, progress=False)
+        bayesian_network_study([0.0], distribution="normal", repetitions=1, progressbar=False)
     with pytest.raises(ValueError, match="deltas"):
-        bayesian_network_study([0.7], repetitions=1, progress=False)
+        bayesian_network_study([0.7], repetitions=1, progressbar=False)
     with pytest.raises(ValueError, match="random_seed must be an int"):
-        bayesian_network_study([0.0], repetitions=1, random_seed=np.random.default_rng(0), progress=False)
+        bayesian_network_study([0.0], repetitions=1, random_seed=np.random.default_rng(0), progressbar=False)
     with pytest.raises(ValueError, match="sizes"):
         cv_differences([0.1], 5, folds=10)
     with pytest.raises(ValueError, match="alpha"):
-        rejection_rates(toy_example(repetitions=5, random_seed=0, workers=1, progress=False), alpha=1.5)
+        rejection_rates(toy_example(repetitions=5, random_seed=0, workers=1, progressbar=False), alpha=1.5)

@@ -19,13 +19,13 @@ def test_regression_workers_capped_at_the_cores(monkeypatch):
     with pytest.raises(ValueError, match="workers must be >= 1"):
         execution.local_workers(0)
     with pytest.raises(ValueError, match="workers must be >= 1"):  # before any work
-        simulation.experiment_1(repetitions=5, workers=0, progress=False)
+        simulation.experiment_1(repetitions=5, workers=0, progressbar=False)
 
 
 def test_regression_repetitions_that_cannot_fit_are_refused_before_any_work(monkeypatch):
     monkeypatch.setattr(simulation, "_network_chunk", lambda *a: pytest.fail("started work"))
     with pytest.raises(ValueError, match="GiB of results"):
-        simulation.experiment_1(repetitions=100_000_000, workers=1, progress=False)
+        simulation.experiment_1(repetitions=100_000_000, workers=1, progressbar=False)
     with pytest.raises(ValueError, match="GiB of results"):
         simulation.toy_example(repetitions=10**12)
 
@@ -34,7 +34,7 @@ def test_regression_repetitions_that_cannot_fit_are_refused_before_any_work(monk
                                           ({"repetitions": 2.5}, "repetitions")])
 def test_regression_study_sizes_named(kwargs, name):
     with pytest.raises((ValueError, TypeError), match=name):
-        simulation.experiment_1(**{"repetitions": 5, "workers": 1, "progress": False, **kwargs})
+        simulation.experiment_1(**{"repetitions": 5, "workers": 1, "progressbar": False, **kwargs})
     with pytest.raises((ValueError, TypeError), match=name):
         simulation.toy_example(**{"repetitions": 5, **kwargs})
 
@@ -43,7 +43,7 @@ def test_streamed_chunks_land_in_their_places():
     """More chunks than the in-flight window: each chunk's statistics must land at its own repetitions (a
     chunk computed alone with its own seed is the oracle)."""
     kwargs = dict(deltas=[0.05], runs=1, n_datasets=10, repetitions=3 * simulation.CHUNK + 7, random_seed=5,
-                  progress=False)
+                  progressbar=False)
     res = simulation.bayesian_network_study(workers=1, **kwargs)  # two tasks in flight
     for chunk, start in enumerate(range(0, kwargs["repetitions"], simulation.CHUNK)):
         size = min(simulation.CHUNK, kwargs["repetitions"] - start)

@@ -52,7 +52,7 @@ def plot_pairs(table, *, test="poisson", order=None, ax=None):
     order of their average ranks, as ``pp-corr compare --all-pairs`` uses); the figure grows with their number.
 
     >>> import pp_corr
-    >>> table = pp_corr.compare_all_pairs(pp_corr.load_scores(pp_corr.example_path()), n_samples=2000, random_seed=0)
+    >>> table = pp_corr.compare_all_pairs(pp_corr.load_scores(pp_corr.example_path()), draws=2000, random_seed=0)
     >>> [t.get_text() for t in plot_pairs(table).get_xticklabels()]
     ['naive_bayes', 'logistic', 'tree', 'knn']
     """

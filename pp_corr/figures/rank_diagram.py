@@ -50,7 +50,7 @@ def _rank_summary(result) -> _RankSummary:
             before[b, a], before[a, b] = row.p_delta0_positive, 1 - row.p_delta0_positive  # delta0_b - delta0_a > 0
             p_rope[a, b] = p_rope[b, a] = row.p_rope
         return _RankSummary(names, ranking["expected rank"].to_numpy(float), before,
-                            f"joint hierarchical model on {len(result.data.names)} data sets, population",
+                            f"joint hierarchical model on {len(result.data.datasets)} data sets, population",
                             rope_equivalent=p_rope)
     raise TypeError("result must be a PlackettLuceResult (pp_corr.plackett_luce) or a JointResult "
                     f"(pp_corr.joint_test), got {type(result).__name__}")

@@ -20,7 +20,7 @@ from .fit import HierarchicalResult
 PER_PAIR = ("y", "algorithms", "names")  # hierarchical_test's arguments that each pair sets itself
 
 
-def hierarchical_tests(scores, pairs=None, *, scheduler=None, workers=None, progress=True,
+def hierarchical_tests(scores, pairs=None, *, scheduler=None, workers=None, progressbar=True,
                        **options) -> dict[tuple[str, str], HierarchicalResult]:
     """:func:`~pp_corr.hierarchical.fit.hierarchical_test` of each pair ``(a, b)`` (B - A) of ``scores``, a scores
     Dataset: ``pairs`` lists them (default: every pair of its algorithms, in their order), ``options`` are
@@ -29,17 +29,19 @@ def hierarchical_tests(scores, pairs=None, *, scheduler=None, workers=None, prog
 
     By default the pairs run one after another in this process, each pair's compiled kernels on every core (on
     2 cores, all 10 uci54 pairs: 110 s; before the quadrature's grid was trimmed, 171 s against 225 s on a local
-    cluster of 2 worker processes, which compete for the cores: benchmarks/bench_hierarchical_default.py). ``workers=N`` (N > 1) spreads them as tasks over a local
-    Dask cluster of N processes (:func:`pp_corr.execution.dask_client`) and ``scheduler`` over the cluster at that
-    address, where more machines help. Results are the same for any number of workers.
-    ``progress``: True writes a line per pair as it finishes (its number, its time and how it was answered) to
-    stderr, a callable takes each line instead, False is quiet.
+    cluster of 2 worker processes, which compete for the cores: benchmarks/bench_hierarchical_default.py).
+    ``workers=N`` (N > 1) spreads them as tasks over a local Dask cluster of N processes
+    (:func:`pp_corr.execution.dask_client`) and ``scheduler`` over the cluster at that address, where more machines
+    help. Results are the same for any number of workers.
+    ``progressbar``: True writes a line per pair as it finishes (its number, its time and how it was answered) to
+    stderr and draws each MCMC fit's progress bar, a callable takes each line instead (and no bar), False is quiet.
 
     Every argument, every pair included, is checked before any fit.
 
     >>> from pp_corr import example_path, load_scores
     >>> scores = load_scores(example_path())
-    >>> fits = hierarchical_tests(scores, [("logistic", "knn")], draws=100, chains=2, random_seed=1, progress=False)
+    >>> fits = hierarchical_tests(scores, [("logistic", "knn")], draws=100, chains=2, random_seed=1,
+    ...                           progressbar=False)
     >>> list(fits), fits["logistic", "knn"].names, fits["logistic", "knn"].method
     ([('logistic', 'knn')], ('logistic', 'knn'), 'exact')
     """
@@ -48,16 +50,18 @@ def hierarchical_tests(scores, pairs=None, *, scheduler=None, workers=None, prog
     if set_per_pair:
         raise TypeError(f"hierarchical_tests sets {', '.join(set_per_pair)} for each pair: leave it out (pairs "
                         "names the algorithms)")
-    if not isinstance(progress, bool) and not callable(progress):
-        raise TypeError(f"progress must be True, False or a callable taking each line, got {progress!r}")
+    if not isinstance(progressbar, bool) and not callable(progressbar):
+        raise TypeError(f"progressbar must be True, False or a callable taking each line, got {progressbar!r}")
     scheduler, workers = check_execution(scheduler, workers)
-    say = progress if callable(progress) else (lambda line: print(line, file=sys.stderr, flush=True)) if progress \
-        else (lambda line: None)
+    say = progressbar if callable(progressbar) else (lambda line: print(line, file=sys.stderr, flush=True)) \
+        if progressbar else (lambda line: None)
+    options = {**options, "progressbar": progressbar is True}  # each fit's bar
     if scheduler is None and (len(pairs) == 1 or workers in (None, 1)):
         finished = ((index, _one_pair(scores, a, b, options)) for index, (a, b) in enumerate(pairs))
     else:
         tasks = [(index, (scores, a, b, options)) for index, (a, b) in enumerate(pairs)]
-        finished = map_tasks(_pair_task, tasks, random_seed=0, scheduler=scheduler, workers=workers, progress=False)
+        finished = map_tasks(_pair_task, tasks, random_seed=0, scheduler=scheduler, workers=workers,
+                             progressbar=False)
     results = {}
     for number, (index, (result, seconds)) in enumerate(finished, 1):
         a, b = pairs[index]

@@ -23,16 +23,16 @@ from __future__ import annotations
 import numpy as np
 
 from .exact import ExactGrid
-from .exact.likelihoods import build_likelihoods, convolve
+from .exact.likelihoods import build_likelihoods, convolve_draws
 
 # the t kernel's quadrature: cells spanning at most 0.5 nats of log L_i (the exact posterior's 2.5), sub-cells up to
-# 64: within 2e-7 of brute-force 2-D quadrature (tests/test_model_variants.py), 8 ms a draw at q = 54; FINE (0.1
+# 64: within 2e-7 of brute-force 2-D quadrature (tests/test_model_variants.py), 0.5 ms a draw at q = 54; FINE (0.1
 # nats): within 1e-8, eight times slower
 GRID = ExactGrid(cell_nats=0.5, subcells=64, support_nats=60.0, error_estimate=False)
 FINE = ExactGrid(cell_nats=0.1, subcells=128, support_nats=60.0, error_estimate=False)
 _COARSE = 512  # points over [log lo, log hi] that find where the normal population's integrand lives
 _PANELS, _NODES = 24, 10  # Gauss-Legendre panels and nodes per panel over that region
-_CHUNK = 256  # draws at a time (normal population)
+_CHUNK = 256  # draws at a time
 
 
 def integrated_log_likelihood(xbar, ss, n, rho, delta0, sigma0, nu, sigma_bounds, *, grid=GRID):
@@ -71,10 +71,12 @@ def integrated_log_likelihood(xbar, ss, n, rho, delta0, sigma0, nu, sigma_bounds
         out[normal] = _normal_population(xbar, ss, n, rho, lo, hi, delta0[normal], sigma0[normal])
     if (~normal).any():
         lik = build_likelihoods(xbar, ss, n, rho, lo, hi, (0.0, 0.0), grid)
-        for k in np.flatnonzero(~normal):
-            g = convolve(lik, float(sigma0[k]), delta0[k : k + 1], nu[k : k + 1])[0, 0, :, 0]
+        rows = np.flatnonzero(~normal)
+        for start in range(0, len(rows), _CHUNK):  # the kernel's working arrays stay small
+            chunk = rows[start : start + _CHUNK]
+            g = convolve_draws(lik, sigma0[chunk], delta0[chunk], nu[chunk])[..., 0]
             with np.errstate(divide="ignore"):
-                out[k] = lik.log_top + np.log(g)
+                out[chunk] = lik.log_top + np.log(g)
     return out + log_k
 
 

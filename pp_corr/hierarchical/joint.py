@@ -147,7 +147,7 @@ def _build(data: JointData, priors, bounds, eta=1.0, form="marginal") -> pm.Mode
     limits = _limits(data, bounds)
     q, m = data.mean.shape
     others = list(data.algorithms[1:])
-    coords = {"dataset": data.names, "algorithm": others, "algorithm_2": others}
+    coords = {"dataset": data.datasets, "algorithm": others, "algorithm_2": others}
     orders = _orders(data) if m > 1 else None
     values = _data_values(data, orders)
     with pm.Model(coords=coords) as model:
@@ -535,7 +535,7 @@ class JointResult:
         for i, j in combinations(range(len(self.algorithms)), 2):
             diff = delta[:, :, j] - delta[:, :, i]
             frames.append(pd.DataFrame({
-                "a": self.algorithms[i], "b": self.algorithms[j], "dataset": self.data.names,
+                "a": self.algorithms[i], "b": self.algorithms[j], "dataset": self.data.datasets,
                 "mean": diff.mean(axis=0), "lower": np.quantile(diff, tail, axis=0),
                 "upper": np.quantile(diff, 1 - tail, axis=0), "p_left": (diff < lo).mean(axis=0),
                 "p_rope": ((diff >= lo) & (diff <= hi)).mean(axis=0), "p_right": (diff > hi).mean(axis=0)}))
@@ -545,7 +545,7 @@ class JointResult:
         """Plain Python values (JSON-ready): settings, the absent cells integrated out, ranking, pairs,
         convergence."""
         return python_values({"test": "joint hierarchical", "algorithms": list(self.algorithms),
-                              "rope": list(self.rope), "n_datasets": len(self.data.names),
+                              "rope": list(self.rope), "n_datasets": len(self.data.datasets),
                               "absent": {d: list(a) for d, a in self.data.absent},
                               "confidence_level": confidence_level,
                               "converged": self.converged, "convergence_problems": list(self.convergence_problems),
@@ -557,7 +557,7 @@ class JointResult:
         """The verdict in words: the ranking and every pair's new-data-set probabilities; an unconverged
         result gives its diagnostics instead (or, with ``allow_unconverged``, the numbers under NOT
         CONVERGED)."""
-        lines = [f"Joint hierarchical model, {len(self.algorithms)} algorithms on {len(self.data.names)} data sets, "
+        lines = [f"Joint hierarchical model, {len(self.algorithms)} algorithms on {len(self.data.datasets)} data sets, "
                  f"rope {self.rope}"]
         if self.data.absent:
             shown = "; ".join(f"{d} lacks {', '.join(a)}" for d, a in self.data.absent[:5])

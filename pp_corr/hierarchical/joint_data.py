@@ -34,7 +34,7 @@ MISSING = ("marginalise", "raise", "drop")
 class JointData:
     """Per-data-set statistics of the differences from the reference algorithm, in the model's unit."""
 
-    names: list            # data sets
+    datasets: list         # their names
     algorithms: tuple      # k names, the reference first
     n: np.ndarray          # (q,) folds used per data set
     rho: np.ndarray        # (q,)
@@ -84,7 +84,7 @@ def prepare_joint(x, algorithms=None, reference=None, rho=None, n_test=None, n_t
     :func:`pp_corr.hierarchical.joint.joint_model`, checked here."""
     if missing not in MISSING:
         raise ValueError(f"missing must be one of {list(MISSING)}, got {missing!r}")
-    block, names, chosen = _score_blocks(x, algorithms)
+    block, datasets, chosen = _score_blocks(x, algorithms)
     if len(chosen) < 2:
         raise ValueError(f"the joint model compares at least 2 algorithms, got {len(chosen)}: {chosen}")
     if len(set(chosen)) != len(chosen):
@@ -99,9 +99,9 @@ def prepare_joint(x, algorithms=None, reference=None, rho=None, n_test=None, n_t
     if isinstance(x, xr.Dataset) and all(v is None for v in (rho, n_test, n_train, folds)):
         rho = np.asarray(x.rho.values, dtype=float)
     else:
-        rho = np.broadcast_to(resolve_rho(rho, n_test=n_test, n_train=n_train, folds=folds), (len(names),)).copy()
+        rho = np.broadcast_to(resolve_rho(rho, n_test=n_test, n_train=n_train, folds=folds), (len(datasets),)).copy()
     keep, problems, rows, present = [], [], [], []
-    for i, name in enumerate(names):
+    for i, name in enumerate(datasets):
         cells = block[i][~np.isnan(block[i]).all(axis=1)]  # padding of a ragged design: no algorithm has a score
         has = ~np.isnan(cells).all(axis=0)
         absent = [a for a, h in zip(chosen, has) if not h]
@@ -131,7 +131,7 @@ def prepare_joint(x, algorithms=None, reference=None, rho=None, n_test=None, n_t
     if len(rows) < 2:
         raise ValueError(f"{len(rows)} data set(s) with scores of 2 algorithms or more: the joint model needs at "
                          "least 2")
-    names, present = [names[i] for i in keep], np.array(present)
+    datasets, present = [datasets[i] for i in keep], np.array(present)
     n = np.array([len(r) for r in rows])
     local = [r[:, 1:] - r[:, :1] for r in rows]  # differences from each data set's first algorithm present
     if present.all():
@@ -144,11 +144,11 @@ def prepare_joint(x, algorithms=None, reference=None, rho=None, n_test=None, n_t
     sd = np.sqrt(np.diagonal(scatter, axis1=1, axis2=2) / (n[:, None] - 1))
     units = np.array([model_unit(sd[:, a], mean[:, a]) for a in range(mean.shape[1])])
     for a, other in enumerate(chosen[1:]):
-        warn_far_out([f"{d} ({other} - {chosen[0]})" for d in names], sd[:, a], mean[:, a], units[a])
+        warn_far_out([f"{d} ({other} - {chosen[0]})" for d in datasets], sd[:, a], mean[:, a], units[a])
     if scale is not None:
         units = np.broadcast_to([check_real("scale", v, low=0, low_open=True) for v in np.ravel(scale)],
                                 units.shape).astype(float)
-    data = JointData(names, tuple(chosen), n, rho[keep], mean, scatter, units, max_abs)
+    data = JointData(datasets, tuple(chosen), n, rho[keep], mean, scatter, units, max_abs)
     return data if gaps is None else _with_gaps(data, present, local)
 
 
@@ -203,6 +203,6 @@ def _with_gaps(data: JointData, present, local) -> JointData:
         observed_scatter[i][np.ix_(rows, rows)] = _scatter(r) / np.outer(unit, unit)
         padding[i, len(others):] = 1.0
     absent = tuple((name, tuple(a for a, h in zip(data.algorithms, has) if not h))
-                   for name, has in zip(data.names, present) if not has.all())
-    return JointData(data.names, data.algorithms, data.n, data.rho, data.mean, data.scatter, data.scale,
+                   for name, has in zip(data.datasets, present) if not has.all())
+    return JointData(data.datasets, data.algorithms, data.n, data.rho, data.mean, data.scatter, data.scale,
                       data.max_abs, absent, transform, observed_mean, observed_scatter, padding)

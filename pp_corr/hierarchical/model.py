@@ -138,7 +138,7 @@ def build_hierarchical_model(data: HierarchicalData, priors, form="centered", bo
     check_variant(priors, population, delta0_prior)
     check_hierarchical_form(form)
     normal = population == "normal"
-    with pm.Model(coords={"dataset": data.names}) as model:
+    with pm.Model(coords={"dataset": data.datasets}) as model:
         given = {name: pm.Data(name, value, dims="dataset" if np.ndim(value) else None)
                  for name, value in model_values(data, check_prior_bounds(bounds)).items()}
         xbar, ss, n, rho, s = (given[name] for name in ("xbar_obs", "ss_obs", "n_folds", "rho", "unit"))
@@ -219,7 +219,7 @@ def add_dataset_log_likelihood(idata, data: HierarchicalData, bounds=None, popul
     idata["log_likelihood"] = xr.Dataset({"by_dataset": (dims, integrated.reshape(shape + (-1,))),
                                           "by_dataset_conditional": (dims, conditional)},
                                          coords={"chain": post.chain.values, "draw": post.draw.values,
-                                                 "dataset": data.names})
+                                                 "dataset": data.datasets})
     return idata
 
 

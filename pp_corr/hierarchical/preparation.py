@@ -27,7 +27,7 @@ class OutlierWarning(UserWarning):
 class HierarchicalData:
     """Each data set's summaries (:func:`prepare_hierarchical`): all the hierarchical model needs of the scores."""
 
-    names: list
+    datasets: list       # their names
     n: np.ndarray
     mean: np.ndarray     # per-data-set mean differences (original units)
     sd: np.ndarray       # per-data-set standard deviations (original units)
@@ -50,7 +50,7 @@ def model_unit(sd, mean) -> float:
     return 1.0
 
 
-def warn_far_out(names, sd, mean, unit):
+def warn_far_out(datasets, sd, mean, unit):
     """OutlierWarning naming each data set whose sd is over FAR_OUT times the median sd (``unit``), or whose
     mean is over FAR_OUT times further from the median mean than is typical (the larger of the median distance
     and ``unit``)."""
@@ -58,7 +58,7 @@ def warn_far_out(names, sd, mean, unit):
     distance = np.abs(mean - centre)
     typical = max(float(np.median(distance)), unit)
     notes = []
-    for name, sd_i, d_i, mean_i in zip(names, sd, distance, mean):
+    for name, sd_i, d_i, mean_i in zip(datasets, sd, distance, mean):
         reasons = []
         if sd_i > FAR_OUT * unit:
             reasons.append(f"its sd {sd_i:.3g} is {sd_i / unit:.3g} times the median sd {unit:.3g}")
@@ -79,12 +79,12 @@ def prepare_hierarchical(x, rho, n_test, n_train, folds, algorithms, scale=None,
     :class:`OutlierWarning` names a data set far outside the others (:func:`warn_far_out`)."""
     if scale is not None:
         scale = check_real("scale", scale, low=0, low_open=True)
-    rows, names, rho, _ = dataset_rows(x, algorithms, rho, n_test, n_train, folds, runs)
+    rows, datasets, rho, _ = dataset_rows(x, algorithms, rho, n_test, n_train, folds, runs)
     if len(rows) < 2:
         raise ValueError(f"x holds {len(rows)} data set: the hierarchical model needs at least 2")
     n = np.array([len(r) for r in rows])
     if np.any(n < 2):
-        short = [f"{names[i]!r} ({n[i]})" for i in np.flatnonzero(n < 2)]
+        short = [f"{datasets[i]!r} ({n[i]})" for i in np.flatnonzero(n < 2)]
         raise ValueError(f"the hierarchical model needs at least 2 scores in each data set: {', '.join(short)}")
     rho = np.asarray(rho, dtype=float)
     if rho.ndim > 1 or rho.size not in (1, len(rows)):
@@ -92,8 +92,8 @@ def prepare_hierarchical(x, rho, n_test, n_train, folds, algorithms, scale=None,
     mean = np.array([r.mean() for r in rows])
     sd = np.array([_sd(r) for r in rows])
     unit = model_unit(sd, mean)
-    warn_far_out(names, sd, mean, unit)
-    return HierarchicalData(names, n, mean, sd, np.broadcast_to(rho.ravel() if rho.ndim else rho, n.shape).copy(),
+    warn_far_out(datasets, sd, mean, unit)
+    return HierarchicalData(datasets, n, mean, sd, np.broadcast_to(rho.ravel() if rho.ndim else rho, n.shape).copy(),
                             scale or unit, max(float(np.abs(r).max()) for r in rows))
 
 

@@ -47,7 +47,7 @@ def add_command(subparsers, **keywords):
                         help="the column of a role (benchmark, item, model, run, score) in a CSV, e.g. "
                              "--column item=question (repeatable)")
     parser.add_argument("--na-values", action="append", metavar="TEXT", help="another spelling of a missing score")
-    parser.add_argument("--samples", type=option(check_count, parse=int, minimum=100), default=50_000,
+    parser.add_argument("--draws", type=option(check_count, parse=int, minimum=100), default=50_000,
                         help="posterior draws (default 50000)")
     parser.add_argument("--seed", type=option(check_count, parse=int, minimum=0), default=0,
                         help="seed of every random draw (default 0)")
@@ -82,7 +82,7 @@ def run_command(args):
             write_result(output, lambda: ranked.to_dict(orient="records"), lambda: ranked)
         return
     models = _models(args, have)
-    result = compare_items(items, models, rope=args.rope, runs=args.runs, n_samples=args.samples,
+    result = compare_items(items, models, rope=args.rope, runs=args.runs, draws=args.draws,
                            random_seed=args.seed)
     print(result.summary(args.level))
     if args.hierarchical:
@@ -130,7 +130,7 @@ def _rank(items, args):
     tables = []
     for name in benchmark_names(items):
         table = rank_items(items, benchmark=name, rope=args.rope, level=args.level, runs=args.runs,
-                           n_samples=args.samples, random_seed=args.seed)
+                           draws=args.draws, random_seed=args.seed)
         print(f"{name}: {len(table)} models ranked; a group holds the models not separated from its first at "
               f"{args.level:g} (rope {args.rope:g})")
         print(table.to_string(float_format="{:.4f}".format) + "\n")

@@ -48,10 +48,10 @@ _BLOCK = 4_000_000  # Dirichlet weights drawn at a time (32 MB)
 class ItemComparison:
     """The posterior of the mean difference B - A over items, one row per benchmark.
 
-    ``samples`` (benchmarks, n_samples) are its draws; ``p_left`` = P(A better) = P(delta < rope lo),
+    ``samples`` (benchmarks, draws) are its draws; ``p_left`` = P(A better) = P(delta < rope lo),
     ``p_rope``, ``p_right`` = P(B better) = P(delta > rope hi) come from them (without a rope lo = hi = 0, and
     ``p_rope`` is the mass at exactly 0, which only identical scores give) (Monte Carlo error at most
-    0.5 / sqrt(n_samples)). ``differences`` holds each benchmark's item differences d_i, ``items`` their count,
+    0.5 / sqrt(draws)). ``differences`` holds each benchmark's item differences d_i, ``items`` their count,
     ``left_out`` the items where a model has no score (``left_out_benchmarks`` the benchmarks where the two share
     fewer than two items), ``runs`` the runs of A and of B, ``run_variance`` the
     posterior mean of the run shifts' variance in the mean difference (0 with ``run_kind="samples"``).
@@ -97,18 +97,18 @@ class ItemComparison:
     def _bounds(self):
         return (0.0, 0.0) if self.rope is None else self.rope
 
-    def interval(self, level=0.95):
+    def interval(self, confidence_level=0.95):
         """Central credible interval (lo, hi) of the mean difference, from the draws.
 
         >>> res = compare_items({"A": [1, 0, 1, 1, 0, 1], "B": [1, 1, 1, 1, 0, 1]}, random_seed=0)
         >>> lo, hi = res.interval(0.9); bool(lo[0] < 0.17 < hi[0])
         True
         """
-        check_probability_level("level", level)
-        tail = (1 - level) / 2
+        check_probability_level("confidence_level", confidence_level)
+        tail = (1 - confidence_level) / 2
         return tuple(np.quantile(self.samples, [tail, 1 - tail], axis=1))
 
-    def clustered_interval(self, level=0.95):
+    def clustered_interval(self, confidence_level=0.95):
         """The frequentist item-clustered interval (lo, hi): mean(d) +- t(I - 1) sd(d) / sqrt(I). It ignores run
         shifts, so with training seeds it is too narrow (see the module docstring).
 
@@ -117,9 +117,9 @@ class ItemComparison:
         >>> bool(np.allclose([v[0] for v in res.clustered_interval()], [ci.low, ci.high]))
         True
         """
-        check_probability_level("level", level)
+        check_probability_level("confidence_level", confidence_level)
         centre = np.array([d.mean() for d in self.differences])
-        half = np.array([stats.t.ppf(0.5 + level / 2, len(d) - 1) * d.std(ddof=1) / np.sqrt(len(d))
+        half = np.array([stats.t.ppf(0.5 + confidence_level / 2, len(d) - 1) * d.std(ddof=1) / np.sqrt(len(d))
                          for d in self.differences])
         return centre - half, centre + half
 
@@ -144,7 +144,7 @@ class ItemComparison:
                              **{f"{k} share": (v / total if total > 0 else np.nan) for k, v in parts.items()}})
         return pd.DataFrame(rows).set_index(["benchmark", "model"])
 
-    def plot(self, level=0.95, ax=None):
+    def plot(self, confidence_level=0.95, ax=None):
         """Each benchmark's posterior mean and interval, coloured by the most probable region
         (:func:`pp_corr.plots.plot_items`).
 
@@ -153,7 +153,7 @@ class ItemComparison:
         """
         from ..plots import plot_items
 
-        return plot_items(self, level=level, ax=ax)
+        return plot_items(self, confidence_level=confidence_level, ax=ax)
 
     def with_rope(self, rope) -> ItemComparison:
         """The same posterior with the probabilities for another rope (a half-width, a pair or None).
@@ -164,16 +164,16 @@ class ItemComparison:
         """
         return dataclasses.replace(self, rope=as_rope(rope))
 
-    def to_frame(self, level=0.95) -> pd.DataFrame:
+    def to_frame(self, confidence_level=0.95) -> pd.DataFrame:
         """One row per benchmark: items, runs, mean, interval, the three probabilities and the run shifts' share
         of the posterior variance.
 
         >>> compare_items({"A": [1, 0, 1, 1], "B": [1, 1, 1, 0]}, random_seed=0).to_frame().shape
         (1, 9)
         """
-        lo, hi = self.interval(level)
+        lo, hi = self.interval(confidence_level)
         a, b = self.names
-        level_text = f"{round(100 * level, 6):g}%"
+        level_text = f"{round(100 * confidence_level, 6):g}%"
         variance = self.samples.var(axis=1)
         with np.errstate(invalid="ignore", divide="ignore"):
             share = np.where(variance > 0, self.run_variance / variance, 0.0)
@@ -195,7 +195,7 @@ class ItemComparison:
                 "left_out_benchmarks": list(self.left_out_benchmarks),
                 "results": self.to_frame().reset_index().to_dict(orient="records")}
 
-    def summary(self, level=0.95) -> str:
+    def summary(self, confidence_level=0.95) -> str:
         """The table ``pp-corr items`` prints: differences to 4 decimals, probabilities to 3.
 
         >>> print(compare_items({"A": [1, 0, 1, 1, 0, 1], "B": [1, 1, 1, 1, 0, 1]}, random_seed=0).summary())
@@ -204,7 +204,7 @@ class ItemComparison:
         benchmark                                                                                        
         benchmark      6      1/1   +0.1429  [-0.1672, +0.5086]       0.141   0.000       0.859      0.00
         """
-        frame = self.to_frame(level)
+        frame = self.to_frame(confidence_level)
         lo, hi = frame.columns[3], frame.columns[4]
         a, b = self.names
         table = frame.iloc[:, :2].assign(**{
@@ -225,7 +225,7 @@ class ItemComparison:
         return self.summary()
 
 
-def compare_items(items, models=None, *, rope=None, runs="samples", prior_strength=1.0, n_samples=50_000,
+def compare_items(items, models=None, *, rope=None, runs="samples", prior_strength=1.0, draws=50_000,
                   random_seed=None) -> ItemComparison:
     """Compare models A and B on the items of each benchmark: P(A better), P(rope), P(B better) of the mean
     difference B - A over the population of items (and of training seeds with ``runs="seeds"``).
@@ -234,7 +234,7 @@ def compare_items(items, models=None, *, rope=None, runs="samples", prior_streng
     models). ``rope`` is a half-width or a pair (lo, hi) in the scores' units (on 0/1 scores, 0.01 is one point
     of accuracy). ``runs`` says what the runs are: ``"samples"`` (answers sampled again; noise within items) or
     ``"seeds"`` (training seeds; each shifts all items of its run). ``prior_strength`` is the prior's weight in
-    items (:func:`pseudo_items`; 0: the Bayesian bootstrap). ``n_samples`` draws of the posterior, from
+    items (:func:`pseudo_items`; 0: the Bayesian bootstrap). ``draws`` draws of the posterior, from
     ``random_seed``. The method is in :mod:`pp_corr.items.comparison`.
 
     >>> res = compare_items({"A": [1, 0, 0, 1, 0, 1, 0, 1], "B": [1, 1, 0, 1, 1, 1, 0, 1]}, rope=0.05,
@@ -245,7 +245,7 @@ def compare_items(items, models=None, *, rope=None, runs="samples", prior_streng
     items = items if isinstance(items, xr.Dataset) else load_items(items)
     a, b = pick_models(items, models)
     runs = check_choice("runs", runs, RUN_KINDS)
-    n_samples = check_count("n_samples", n_samples, minimum=100)
+    draws = check_count("draws", draws, minimum=100)
     rope = as_rope(rope)
     rng = as_generator(random_seed)
     kind = items.attrs.get("score_kind", "continuous")
@@ -261,7 +261,7 @@ def compare_items(items, models=None, *, rope=None, runs="samples", prior_streng
     if skipped:
         warnings.warn(f"benchmarks left out, where models {a!r} and {b!r} share fewer than 2 scored items: "
                       f"{', '.join(skipped)}", MissingScoresWarning, stacklevel=2)
-    rows = [_benchmark(cubes[name], runs, prior, n_samples, rng, name, (a, b)) for name in benchmarks]
+    rows = [_benchmark(cubes[name], runs, prior, draws, rng, name, (a, b)) for name in benchmarks]
     return ItemComparison(
         names=(a, b), benchmarks=benchmarks, rope=rope, run_kind=runs,
         samples=np.stack([r["samples"] for r in rows]), differences=tuple(r["d"] for r in rows),
@@ -288,8 +288,8 @@ def pick_models(items, models) -> tuple[str, str]:
     return a, b
 
 
-def _benchmark(cube, runs, prior, n_samples, rng, name, names) -> dict:
-    """One benchmark's posterior draws from its scores ``cube`` (items, 2 models, runs)."""
+def _benchmark(cube, runs, prior, draws, rng, name, names) -> dict:
+    """One benchmark's posterior sample from its scores ``cube`` (items, 2 models, runs)."""
     scored = np.isfinite(cube).any(axis=2)  # (items, 2)
     both = scored.all(axis=1)
     cube = cube[both]
@@ -297,7 +297,7 @@ def _benchmark(cube, runs, prior, n_samples, rng, name, names) -> dict:
         warnings.simplefilter("ignore", RuntimeWarning)  # a run a model lacks on some items
         d = np.nanmean(cube[:, 1], axis=1) - np.nanmean(cube[:, 0], axis=1)
     summaries = [two_way(cube[:, m]) for m in (0, 1)]
-    draws = bootstrap_means(d, n_samples, rng, prior)
+    sample = bootstrap_means(d, draws, rng, prior)
     run_variance = 0.0
     if runs == "seeds":
         for m, summary in enumerate(summaries):
@@ -308,12 +308,12 @@ def _benchmark(cube, runs, prior, n_samples, rng, name, names) -> dict:
                 raise ValueError(f"benchmark {name!r}: model {names[m]!r} has {summary.items} item(s) scored in "
                                  f"every one of its {summary.runs} runs; runs='seeds' needs two or more to tell "
                                  "a seed's shift from the items'")
-        shift = run_shift_draws(summaries, n_samples, rng) * sum(1 / s.runs for s in summaries)
-        draws = draws + np.sqrt(shift) * rng.standard_normal(n_samples)
+        shift = run_shift_draws(summaries, draws, rng) * sum(1 / s.runs for s in summaries)
+        sample = sample + np.sqrt(shift) * rng.standard_normal(draws)
         run_variance = float(np.mean(shift)) if np.isfinite(shift).all() else np.inf
     else:
         _warn_run_shifts(summaries, name, names)
-    return {"samples": draws, "d": d, "left_out": int((~both & scored.any(axis=1)).sum()),
+    return {"samples": sample, "d": d, "left_out": int((~both & scored.any(axis=1)).sum()),
             "runs": [s.runs for s in summaries], "run_variance": run_variance, "layouts": tuple(summaries)}
 
 
@@ -327,13 +327,13 @@ def _warn_run_shifts(summaries, name, names):
                           AssumptionWarning, stacklevel=4)
 
 
-def bootstrap_means(d, n_samples, rng, prior=((), ())) -> np.ndarray:
-    """``n_samples`` draws of the Dirichlet-process posterior mean of ``d``: sum_v w_v v over the distinct values
+def bootstrap_means(d, draws, rng, prior=((), ())) -> np.ndarray:
+    """``draws`` draws of the Dirichlet-process posterior mean of ``d``: sum_v w_v v over the distinct values
     v of ``d`` and of the prior's pseudo-items ``prior`` = (values, weights), w ~ Dirichlet(their counts plus
     weights), in blocks of bounded memory. Without a prior: the Bayesian bootstrap.
 
-    >>> draws = bootstrap_means(np.array([0.0, 1.0, 1.0, 1.0]), 100_000, np.random.default_rng(0))
-    >>> round(float(draws.mean()), 2), round(float(draws.var()), 2)  # Beta(3, 1): mean 0.75, variance 0.0375
+    >>> means = bootstrap_means(np.array([0.0, 1.0, 1.0, 1.0]), 100_000, np.random.default_rng(0))
+    >>> round(float(means.mean()), 2), round(float(means.var()), 2)  # Beta(3, 1): mean 0.75, variance 0.0375
     (0.75, 0.04)
     """
     values, inverse = np.unique(np.concatenate([d, prior[0]]), return_inverse=True)
@@ -342,10 +342,10 @@ def bootstrap_means(d, n_samples, rng, prior=((), ())) -> np.ndarray:
     centre = values.mean()  # the values centred: float32 sums of many items stay accurate to 1e-6 of the spread
     unit = counts == 1  # weights of shape 1 are exponentials, drawn in single precision (3x faster than gammas)
     single, other = (values[unit] - centre).astype(np.float32), values[~unit] - centre
-    out = np.empty(n_samples)
+    out = np.empty(draws)
     block = max(1, _BLOCK // len(values))
-    for start in range(0, n_samples, block):
-        size = min(block, n_samples - start)
+    for start in range(0, draws, block):
+        size = min(block, draws - start)
         exponentials = rng.standard_exponential((size, len(single)), dtype=np.float32)
         gammas = rng.standard_gamma(counts[~unit], size=(size, len(other)))
         total = exponentials.sum(axis=1, dtype=np.float64) + gammas.sum(axis=1)

@@ -66,11 +66,11 @@ class ItemPlan:
 
 
 def plan_items(pilot, models=None, *, items, runs=None, difference, rope=None, level=0.95, simulations=400,
-               prior_strength=1.0, n_samples=2000, benchmark=None, random_seed=None) -> ItemPlan:
+               prior_strength=1.0, draws=2000, benchmark=None, random_seed=None) -> ItemPlan:
     """The assurance of designs of ``items`` items (a number or a list) and ``runs`` runs (default: the pilot's),
     for a true mean difference B - A of ``difference``, from a ``pilot`` (a Dataset of
     :func:`pp_corr.load_items` or anything it reads; ``benchmark`` chooses one of its benchmarks, by default its
-    only one). ``simulations`` benchmarks per design, each compared with ``n_samples`` posterior draws.
+    only one). ``simulations`` benchmarks per design, each compared with ``draws`` posterior draws.
 
     >>> rng = np.random.default_rng(0)
     >>> pilot = {"A": rng.integers(0, 2, (60, 2)), "B": rng.integers(0, 2, (60, 2))}
@@ -99,7 +99,7 @@ def plan_items(pilot, models=None, *, items, runs=None, difference, rope=None, l
     d = cube[:, 1].mean(axis=1) - cube[:, 0].mean(axis=1)
     within = within_item_variance(cube) if pilot_runs > 1 else 0.0
     rows = [[n_items, n_runs, *_assurance(_simulator(d, within, pilot_runs, n_runs, difference, n_items), rope,
-                                          level, simulations, prior, n_samples, rng)] for n_items, n_runs in designs]
+                                          level, simulations, prior, draws, rng)] for n_items, n_runs in designs]
     table = pd.DataFrame(rows, columns=["items", "runs", f"P(decide {b} better)", "P(decide rope)",
                                         f"P(decide {a} better)", "P(no decision)", "assurance", "mc error"])
     return ItemPlan(table, (a, b), difference, rope, level)
@@ -140,14 +140,14 @@ def _simulator(d, within, pilot_runs, runs, difference, n_items):
     return lambda rng: difference + shrunk[rng.integers(0, len(d), n_items)] + noise * rng.standard_normal(n_items)
 
 
-def _assurance(simulate, rope, level, simulations, prior, n_samples, rng) -> list:
+def _assurance(simulate, rope, level, simulations, prior, draws, rng) -> list:
     """The shares of simulated benchmarks deciding B better, rope, A better, nothing; the assurance and its
     Monte Carlo error."""
     lo, hi = (0.0, 0.0) if rope is None else rope
     decided = np.zeros(4)
     for _ in range(simulations):
-        draws = bootstrap_means(simulate(rng), n_samples, rng, prior)
-        p = np.array([(draws > hi).mean(), ((draws >= lo) & (draws <= hi)).mean(), (draws < lo).mean()])
+        sample = bootstrap_means(simulate(rng), draws, rng, prior)
+        p = np.array([(sample > hi).mean(), ((sample >= lo) & (sample <= hi)).mean(), (sample < lo).mean()])
         decided[np.argmax(p) if p.max() >= level else 3] += 1
     shares = decided / simulations
     assurance = 1 - shares[3]

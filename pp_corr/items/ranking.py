@@ -31,7 +31,7 @@ _BLOCK = 4_000_000
 
 
 def rank_items(items, *, benchmark=None, rope=None, level=0.95, runs="samples", prior_strength=1.0,
-               n_samples=20_000, random_seed=None) -> pd.DataFrame:
+               draws=20_000, random_seed=None) -> pd.DataFrame:
     """The models of one benchmark (``benchmark``, by default the only one) ranked: posterior mean score and
     interval, P(best), expected rank and tie group (see the module docstring), best first.
 
@@ -45,7 +45,7 @@ def rank_items(items, *, benchmark=None, rope=None, level=0.95, runs="samples", 
     items = items if isinstance(items, xr.Dataset) else load_items(items)
     check_choice("runs", runs, RUN_KINDS)
     level = check_probability_level("level", level)
-    n_samples = check_count("n_samples", n_samples, minimum=100)
+    draws = check_count("draws", draws, minimum=100)
     lo, hi = as_rope(rope) or (0.0, 0.0)
     benchmark = one_benchmark(items, benchmark)
     models = [str(m) for m in items.model.values]
@@ -60,24 +60,24 @@ def rank_items(items, *, benchmark=None, rope=None, level=0.95, runs="samples", 
     means = np.nanmean(cube, axis=2)
     pseudo, weights = _pseudo_items(means, items.attrs.get("score_kind", "continuous"),
                                     check_real("prior_strength", prior_strength, low=0))
-    draws = joint_means(np.vstack([means, pseudo]), n_samples, rng,
+    sample = joint_means(np.vstack([means, pseudo]), draws, rng,
                         np.concatenate([np.ones(len(means)), weights]))
     if runs == "seeds":
         summaries = [two_way(cube[:, m]) for m in range(len(models))]
-        shift = run_shift_draws(summaries, n_samples, rng)
-        draws += np.sqrt(shift[:, None] / np.array([s.runs for s in summaries])) * rng.standard_normal(draws.shape)
-    order = np.argsort(-draws.mean(axis=0), kind="stable")
-    ranks = (-draws).argsort(axis=1).argsort(axis=1) + 1
+        shift = run_shift_draws(summaries, draws, rng)
+        sample += np.sqrt(shift[:, None] / np.array([s.runs for s in summaries])) * rng.standard_normal(sample.shape)
+    order = np.argsort(-sample.mean(axis=0), kind="stable")
+    ranks = (-sample).argsort(axis=1).argsort(axis=1) + 1
     groups, leader, group = [], order[0], 1
     for m in order:
-        if (draws[:, leader] - draws[:, m] > hi).mean() >= level:
+        if (sample[:, leader] - sample[:, m] > hi).mean() >= level:
             group, leader = group + 1, m
         groups.append(group)
     tail = (1 - level) / 2
-    lower, upper = np.quantile(draws, [tail, 1 - tail], axis=0)
-    best = np.bincount(draws.argmax(axis=1), minlength=len(models)) / n_samples
+    lower, upper = np.quantile(sample, [tail, 1 - tail], axis=0)
+    best = np.bincount(sample.argmax(axis=1), minlength=len(models)) / draws
     percent = f"{round(100 * level, 6):g}%"
-    return pd.DataFrame({"mean": draws.mean(axis=0)[order], f"{percent} lo": lower[order],
+    return pd.DataFrame({"mean": sample.mean(axis=0)[order], f"{percent} lo": lower[order],
                          f"{percent} hi": upper[order], "P(best)": best[order],
                          "expected rank": ranks.mean(axis=0)[order], "group": groups},
                         index=pd.Index([models[m] for m in order], name="model"))
@@ -94,18 +94,18 @@ def _pseudo_items(means, score_kind, strength):
     return np.vstack([one_high, 1 - one_high]), np.full(2 * k, strength / (2 * k))
 
 
-def joint_means(means, n_samples, rng, weights=None) -> np.ndarray:
-    """(n_samples, models) draws of sum_i w_i means[i, m], w ~ Dirichlet(``weights``; default 1 for every row),
+def joint_means(means, draws, rng, weights=None) -> np.ndarray:
+    """(draws, models) draws of sum_i w_i means[i, m], w ~ Dirichlet(``weights``; default 1 for every row),
     in blocks.
 
     >>> joint_means(np.array([[0.0, 1.0], [1.0, 1.0]]), 3, np.random.default_rng(0))[:, 1].tolist()
     [1.0, 1.0, 1.0]
     """
     weights = np.ones(len(means)) if weights is None else np.asarray(weights, dtype=float)
-    out = np.empty((n_samples, means.shape[1]))
+    out = np.empty((draws, means.shape[1]))
     block = max(1, _BLOCK // len(means))
-    for start in range(0, n_samples, block):
-        size = min(block, n_samples - start)
+    for start in range(0, draws, block):
+        size = min(block, draws - start)
         gammas = rng.standard_gamma(weights, size=(size, len(means)))
         out[start:start + size] = gammas @ means / gammas.sum(axis=1, keepdims=True)
     return out

@@ -16,7 +16,7 @@ from .ttest import DegenerateWarning
 TESTS = ("poisson", "wilcoxon", "signed_rank", "sign")
 
 
-def compare_all_pairs(scores: xr.Dataset, *, rope=0.01, alpha=0.05, prior=None, n_samples=50_000,
+def compare_all_pairs(scores: xr.Dataset, *, rope=0.01, alpha=0.05, prior=None, draws=50_000,
                       random_seed=None) -> xr.Dataset:
     """Every ordered pair (row ``a``, column ``b``) of a scores Dataset, B - A as everywhere.
 
@@ -30,7 +30,7 @@ def compare_all_pairs(scores: xr.Dataset, *, rope=0.01, alpha=0.05, prior=None, 
 
     >>> from pp_corr.data.scores import example_path
     >>> from pp_corr import load_scores
-    >>> table = compare_all_pairs(load_scores(example_path()), n_samples=2000, random_seed=0)
+    >>> table = compare_all_pairs(load_scores(example_path()), draws=2000, random_seed=0)
     >>> table.p_b_majority.dims, table.sizes["a"]
     (('a', 'b'), 4)
     """
@@ -41,7 +41,7 @@ def compare_all_pairs(scores: xr.Dataset, *, rope=0.01, alpha=0.05, prior=None, 
         raise ValueError("compare_all_pairs compares algorithms across data sets, and the scores hold one "
                          f"({scores.dataset.values[0]}): use correlated_ttest on a single data set")
     check_probability_level("alpha", alpha)
-    check_count("n_samples", n_samples)
+    check_count("draws", draws)
     as_rope(rope)
     rng = as_generator(random_seed)
     k = len(algos)
@@ -56,8 +56,8 @@ def compare_all_pairs(scores: xr.Dataset, *, rope=0.01, alpha=0.05, prior=None, 
             pt = poisson_test(scores, algorithms=pair, rope=rope, prior=prior, alpha=alpha)
             wil_b = wilcoxon_test(scores, algorithms=pair, alternative="greater").pvalue
             wil_a = wilcoxon_test(scores, algorithms=pair, alternative="less").pvalue
-            sr = bayesian_signed_rank(scores, algorithms=pair, rope=rope, n_samples=n_samples, random_seed=rng)
-            st = bayesian_sign_test(scores, algorithms=pair, rope=rope, n_samples=n_samples, random_seed=rng)
+            sr = bayesian_signed_rank(scores, algorithms=pair, rope=rope, draws=draws, random_seed=rng)
+            st = bayesian_sign_test(scores, algorithms=pair, rope=rope, draws=draws, random_seed=rng)
             numbers["p_b_majority"][i, j], numbers["p_b_majority"][j, i] = pt.p_b_majority, pt.p_a_majority
             numbers["wilcoxon_pvalue"][i, j], numbers["wilcoxon_pvalue"][j, i] = wil_b, wil_a
             numbers["signed_rank_right"][i, j], numbers["signed_rank_right"][j, i] = sr.p_right, sr.p_left
@@ -79,7 +79,7 @@ def pairs_order(table: xr.Dataset, order=None) -> list[str]:
     """``order`` checked against an all-pairs table (each of its algorithms once), or the table's own order.
 
     >>> from pp_corr import load_scores, example_path
-    >>> pairs_order(compare_all_pairs(load_scores(example_path()), n_samples=200, random_seed=0))
+    >>> pairs_order(compare_all_pairs(load_scores(example_path()), draws=200, random_seed=0))
     ['naive_bayes', 'logistic', 'tree', 'knn']
     """
     names = [str(v) for v in table.a.values]
@@ -95,7 +95,7 @@ def format_pairs(table: xr.Dataset, order=None) -> str:
     algorithms' average ranks, as ``pp-corr compare --all-pairs`` prints them).
 
     >>> from pp_corr import load_scores, example_path
-    >>> text = format_pairs(compare_all_pairs(load_scores(example_path()), n_samples=2000, random_seed=0))
+    >>> text = format_pairs(compare_all_pairs(load_scores(example_path()), draws=2000, random_seed=0))
     >>> text.splitlines()[0]
     'P(column better than row on a majority of 4 data sets), Poisson test, rope 0.01:'
 

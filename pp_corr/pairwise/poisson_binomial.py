@@ -78,26 +78,26 @@ class PoissonBinomial:
         return f"PoissonBinomial(n_trials={self.n_trials}, batch={self.p.shape[:-1]}, mean={np.round(self.mean, 4)})"
 
 
-def poisson_binomial_monte_carlo(p, n_draws=100_000, random_seed=None, chunk=10_000):
-    """The paper's estimate of the pmf: ``n_draws`` simulated rounds of coin flips. Returns (pmf, standard error).
+def poisson_binomial_monte_carlo(p, draws=100_000, random_seed=None, chunk=10_000):
+    """The paper's estimate of the pmf: ``draws`` simulated rounds of coin flips. Returns (pmf, standard error).
 
     ``p`` is one problem (1-D, each in [0, 1]); the flips are drawn ``chunk`` rounds at a time.
 
-    >>> pmf, se = poisson_binomial_monte_carlo([0.5, 0.9], n_draws=20_000, random_seed=1)
+    >>> pmf, se = poisson_binomial_monte_carlo([0.5, 0.9], draws=20_000, random_seed=1)
     >>> bool(abs(pmf[2] - 0.45) < 4 * se[2])
     True
     """
     p = _probabilities("p", p)
     if p.ndim != 1:
         raise ValueError(f"p must be one problem (1-D), got shape {p.shape}")
-    n_draws, chunk = check_count("n_draws", n_draws), check_count("chunk", chunk)
+    draws, chunk = check_count("draws", draws), check_count("chunk", chunk)
     rng = as_generator(random_seed)
     counts = np.zeros(len(p) + 1)
-    for start in range(0, n_draws, chunk):
-        size = min(chunk, n_draws - start)
+    for start in range(0, draws, chunk):
+        size = min(chunk, draws - start)
         counts += np.bincount((rng.random((size, len(p))) < p).sum(axis=1), minlength=len(p) + 1)
-    pmf = counts / n_draws
-    return pmf, np.sqrt(pmf * (1 - pmf) / n_draws)
+    pmf = counts / draws
+    return pmf, np.sqrt(pmf * (1 - pmf) / draws)
 
 
 def _probabilities(name, values) -> np.ndarray:

@@ -6,8 +6,9 @@ differences B - A: ``(q, n)`` per fold or ``(q,)`` per data set (a 1-D array is 
 never the folds of one data set); see :func:`pp_corr.data.scores.mean_differences`, which keeps exact ties at
 exactly 0. A scores Dataset's data sets where the two algorithms have no fold in common are left out (the result's
 ``left_out`` names them); the others use the folds both have. These tests compare algorithms across data sets:
-scores of a single data set are refused (use :func:`pp_corr.correlated_ttest` for one data set). ``rope`` is a half-width r (the interval [-r, r]) or a
-pair (lo, hi), as for the correlated t-test."""
+scores of a single data set are refused (use :func:`pp_corr.correlated_ttest` for one data set). ``rope`` is None
+(the default: no rope, the rope region then holds only exact zeros), a half-width r (the interval [-r, r]) or a pair
+(lo, hi), as for the correlated t-test."""
 from __future__ import annotations
 
 import functools
@@ -74,15 +75,17 @@ def _rope_bounds(rope) -> tuple[float, float]:
     return (0.0, 0.0) if bounds is None else bounds
 
 
-def _prior_arguments(rope, prior_strength, z0, n_samples):
-    """The checked (lo, hi, prior_strength, z0, n_samples) of a Bayesian signed-rank or sign test."""
+def _prior_arguments(rope, prior_strength, z0, draws):
+    """The checked (lo, hi, prior_strength, z0, draws) of a Bayesian signed-rank or sign test."""
     lo, hi = _rope_bounds(rope)
     return (lo, hi, check_real("prior_strength", prior_strength, low=0), check_real("z0", z0),
-            check_count("n_samples", n_samples))
+            check_count("draws", draws))
 
 
 def _rope_record(rope):
-    """The rope as a result records it: the half-width r for [-r, r], else the pair (lo, hi)."""
+    """The rope as a result records it: None (no rope), the half-width r for [-r, r], else the pair (lo, hi)."""
+    if rope is None:
+        return None
     if np.ndim(rope) == 0:
         return float(rope)
     lo, hi = (float(v) for v in np.ravel(rope))
@@ -265,11 +268,11 @@ def _region_kernel():
     return numba.njit(cache=True, nogil=True)(_region_masses)
 
 
-def _draw_chunks(rng, alpha, n_samples, width):
+def _draw_chunks(rng, alpha, draws, width):
     """Dirichlet draws (see :func:`dirichlet`) in consecutive chunks of 2^20 // width draws, in bounded memory."""
     rows = max(1, 2**20 // width)
-    for start in range(0, n_samples, rows):
-        yield dirichlet(rng, alpha, min(rows, n_samples - start))
+    for start in range(0, draws, rows):
+        yield dirichlet(rng, alpha, min(rows, draws - start))
 
 
 @dataclass(frozen=True, repr=False)
@@ -278,9 +281,11 @@ class RegionProbabilities:
 
     ``p_left``, ``p_rope``, ``p_right`` are the posterior means; ``win_left``, ``win_rope``, ``win_right``
     the share of draws in which each region has the largest probability (ties shared equally);
-    ``samples`` the draws (n_samples, 3) in the order left, rope, right. ``rope`` is the half-width r of
-    the rope [-r, r], or the pair (lo, hi) when the rope is not symmetric. ``left_out`` names the data sets
-    where A and B do not both have scores.
+    ``samples`` the draws (draws, 3) in the order left, rope, right. ``rope`` is None (no rope), the half-width r
+    of the rope [-r, r], or the pair (lo, hi) when the rope is not symmetric. ``left_out`` names the data sets
+    where A and B do not both have scores. ``exact``, when given, holds (p_left, p_rope, p_right, win_left,
+    win_rope, win_right) computed without Monte Carlo error (the hierarchical model's quadrature): they are the
+    answer, and the draws stay for the figures.
     """
 
     @classmethod
@@ -302,24 +307,33 @@ class RegionProbabilities:
 
     samples: np.ndarray
     method: str
-    rope: float | tuple[float, float]
+    rope: float | tuple[float, float] | None
     names: tuple[str, str]
     left_out: tuple[str, ...] = ()
+    exact: tuple[float, ...] | None = None
 
     @property
     def p_left(self):
-        return float(self.samples[:, 0].mean())
+        return self._means[0]
 
     @property
     def p_rope(self):
-        return float(self.samples[:, 1].mean())
+        return self._means[1]
 
     @property
     def p_right(self):
-        return float(self.samples[:, 2].mean())
+        return self._means[2]
+
+    @property
+    def _means(self) -> tuple[float, float, float]:
+        if self.exact is not None:
+            return tuple(self.exact[:3])
+        return tuple(float(v) for v in self.samples.mean(axis=0))
 
     @property
     def wins(self) -> np.ndarray:
+        if self.exact is not None:
+            return np.array(self.exact[3:])
         best = self.samples == self.samples.max(axis=1, keepdims=True)
         return (best / best.sum(axis=1, keepdims=True)).mean(axis=0)
 
@@ -342,7 +356,8 @@ class RegionProbabilities:
 
     def __repr__(self):
         a, b = self.names
-        return (f"{self.method}, {b} vs {a}, rope {self.rope}, {len(self.samples)} draws\n"
+        how = "exact quadrature" if self.exact is not None else f"{len(self.samples)} draws"
+        return (f"{self.method}, {b} vs {a}, rope {self.rope}, {how}\n"
                 f"  posterior mean:      P({a} better) = {self.p_left:.4f}  P(rope) = {self.p_rope:.4f}  "
                 f"P({b} better) = {self.p_right:.4f}\n"
                 f"  P(region largest):   {a}: {self.win_left:.4f}  rope: {self.win_rope:.4f}  "
@@ -354,7 +369,7 @@ def _left_out_tail(left_out, names) -> str:
     return f"\n  {left_out_line(left_out, names)}" if left_out else ""
 
 
-def bayesian_signed_rank(x, y=None, *, rope=0.0, prior_strength=0.5, z0=0.0, n_samples=50_000, random_seed=None,
+def bayesian_signed_rank(x, y=None, *, rope=None, prior_strength=0.5, z0=0.0, draws=50_000, random_seed=None,
                          algorithms=None) -> RegionProbabilities:
     """Bayesian signed-rank test on a Dirichlet process (Benavoli et al. 2014, 2017).
 
@@ -362,10 +377,10 @@ def bayesian_signed_rank(x, y=None, *, rope=0.0, prior_strength=0.5, z0=0.0, n_s
     (lo, hi) (a half-width r is (-r, r)), P(B better) = sum w_i w_j H(z_i + z_j - 2 hi),
     P(A better) = sum w_i w_j H(2 lo - z_i - z_j), rope the rest; H(0) = 1/2, so a pair sum exactly on
     a boundary counts half on each side. ``prior_strength=0`` is the DP with s -> 0 (Bayesian bootstrap):
-    with ``rope=0`` its P(B better) is theta = P(Z + Z' > 0) + P(Z + Z' = 0)/2 and ``win_right`` is
+    without a rope its P(B better) is theta = P(Z + Z' > 0) + P(Z + Z' = 0)/2 and ``win_right`` is
     P(theta > 1/2). Inputs as in the module docstring.
 
-    Edge cases: when every z (and z0) is 0 and the rope is 0, every draw is (1/2, 0, 1/2) (theta = 1/2
+    Edge cases: when every z (and z0) is 0 and there is no rope, every draw is (1/2, 0, 1/2) (theta = 1/2
     exactly, decision "none"); with a rope containing 0, every draw is (0, 1, 0). One data set (q = 1, a
     1-D x of length 1) is allowed: with s > 0 the weight on z0 keeps the posterior spread, with s = 0 the
     posterior is a point mass on the single observation.
@@ -377,26 +392,26 @@ def bayesian_signed_rank(x, y=None, *, rope=0.0, prior_strength=0.5, z0=0.0, n_s
     >>> bayesian_signed_rank([0.0, 0.0], random_seed=0).samples[0].tolist()
     [0.5, 0.0, 0.5]
     """
-    lo, hi, prior_strength, z0, n_samples = _prior_arguments(rope, prior_strength, z0, n_samples)
+    lo, hi, prior_strength, z0, draws = _prior_arguments(rope, prior_strength, z0, draws)
     rng = as_generator(random_seed)
     z, names, left_out = _differences(x, y, algorithms)
     warn_percent_scale(x, y, rope, stacklevel=2)
     points = np.concatenate([[z0], z]) if prior_strength > 0 else z
     alpha = np.concatenate([[prior_strength], np.ones(len(z))]) if prior_strength > 0 else np.ones(len(z))
     regions = PairSumRegions(points, lo, hi)
-    samples = np.concatenate([regions.masses(w) for w in _draw_chunks(rng, alpha, n_samples, len(alpha))])
+    samples = np.concatenate([regions.masses(w) for w in _draw_chunks(rng, alpha, draws, len(alpha))])
     samples /= samples.sum(axis=1, keepdims=True)
     method = "Bayesian signed-rank test" + (" (DP, s -> 0)" if prior_strength == 0
                                             else f" (s = {prior_strength}, z0 = {z0})")
-    return RegionProbabilities(samples, method, _rope_record((lo, hi)), names, left_out)
+    return RegionProbabilities(samples, method, _rope_record(as_rope(rope)), names, left_out)
 
 
-def bayesian_sign_test(x, y=None, *, rope=0.0, prior_strength=1.0, z0=0.0, n_samples=50_000, random_seed=None,
+def bayesian_sign_test(x, y=None, *, rope=None, prior_strength=1.0, z0=0.0, draws=50_000, random_seed=None,
                        algorithms=None) -> RegionProbabilities:
     """Bayesian sign test: (P(left), P(rope), P(right)) ~ Dirichlet(counts + prior pseudo-count in z0's region).
 
     With the rope (lo, hi) (a half-width r is (-r, r)) the counts are #{z < lo}, #{lo <= z <= hi} and
-    #{z > hi}: a zero difference with ``rope=0`` counts in the rope. Inputs as in the module docstring;
+    #{z > hi}: without a rope, a zero difference counts in the rope region [0, 0]. Inputs as in the module docstring;
     one data set (q = 1) is allowed (its count and the prior make the posterior). All z equal to 0 (and
     z0 in the rope): every draw is (0, 1, 0).
 
@@ -404,7 +419,7 @@ def bayesian_sign_test(x, y=None, *, rope=0.0, prior_strength=1.0, z0=0.0, n_sam
     >>> round(res.p_right, 2)  # (4 right) / (5 data + 1 prior in the rope)
     0.67
     """
-    lo, hi, prior_strength, z0, n_samples = _prior_arguments(rope, prior_strength, z0, n_samples)
+    lo, hi, prior_strength, z0, draws = _prior_arguments(rope, prior_strength, z0, draws)
     rng = as_generator(random_seed)
     z, names, left_out = _differences(x, y, algorithms)
     warn_percent_scale(x, y, rope, stacklevel=2)
@@ -413,9 +428,9 @@ def bayesian_sign_test(x, y=None, *, rope=0.0, prior_strength=1.0, z0=0.0, n_sam
     above = _step(z_unit, hi_unit, np.abs(z_unit) + abs(hi_unit)) == 1
     counts = np.array([below.sum(), (~below & ~above).sum(), above.sum()], dtype=float)
     counts[0 if z0 < lo else 2 if z0 > hi else 1] += prior_strength
-    samples = dirichlet(rng, counts, n_samples)
+    samples = dirichlet(rng, counts, draws)
     return RegionProbabilities(samples, f"Bayesian sign test (prior {prior_strength} at z0 = {z0})",
-                               _rope_record((lo, hi)), names, left_out)
+                               _rope_record(as_rope(rope)), names, left_out)
 
 
 @dataclass(frozen=True, repr=False)
@@ -454,7 +469,7 @@ class ImpreciseSignedRankResult:
                 f"threshold {self.threshold:.3g}: {self.decision}" + _left_out_tail(self.left_out, self.names))
 
 
-def imprecise_signed_rank(x, y=None, *, loss_ratio=19.0, n_samples=50_000, random_seed=None,
+def imprecise_signed_rank(x, y=None, *, loss_ratio=19.0, draws=50_000, random_seed=None,
                           algorithms=None) -> ImpreciseSignedRankResult:
     """Signed-rank test on the imprecise DP, s = (sqrt(17) - 3)/2 (Benavoli et al. 2014).
 
@@ -470,14 +485,14 @@ def imprecise_signed_rank(x, y=None, *, loss_ratio=19.0, n_samples=50_000, rando
     'B'
     """
     loss_ratio = check_real("loss_ratio", loss_ratio, low=0, low_open=True)
-    n_samples = check_count("n_samples", n_samples)
+    draws = check_count("draws", draws)
     rng = as_generator(random_seed)
     z, names, left_out = _differences(x, y, algorithms)
     q, s = len(z), IDP_STRENGTH
     regions = PairSumRegions(z, 0.0, 0.0, columns=np.arange(1, q + 1))  # column 0 of the draws: w0
     alpha = np.concatenate([[s], np.ones(q)])
     w0, low = (np.concatenate(parts) for parts in zip(*((w[:, 0], regions.masses(w)[:, 2])
-                                                         for w in _draw_chunks(rng, alpha, n_samples, q + 1))))
+                                                         for w in _draw_chunks(rng, alpha, draws, q + 1))))
     high = w0 * (2 - w0) + low
     # E[w_i w_j] = (1 + [i = j]) / ((s+q)(s+q+1)): the diagonal counts twice
     low_mean = (regions.right_count() + regions.right_trace) / ((s + q) * (s + q + 1))

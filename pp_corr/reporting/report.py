@@ -85,7 +85,7 @@ def check_report_directory(directory, overwrite=False, *, name="directory", allo
 
 def write_report(scores, directory, *, rope=0.01, alpha=0.05, prior=None, hierarchical=False, joint=False,
                  method="auto", sampler="pymc", random_seed=0, formats=FORMATS, overwrite=False, title=None,
-                 pair_figures=None, progress=True) -> dict[str, Path]:
+                 pair_figures=None, progressbar=True) -> dict[str, Path]:
     """Compare every algorithm of ``scores`` (a scores Dataset, :func:`pp_corr.load_scores`) and write the
     report into ``directory`` (see the module's docstring); returns ``{file name relative to directory: path}``
     of every file written.
@@ -97,13 +97,13 @@ def write_report(scores, directory, *, rope=0.01, alpha=0.05, prior=None, hierar
     ``formats`` chooses among ``"md"``, ``"html"`` and ``"tex"`` (the figures' files come with ``"md"``, and
     with ``"html"`` those it links). ``pair_figures`` (True or False) draws each pair's figures (forest, Poisson
     binomial, simplex: three a pair); by default (None) up to 15 pairs. ``directory`` must be new or empty unless
-    ``overwrite``; every argument is checked before any work and the files are written all or none. ``progress``
+    ``overwrite``; every argument is checked before any work and the files are written all or none. ``progressbar``
     says what runs on stderr, with progress bars for the long parts.
 
     >>> import tempfile, pp_corr
     >>> scores = pp_corr.load_scores(pp_corr.example_path()).isel(dataset=[0])  # one data set: t-tests only
     >>> with tempfile.TemporaryDirectory() as d:
-    ...     written = write_report(scores, d, formats=("md", "html"), progress=False)
+    ...     written = write_report(scores, d, formats=("md", "html"), progressbar=False)
     >>> sorted(written)[-2:], sum(name.startswith("figures/") for name in written)  # a posterior per pair
     (['report.html', 'report.md'], 6)
     """
@@ -113,11 +113,11 @@ def write_report(scores, directory, *, rope=0.01, alpha=0.05, prior=None, hierar
     if pair_figures is not None:
         check_flag("pair_figures", pair_figures)
     settings["pair_figures"] = k * (k - 1) // 2 <= PAIR_FIGURES if pair_figures is None else bool(pair_figures)
-    settings["progress"] = progress
+    settings["progressbar"] = progressbar
     directory = check_report_directory(directory, overwrite)
     from ..ranking import order_by_ranking  # PyMC: imported when a report is asked for
 
-    say = functools.partial(_say, progress)
+    say = functools.partial(_say, progressbar)
     order = order_by_ranking(scores)
     q = scores.sizes["dataset"]
     title = title or f"Comparison of {len(order)} algorithms on {q} data set{'s' * (q != 1)}"
@@ -126,7 +126,7 @@ def write_report(scores, directory, *, rope=0.01, alpha=0.05, prior=None, hierar
     else:
         verdict, sections = _many_datasets(scores, order, settings, say)
     document = Document(title, tuple(verdict), tuple(sections))
-    return _write(document, directory, settings["formats"], progress)
+    return _write(document, directory, settings["formats"], progressbar)
 
 
 def _check_arguments(scores, rope, alpha, prior, hierarchical, joint, method, random_seed, formats) -> dict:
@@ -154,8 +154,8 @@ def _check_arguments(scores, rope, alpha, prior, hierarchical, joint, method, ra
             "formats": tuple(f for f in FORMATS if f in formats)}
 
 
-def _say(progress, text):
-    if progress:
+def _say(progressbar, text):
+    if progressbar:
         print(f"report: {text}", file=sys.stderr, flush=True)
 
 
@@ -284,7 +284,7 @@ def _rule(test, level) -> str:
 
 def _bar(items, what, settings):
     """``items`` with a progress bar on stderr (when the report shows its progress)."""
-    return tqdm(items, desc=f"report: {what}", unit="pair", disable=not settings["progress"], file=sys.stderr,
+    return tqdm(items, desc=f"report: {what}", unit="pair", disable=not settings["progressbar"], file=sys.stderr,
                 leave=False)
 
 
@@ -447,7 +447,7 @@ def _hierarchical_fits(scores, pairs, settings, say) -> dict:
     from ..hierarchical.batch import hierarchical_tests
 
     return hierarchical_tests(scores, pairs, rope=settings["rope"], random_seed=settings["random_seed"],
-                              method=settings["method"], sampler=settings["sampler"], progress=say)
+                              method=settings["method"], sampler=settings["sampler"], progressbar=say)
 
 
 def _joint_fit(scores, order, settings, say):
@@ -627,7 +627,7 @@ def _verdict_one(dataset, order, decisions, settings) -> list[str]:
 
 # --- writing --------------------------------------------------------------------------------------------------
 
-def _write(document: Document, directory: Path, formats, progress) -> dict[str, Path]:
+def _write(document: Document, directory: Path, formats, progressbar) -> dict[str, Path]:
     writers = {}
     if "md" in formats:
         writers[FILES["md"]] = lambda path: path.write_text(to_markdown(document, FIGURE_DIR), encoding="utf-8")
@@ -641,6 +641,6 @@ def _write(document: Document, directory: Path, formats, progress) -> dict[str, 
         writers[FILES["html"]] = lambda path: path.write_text(to_html(document, FIGURE_DIR), encoding="utf-8")
     if "tex" in formats:
         writers[FILES["tex"]] = lambda path: path.write_text(to_latex(document), encoding="utf-8")
-    _say(progress, f"writing {len(writers)} files into {directory}")
-    write_files({directory / name: writer for name, writer in writers.items()}, verbose=progress)
+    _say(progressbar, f"writing {len(writers)} files into {directory}")
+    write_files({directory / name: writer for name, writer in writers.items()}, verbose=progressbar)
     return {name: directory / name for name in writers}

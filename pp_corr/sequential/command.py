@@ -61,7 +61,7 @@ def run_command(args):
         print(sequential_test(scores, pair, max_runs=args.max_runs, random_seed=args.seed, **options))
         return
     results = [sequential_test(scores, pair, over="datasets", test=args.test, random_seed=args.seed + i,
-                               progress=args.test == "hierarchical", **options) for i in range(args.orders)]
+                               progressbar=args.test == "hierarchical", **options) for i in range(args.orders)]
     print(results[0].summary().splitlines()[0])
     used = np.array([r.stopped_at for r in results])
     for i, r in enumerate(results):

@@ -25,7 +25,7 @@ class SequentialCV:
 
 
 def sequential_cv(estimator_a, estimator_b, X, y, *, cv=10, max_runs=10, min_runs=2, rope=0.01, level=0.95,
-                  futility=0.05, loss="zero_one", names=("A", "B"), n_sim=400, random_seed=None) -> SequentialCV:
+                  futility=0.05, loss="zero_one", names=("A", "B"), simulations=400, random_seed=None) -> SequentialCV:
     """Run ``cv``-fold cross-validation of both estimators one run (a fresh permutation) at a time, from
     ``min_runs`` on apply the stopping rules of :func:`pp_corr.sequential_test` after each run (rho =
     n_test / n from the splits), and stop when they say so or after ``max_runs`` runs (a
@@ -56,7 +56,8 @@ def sequential_cv(estimator_a, estimator_b, X, y, *, cv=10, max_runs=10, min_run
         return (own.score.sel(algorithm=name).values.ravel() for name in (a, b))
 
     sequence = SequentialRuns(rope=rope, level=level, futility=futility, max_runs=max_runs, min_runs=min_runs,
-                              names=(a, b), n_sim=n_sim, random_seed=np.random.default_rng(split_rng.integers(2**63)))
+                              names=(a, b), simulations=simulations,
+                              random_seed=np.random.default_rng(split_rng.integers(2**63)))
     sequence.run(one_run)
     scores = to_scores(xr.concat(runs, dim="split").assign_coords(split=np.arange(len(runs) * folds)))
     return SequentialCV(scores, sequence.result)

@@ -10,7 +10,9 @@ import xarray as xr
 from .._args import as_rope, check_choice, check_count, check_probability_level
 from ..data.scores import differences, mean_differences, pick_algorithms
 from ..execution import task_seed
-from ..hierarchical.fit import hierarchical_test
+from ..hierarchical.exact import exact_posterior
+from ..hierarchical.fit import exact_arguments
+from ..hierarchical.preparation import prepare_hierarchical
 from ..pairwise.poisson_test import poisson_test
 from ..pairwise.rank_tests import bayesian_signed_rank
 from .result import SequentialResult
@@ -20,7 +22,7 @@ from .runs import replay_runs
 
 def sequential_test(scores, algorithms=None, *, over="runs", rope=0.01, level=0.95, futility=0.05,
                     max_runs=None, min_runs=2, min_datasets=5, order=None, test="signed_rank", rho=None,
-                    n_sim=400, n_samples=5000, random_seed=None, progress=False) -> SequentialResult:
+                    simulations=400, draws=5000, random_seed=None, progressbar=False) -> SequentialResult:
     """Replay recorded scores step by step and stop when the rules allow (docs/theory.md, section 10).
 
     ``scores`` is a scores Dataset (``algorithms=(a, b)``) or differences B - A shaped ``(runs, folds)`` (one
@@ -29,16 +31,16 @@ def sequential_test(scores, algorithms=None, *, over="runs", rope=0.01, level=0.
     ``over="runs"``: on each data set, runs in their order, the correlated t-test after each run from
     ``min_runs`` on; it stops for a decision when a region's probability reaches ``level``, for futility when
     even the floor of infinitely many runs leaves every region below ``level`` or when the predictive
-    probability that ``max_runs`` runs (default: all recorded) decide is below ``futility`` (``n_sim``
+    probability that ``max_runs`` runs (default: all recorded) decide is below ``futility`` (``simulations``
     completions, seeded), else when the budget is exhausted.
 
     ``over="datasets"``: data sets in ``order`` (names or positions) or a random order seeded by
     ``random_seed``, at least ``min_datasets`` before any stop; after each data set the ``test`` across data
     sets ("signed_rank": :func:`pp_corr.bayesian_signed_rank` with the rope, its probability that a region is the
-    largest, ``n_samples`` draws; "poisson": :func:`pp_corr.poisson_test`, majorities only, no rope region;
-    "hierarchical": :func:`pp_corr.hierarchical_test`'s probability that each region is the largest for a new
-    data set, its exact posterior, a few seconds a step, a line on stderr per step with ``progress=True``)
-    stops when a region reaches ``level``.
+    largest, ``draws`` draws; "poisson": :func:`pp_corr.poisson_test`, majorities only, no rope region;
+    "hierarchical": the probability that each region is the largest for a new data set under the model of
+    :func:`pp_corr.hierarchical_test`, from its exact posterior's quadrature (deterministic: no draws, no seed),
+    a few seconds a step, a line on stderr per step with ``progressbar=True``) stops when a region reaches ``level``.
 
     >>> res = sequential_test([[0.02, 0.03, 0.01], [0.03, 0.02, 0.02], [0.02, 0.03, 0.03]], rope=0.005)
     >>> res.runs_used.tolist(), res.decision.tolist()
@@ -58,7 +60,7 @@ def sequential_test(scores, algorithms=None, *, over="runs", rope=0.01, level=0.
         if not 1 <= min_runs <= max_runs or min_runs * diff.shape[2] < 2:
             raise ValueError(f"min_runs must be between 1 and max_runs={max_runs} (2 folds at least), "
                              f"got {min_runs}")
-        rows = [replay_runs(diff[i], rho[i], rope, level, futility, min_runs, max_runs, n_sim,
+        rows = [replay_runs(diff[i], rho[i], rope, level, futility, min_runs, max_runs, simulations,
                            task_seed(random_seed, i), names) for i in range(len(diff))]
         outcomes = pd.DataFrame([r[0] for r in rows], index=pd.Index(datasets, name="dataset"))
         history = pd.concat([r[1] for r in rows], keys=datasets, names=["dataset"])
@@ -67,7 +69,7 @@ def sequential_test(scores, algorithms=None, *, over="runs", rope=0.01, level=0.
     if min_datasets > len(order):
         raise ValueError(f"min_datasets={min_datasets} but the scores hold {len(order)} data sets")
     outcome, history = _over_datasets(diff[order], rho[order], [datasets[i] for i in order], rope, level, test,
-                                      min_datasets, n_samples, random_seed, names, progress)
+                                      min_datasets, draws, random_seed, names, progressbar)
     label = {"signed_rank": "Bayesian signed-rank test", "poisson": "Poisson test",
              "hierarchical": "hierarchical model (exact posterior)"}[test]
     return SequentialResult("datasets", names, rope, level, futility, label, pd.DataFrame([outcome]), history)
@@ -102,20 +104,21 @@ def _order(order, datasets, random_seed):
     return np.asarray(positions)
 
 
-def _over_datasets(diff, rho, datasets, rope, level, test, min_datasets, n_samples, random_seed, names, progress):
+def _over_datasets(diff, rho, datasets, rope, level, test, min_datasets, draws, random_seed, names, progressbar):
     """The benchmark's replay over data sets in the given order: (outcome row, history frame)."""
     def regions(k):
         if test == "signed_rank":
             z = mean_differences(diff[:k].reshape(k, -1))[0]
-            res = bayesian_signed_rank(z, rope=rope or 0.0, n_samples=n_samples, random_seed=task_seed(random_seed, k))
+            res = bayesian_signed_rank(z, rope=rope, draws=draws, random_seed=task_seed(random_seed, k))
             return tuple(float(w) for w in res.wins)
         if test == "hierarchical":
-            if progress:
+            if progressbar:
                 print(f"\rsequential hierarchical test: {k} of {len(diff)} data sets", end="", file=sys.stderr,
                       flush=True)
-            res = hierarchical_test(diff[:k].reshape(k, -1), rope=rope or 0.0, rho=rho[:k],
-                                    random_seed=task_seed(random_seed, k)).new_dataset()
-            return res.win_left, res.win_rope, res.win_right
+            data = prepare_hierarchical(diff[:k].reshape(k, -1), rho[:k], None, None, None, None)
+            args, kwargs = exact_arguments(data, "current", {}, rope or (0.0, 0.0))
+            post = exact_posterior(*args, **kwargs)
+            return post.win_left, post.win_rope, post.win_right
         res = poisson_test(diff[:k].reshape(k, -1), rho=rho[:k], rope=rope)
         return res.p_a_majority, np.nan, res.p_b_majority
 
@@ -131,7 +134,7 @@ def _over_datasets(diff, rho, datasets, rope, level, test, min_datasets, n_sampl
             break
     else:
         reason = f"all {q} data sets seen and every region below {level}"
-    if progress and test == "hierarchical":
+    if progressbar and test == "hierarchical":
         print(file=sys.stderr)
     outcome = {"used": k, "budget": q, "decision": decision, "reason": reason, "full_decision": full}
     return outcome, pd.DataFrame(records).set_index("datasets")

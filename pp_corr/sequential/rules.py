@@ -66,7 +66,7 @@ def floor_regions(x, rho, rope):
     return float(left), float(below_hi - left), float(stats.norm.sf(hi, mean, spread))
 
 
-def _predictive_draws(x, rho, n_sim, rng):
+def _predictive_draws(x, rho, simulations, rng):
     """Draws of (mu, sigma^2, w) from the posterior given the folds ``x``, w = sigma sqrt(rho) u the component
     shared by every fold of the data set, or None when the posterior is a point mass (all differences equal).
 
@@ -79,14 +79,14 @@ def _predictive_draws(x, rho, n_sim, rng):
         post = correlated_ttest(x, rho=rho).posterior_params
     if post.b == 0:
         return None
-    nu = rng.gamma(post.a, 1 / post.b, n_sim)
+    nu = rng.gamma(post.a, 1 / post.b, simulations)
     sigma2 = 1 / nu
-    mu = post.mu0 + np.sqrt(post.k0 * sigma2) * rng.standard_normal(n_sim)
+    mu = post.mu0 + np.sqrt(post.k0 * sigma2) * rng.standard_normal(simulations)
     if rho == 0:
-        return mu, sigma2, np.zeros(n_sim)
+        return mu, sigma2, np.zeros(simulations)
     precision = 1 / (rho * sigma2) + x.size / ((1 - rho) * sigma2)
     centre = (x.sum() - x.size * mu) / ((1 - rho) * sigma2) / precision
-    return mu, sigma2, centre + rng.standard_normal(n_sim) / np.sqrt(precision)
+    return mu, sigma2, centre + rng.standard_normal(simulations) / np.sqrt(precision)
 
 
 def _share(decided):
@@ -94,12 +94,12 @@ def _share(decided):
     return share, float(np.sqrt(share * (1 - share) / len(decided)))
 
 
-def floor_success(x, rho, rope, level, *, n_sim=400, random_seed=None):
+def floor_success(x, rho, rope, level, *, simulations=400, random_seed=None):
     """The predictive probability that infinitely many more runs decide, and its Monte Carlo standard error.
 
     With every fold of the data set seen, the posterior of mu is Normal, centred at mu + w (the data set's own
     mean, w the shared component) with variance rho sigma^2 (the floor rho/(1 - rho) s^2, as s^2 tends to
-    (1 - rho) sigma^2). Each of ``n_sim`` draws of (mu, sigma^2, w) from the current posterior
+    (1 - rho) sigma^2). Each of ``simulations`` draws of (mu, sigma^2, w) from the current posterior
     (:func:`predictive_success` explains them) gives that limit; the answer is the share whose best region
     reaches ``level``. Below the futility threshold no number of runs is likely to decide.
 
@@ -108,7 +108,7 @@ def floor_success(x, rho, rope, level, *, n_sim=400, random_seed=None):
     (True, True)
     """
     x = np.asarray(x, dtype=float)
-    draws = _predictive_draws(x, rho, n_sim, np.random.default_rng(random_seed))
+    draws = _predictive_draws(x, rho, simulations, np.random.default_rng(random_seed))
     if draws is None:
         return float(decide(posterior_regions(x, rho, rope), level) != "none"), 0.0
     mu, sigma2, shared = draws
@@ -122,11 +122,11 @@ def floor_success(x, rho, rope, level, *, n_sim=400, random_seed=None):
     return _share((p >= level).any(axis=1))
 
 
-def predictive_success(x, rho, rope, level, total, *, n_sim=400, random_seed=None):
+def predictive_success(x, rho, rope, level, total, *, simulations=400, random_seed=None):
     """The predictive probability that the design completed to ``total`` folds decides, and its Monte Carlo
     standard error: ``(share, mcse)``.
 
-    Each of ``n_sim`` completions draws (mu, sigma^2) from the Normal-Gamma posterior after the folds ``x``
+    Each of ``simulations`` completions draws (mu, sigma^2) from the Normal-Gamma posterior after the folds ``x``
     (read from :func:`pp_corr.correlated_ttest`), then the component w = sigma sqrt(rho) u shared by every fold
     of the data set given the folds seen, and the ``total - n`` new folds mu + w + sqrt(1 - rho) sigma e_j:
     together a draw of the multivariate-t predictive with the intraclass covariance. The share of completions
@@ -141,12 +141,12 @@ def predictive_success(x, rho, rope, level, total, *, n_sim=400, random_seed=Non
     if missing <= 0:
         raise ValueError(f"total must exceed the {n} folds seen, got {total}")
     rng = np.random.default_rng(random_seed)
-    draws = _predictive_draws(x, rho, n_sim, rng)
+    draws = _predictive_draws(x, rho, simulations, rng)
     if draws is None:  # all differences equal: the posterior (and the predictive) is a point mass
         return float(decide(posterior_regions(x, rho, rope), level) != "none"), 0.0
     mu, sigma2, shared = draws
-    new = (mu + shared)[:, None] + np.sqrt((1 - rho) * sigma2)[:, None] * rng.standard_normal((n_sim, missing))
-    completed = np.concatenate([np.broadcast_to(x, (n_sim, n)), new], axis=1)
+    new = (mu + shared)[:, None] + np.sqrt((1 - rho) * sigma2)[:, None] * rng.standard_normal((simulations, missing))
+    completed = np.concatenate([np.broadcast_to(x, (simulations, n)), new], axis=1)
     p = np.stack(posterior_regions(completed, rho, rope), axis=1)
     return _share((p >= level).any(axis=1))
 
@@ -157,7 +157,7 @@ def region_label(region, names):
     return {"left": f"P({a} better)", "rope": "P(rope)", "right": f"P({b} better)"}[region]
 
 
-def run_step(x, runs, folds, rho, rope, level, futility, max_runs, n_sim, rng, names):
+def run_step(x, runs, folds, rho, rope, level, futility, max_runs, simulations, rng, names):
     """The rules after ``runs`` runs of ``folds`` folds (the differences ``x``): (history record, decision, reason
     in words, or None to go on). A decision first, then the budget, the floor and the budget's futility."""
     p = posterior_regions(x, rho, rope)
@@ -165,15 +165,17 @@ def run_step(x, runs, folds, rho, rope, level, futility, max_runs, n_sim, rng, n
               "floor": max(floor_regions(x, rho, rope)), "p_floor": np.nan, "p_success": np.nan}
     decision = decide(p, level)
     if decision != "none":
-        return record, decision, f"{region_label(decision, names)} = {max(p):.3g} >= {level} after {runs} of {max_runs} runs"
+        return record, decision, (f"{region_label(decision, names)} = {max(p):.3g} >= {level} after {runs} of "
+                                  f"{max_runs} runs")
     if runs >= max_runs:
         return record, decision, f"budget exhausted: {max_runs} runs and every region below {level}"
-    record["p_floor"] = floor_success(x, rho, rope, level, n_sim=n_sim, random_seed=rng)[0]
+    record["p_floor"] = floor_success(x, rho, rope, level, simulations=simulations, random_seed=rng)[0]
     if record["p_floor"] < futility:
         return record, decision, (f"even infinitely many runs would decide with probability {record['p_floor']:.3g} "
                                   f"< {futility} (the floor rho/(1-rho) s^2 leaves the best region at "
                                   f"{record['floor']:.3g}): add data sets, not runs")
-    record["p_success"] = predictive_success(x, rho, rope, level, max_runs * folds, n_sim=n_sim, random_seed=rng)[0]
+    record["p_success"] = predictive_success(x, rho, rope, level, max_runs * folds, simulations=simulations,
+                                             random_seed=rng)[0]
     if record["p_success"] < futility:
         return record, decision, (f"the full budget of {max_runs} runs would decide with probability "
                                   f"{record['p_success']:.3g} < {futility}")

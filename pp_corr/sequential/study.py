@@ -36,14 +36,14 @@ def _truth(mu, rope):
     return "left" if mu < lo else "right" if mu > hi else "rope"
 
 
-def _study_chunk(mu, sigma, rho, runs, folds, rope, levels, futility, min_runs, n_sim, size, seed):
+def _study_chunk(mu, sigma, rho, runs, folds, rope, levels, futility, min_runs, simulations, size, seed):
     """Per repetition and level: the sequential decision, runs used and the full design's decision."""
     rng = np.random.default_rng(seed)
     data = simulate_differences(mu, sigma, rho, runs, folds, size, rng)
     out = []
     for level in levels:
         for x in data:
-            row, _ = replay_runs(x, rho, rope, level, futility, min_runs, runs, n_sim, rng, ("A", "B"))
+            row, _ = replay_runs(x, rho, rope, level, futility, min_runs, runs, simulations, rng, ("A", "B"))
             out.append((level, row["decision"], row["used"], row["full_decision"]))
     return out
 
@@ -74,7 +74,8 @@ class SequentialStudy:
 
 def sequential_study(mus=(0.0, 0.01, 0.03), *, sigma=0.05, rho=0.1, runs=10, folds=10, rope=0.01,
                      levels=(0.95, 0.97, 0.98, 0.99), futility=0.05, min_runs=2, repetitions=500, chunk=100,
-                     n_sim=200, random_seed=None, workers=None, scheduler=None, progress=False) -> SequentialStudy:
+                     simulations=200, random_seed=None, workers=None, scheduler=None,
+                     progressbar=False) -> SequentialStudy:
     """Wrong-decision rates, runs used and agreement with the fixed design of the sequential correlated t-test.
 
     For each true mean difference in ``mus`` (defaults at the 2015 paper's design, 10 runs x 10 folds, rho = 0.1:
@@ -87,7 +88,7 @@ def sequential_study(mus=(0.0, 0.01, 0.03), *, sigma=0.05, rho=0.1, runs=10, fol
     is the smallest of ``levels`` whose wrong rate at the boundary (mu = the rope's upper end, which must be among
     ``mus``) is at most 1 - ``levels[0]``, the nominal.
 
-    >>> res = sequential_study((0.01,), repetitions=8, chunk=8, n_sim=50, levels=(0.95, 0.99), random_seed=0,
+    >>> res = sequential_study((0.01,), repetitions=8, chunk=8, simulations=50, levels=(0.95, 0.99), random_seed=0,
     ...                        workers=1)
     >>> res.table.shape, res.nominal
     ((2, 10), 0.95)
@@ -104,12 +105,12 @@ def sequential_study(mus=(0.0, 0.01, 0.03), *, sigma=0.05, rho=0.1, runs=10, fol
     runs, folds, repetitions, chunk = (check_count(name, value) for name, value in
                                        (("runs", runs), ("folds", folds), ("repetitions", repetitions),
                                         ("chunk", chunk)))
-    tasks = [((i, j), (mu, sigma, rho, runs, folds, rope, levels, futility, min_runs, n_sim,
+    tasks = [((i, j), (mu, sigma, rho, runs, folds, rope, levels, futility, min_runs, simulations,
                        min(chunk, repetitions - start)))
              for i, mu in enumerate(mus) for j, start in enumerate(range(0, repetitions, chunk))]
     rows = [(mus[key[0]], *r) for key, result in
             map_tasks(_study_chunk, tasks, random_seed=random_seed, scheduler=scheduler, workers=workers,
-                      progress=progress, desc="sequential study") for r in result]
+                      progressbar=progressbar, desc="sequential study") for r in result]
     frame = pd.DataFrame(rows, columns=["mu", "level", "decision", "used", "full"])
     table = frame.groupby(["mu", "level"]).apply(lambda g: _rates(g, rope, runs), include_groups=False)
     boundary = table.xs(rope[1], level="mu")

@@ -33,7 +33,7 @@ def plot_sizes(summary: xr.Dataset, *, ax=None):
 
     >>> from pp_corr.studies.nadeau_bengio_study import CONFIGURATIONS, nadeau_bengio_study, study_summary
     >>> res = nadeau_bengio_study(repetitions=5, configurations=CONFIGURATIONS[:1], splits=3, halvings=2,
-    ...                           bootstrap_repetitions=2, random_seed=0, workers=1, progress=False)
+    ...                           bootstrap_repetitions=2, random_seed=0, workers=1, progressbar=False)
     >>> plot_sizes(study_summary(res)).get_ylabel()
     'size (rejection rate of the true mu)'
     """
@@ -68,7 +68,7 @@ def plot_power(power: xr.Dataset, *, axes=None):
 
     >>> from pp_corr.studies.nadeau_bengio_study import CONFIGURATIONS, nadeau_bengio_study, pseudo_power
     >>> res = nadeau_bengio_study(repetitions=5, configurations=CONFIGURATIONS[:2], splits=3, halvings=2,
-    ...                           bootstrap_repetitions=2, random_seed=0, workers=1, progress=False)
+    ...                           bootstrap_repetitions=2, random_seed=0, workers=1, progressbar=False)
     >>> len(plot_power(pseudo_power(res, steps=[-1, 0, 1])))
     2
     """
@@ -105,7 +105,7 @@ def plot_rho(summary: xr.Dataset, *, ax=None):
 
     >>> from pp_corr.studies.nadeau_bengio_study import CONFIGURATIONS, nadeau_bengio_study, study_summary
     >>> res = nadeau_bengio_study(repetitions=5, configurations=CONFIGURATIONS[:1], splits=3, halvings=2,
-    ...                           bootstrap_repetitions=2, random_seed=0, workers=1, progress=False)
+    ...                           bootstrap_repetitions=2, random_seed=0, workers=1, progressbar=False)
     >>> plot_rho(study_summary(res)).get_xlabel()
     'rho0 = n2 / n'
     """

@@ -207,13 +207,13 @@ def _label(config):
 
 def nadeau_bengio_study(*, repetitions=None, configurations=CONFIGURATIONS, splits=15, halvings=10,
                         bootstrap_repetitions=15, truth_training_sets=1000, random_seed=None, scheduler=None,
-                        workers=None, progress=True) -> xr.Dataset:
+                        workers=None, progressbar=True) -> xr.Dataset:
     """The simulation study: ``repetitions`` simulated data sets per configuration (an int, or a mapping
     ``{problem: int}``; default :data:`REPETITIONS`), configurations as in :data:`CONFIGURATIONS`, each data set
     analysed by every procedure with J = ``splits``, M = ``halvings``, R = ``bootstrap_repetitions``; problem 2's
     true errors from ``truth_training_sets`` training sets. Runs on Dask (``scheduler`` an address or Client, else
     a local cluster of ``workers`` processes; scripts need the ``if __name__ == "__main__":`` guard);
-    ``random_seed`` an int (None: fresh entropy, kept in attrs); ``progress`` a bar on stderr.
+    ``random_seed`` an int (None: fresh entropy, kept in attrs); ``progressbar`` a bar on stderr.
 
     Returns dims (config, repetition, procedure): ``estimate`` and ``variance`` (NaN beyond a configuration's
     repetitions), with per configuration ``target`` (the true mu each procedure estimates: training on n1, or on
@@ -221,7 +221,7 @@ def nadeau_bengio_study(*, repetitions=None, configurations=CONFIGURATIONS, spli
     ``repetitions``. :func:`study_summary` and :func:`pseudo_power` read it; ``to_netcdf`` saves it.
 
     >>> res = nadeau_bengio_study(repetitions=3, configurations=CONFIGURATIONS[:1], splits=3, halvings=2,
-    ...                           bootstrap_repetitions=2, random_seed=0, workers=1, progress=False)
+    ...                           bootstrap_repetitions=2, random_seed=0, workers=1, progressbar=False)
     >>> dict(res.estimate.sizes)
     {'config': 1, 'repetition': 3, 'procedure': 9}
     """
@@ -247,7 +247,7 @@ def nadeau_bengio_study(*, repetitions=None, configurations=CONFIGURATIONS, spli
     target, target_se = np.empty(shape[::2]), np.empty(shape[::2])
     half = np.isin(PROCEDURES, TRAINED_ON_HALF)
     for key, result in map_tasks(_call, tasks, random_seed=seed, scheduler=scheduler, workers=workers,
-                                 progress=progress, desc="Nadeau-Bengio study"):
+                                 progressbar=progressbar, desc="Nadeau-Bengio study"):
         if key[0] == 0:
             rows = slice(offsets[key], offsets[key] + len(result[0]))
             estimate[key[1], rows], variance[key[1], rows] = result
@@ -326,7 +326,7 @@ def study_summary(results: xr.Dataset, alpha=0.05, random_seed=0) -> xr.Dataset:
     repetitions (``random_seed``).
 
     >>> res = nadeau_bengio_study(repetitions=5, configurations=CONFIGURATIONS[:1], splits=3, halvings=2,
-    ...                           bootstrap_repetitions=2, random_seed=0, workers=1, progress=False)
+    ...                           bootstrap_repetitions=2, random_seed=0, workers=1, progressbar=False)
     >>> sorted(study_summary(res).data_vars)[:3]
     ['political_ratio', 'political_ratio_se', 'repetitions']
     """
@@ -368,7 +368,7 @@ def pseudo_power(results: xr.Dataset, steps=np.linspace(-4, 4, 33), alpha=0.05) 
     the size), with its standard error. Dims (config, procedure, step); ``delta`` = step x sd.
 
     >>> res = nadeau_bengio_study(repetitions=5, configurations=CONFIGURATIONS[:1], splits=3, halvings=2,
-    ...                           bootstrap_repetitions=2, random_seed=0, workers=1, progress=False)
+    ...                           bootstrap_repetitions=2, random_seed=0, workers=1, progressbar=False)
     >>> dict(pseudo_power(res, steps=[0, 1]).rate.sizes)
     {'config': 1, 'procedure': 9, 'step': 2}
     """

@@ -68,12 +68,12 @@ def _oriented_pairs(scores, pairs):
 
 
 def replicability_decisions(scores: xr.Dataset, *, pairs=None, subset_size=15, n_subsets=1000, loss_ratio=19.0,
-                            alpha=0.05, n_draws=5000, random_seed=None) -> xr.Dataset:
+                            alpha=0.05, draws=5000, random_seed=None) -> xr.Dataset:
     """Each test's decision (B better or not) on ``n_subsets`` random subsets of ``subset_size`` data sets of a
     scores Dataset, for every pair of algorithms: ``pairs`` as (a, b) tuples, or by default every pair with B the
     algorithm of the higher mean score (H1 "B better" is then the claim in question).
 
-    The same subsets serve every pair, and the Bayesian tests use one set of ``n_draws`` Dirichlet draws for every
+    The same subsets serve every pair, and the Bayesian tests use one set of ``draws`` Dirichlet draws for every
     subset, so that their decisions vary with the data sets drawn only. Wilcoxon decides H1 when its one-sided p <
     ``alpha`` (ties split as in :func:`pp_corr.wilcoxon_test`); the DP (s -> 0) and the Poisson test when their
     probability > t = loss_ratio / (1 + loss_ratio); the IDP decides H1 when its lower probability > t, H0 when its
@@ -81,7 +81,7 @@ def replicability_decisions(scores: xr.Dataset, *, pairs=None, subset_size=15, n
     data sets (subset, member); :func:`replicability_table` summarises them.
 
     >>> from pp_corr import load_scores, example_path
-    >>> res = replicability_decisions(load_scores(example_path()), subset_size=3, n_subsets=20, n_draws=500,
+    >>> res = replicability_decisions(load_scores(example_path()), subset_size=3, n_subsets=20, draws=500,
     ...                               random_seed=0)
     >>> res.wilcoxon_h1.dims, res.sizes["pair"]
     (('pair', 'subset'), 6)
@@ -92,13 +92,13 @@ def replicability_decisions(scores: xr.Dataset, *, pairs=None, subset_size=15, n
     subset_size = check_count("subset_size", subset_size, minimum=2)
     if subset_size >= q:
         raise ValueError(f"subset_size must be below the number of data sets {q}, got {subset_size}")
-    n_subsets, n_draws = check_count("n_subsets", n_subsets, minimum=2), check_count("n_draws", n_draws)
+    n_subsets, draws = check_count("n_subsets", n_subsets, minimum=2), check_count("draws", draws)
     threshold = check_real("loss_ratio", loss_ratio, low=0, low_open=True)
     threshold = threshold / (1 + threshold)
     alpha = check_probability_level("alpha", alpha)
     rng = as_generator(random_seed)
     members = np.sort(np.argsort(rng.random((n_subsets, q)), axis=1)[:, :subset_size], axis=1)
-    weights = idp_weights(rng, n_draws, subset_size)
+    weights = idp_weights(rng, draws, subset_size)
     pairs = _oriented_pairs(scores, pairs)
     out = {name: np.empty((len(pairs), n_subsets), dtype=bool)
            for name in ("wilcoxon_h1", "dp_h1", "idp_h1", "idp_determinate", "poisson_h1")}
@@ -119,7 +119,7 @@ def replicability_decisions(scores: xr.Dataset, *, pairs=None, subset_size=15, n
                       coords={"pair": [f"{b} vs {a}" for a, b in pairs], "a": ("pair", [a for a, _ in pairs]),
                               "b": ("pair", [b for _, b in pairs]), "subset": np.arange(n_subsets)},
                       attrs={"subset_size": subset_size, "n_datasets": q, "threshold": threshold, "alpha": alpha,
-                             "n_draws": n_draws})
+                             "draws": draws})
 
 
 def replicability_table(decisions: xr.Dataset) -> pd.DataFrame:
@@ -130,7 +130,7 @@ def replicability_table(decisions: xr.Dataset) -> pd.DataFrame:
 
     >>> from pp_corr import load_scores, example_path
     >>> table = replicability_table(replicability_decisions(load_scores(example_path()), subset_size=3,
-    ...                                                     n_subsets=20, n_draws=500, random_seed=0))
+    ...                                                     n_subsets=20, draws=500, random_seed=0))
     >>> list(table.columns[:4]), bool(table.R_wilcoxon.between(0, 1).all())
     (['a', 'b', 'n_subsets', 'wilcoxon_h1'], True)
     """

@@ -20,7 +20,7 @@ def plot_signed_rank_losses(curves, *, loss_pairs=None):
     :func:`pp_corr.studies.signed_rank_study.loss_curves`. Returns the Figure.
 
     >>> from pp_corr.studies.signed_rank_study import loss_curves, signed_rank_study
-    >>> res = signed_rank_study([0.0, 0.05], [0.0], runs=10, n_draws=100, workers=1, random_seed=0, progress=False)
+    >>> res = signed_rank_study([0.0, 0.05], [0.0], runs=10, draws=100, workers=1, random_seed=0, progressbar=False)
     >>> fig = plot_signed_rank_losses(loss_curves(res), loss_pairs=["(1, 19)"])
     >>> fig.axes[0].get_title()
     'r = 0, (l0, l1) = (1, 19)'
@@ -64,7 +64,7 @@ def plot_signed_rank_losses(curves, *, loss_pairs=None):
     lines, names = legend_axes[0].get_legend_handles_labels()
     bars, bar_names = legend_axes[1].get_legend_handles_labels()
     title = (f"{curves.attrs.get('n_datasets', '?')} data sets, sigma = {curves.attrs.get('sigma', '?')}, "
-             f"{curves.attrs.get('runs', '?')} runs of {curves.attrs.get('n_draws', '?')} Dirichlet draws; "
+             f"{curves.attrs.get('runs', '?')} runs of {curves.attrs.get('draws', '?')} Dirichlet draws; "
              f"Wilcoxon at alpha = {curves.attrs.get('alpha', 0.05):g}; bands: 95% Monte Carlo intervals")
     fig.legend(lines + bars, names + bar_names, loc="outside upper center", ncols=4, fontsize=8, frameon=False,
                title=title, title_fontsize=9)

@@ -34,8 +34,8 @@ TEST_NAMES = {"wilcoxon": "Wilcoxon signed-rank", "dp": "DP, s -> 0", "idp": "im
 CHUNK = 25  # runs per task: their Dirichlet draws (25 x 5000 x 31 numbers) take 31 MB
 
 
-def idp_weights(rng, n_draws, n_datasets, size=()):
-    """Dirichlet draws (w0, w_1..w_q) ~ Dir(s, 1, ..., 1), s the IDP's prior strength, shape ``size + (n_draws,
+def idp_weights(rng, draws, n_datasets, size=()):
+    """Dirichlet draws (w0, w_1..w_q) ~ Dir(s, 1, ..., 1), s the IDP's prior strength, shape ``size + (draws,
     q + 1)``: w0 from a Gamma(s), the others from exponentials (Gamma(1), several times faster in numpy), normalised.
     Each weight's draws lie side by side (the last two axes are a transposed view), as the signed-rank kernel reads
     them (:func:`pp_corr.pairwise.rank_tests.dirichlet`).
@@ -45,13 +45,13 @@ def idp_weights(rng, n_draws, n_datasets, size=()):
     ((2, 4, 4), True)
     """
     shape = (*(int(n) for n in np.atleast_1d(size)),)
-    gammas = np.concatenate([rng.standard_gamma(IDP_STRENGTH, (*shape, 1, n_draws)),
-                             rng.standard_exponential((*shape, n_datasets, n_draws))], axis=-2)
+    gammas = np.concatenate([rng.standard_gamma(IDP_STRENGTH, (*shape, 1, draws)),
+                             rng.standard_exponential((*shape, n_datasets, draws))], axis=-2)
     return np.swapaxes(gammas / gammas.sum(axis=-2, keepdims=True), -1, -2)
 
 
 def idp_probabilities(z, weights):
-    """For each row of ``z`` (m, q), with the Dirichlet draws ``weights`` (n_draws, q + 1) of :func:`idp_weights`:
+    """For each row of ``z`` (m, q), with the Dirichlet draws ``weights`` (draws, q + 1) of :func:`idp_weights`:
     the DP's (s -> 0) P(theta > 1/2) and the IDP's lower and upper P(theta > 1/2), each the share of draws whose g
     passes 1/2, as three arrays (m,). g as in :func:`pp_corr.imprecise_signed_rank` (the same weights give its
     lower and upper probabilities exactly); the DP's g is the lower g / (1 - w0)^2.
@@ -64,7 +64,7 @@ def idp_probabilities(z, weights):
     z, weights = np.atleast_2d(np.asarray(z, dtype=float)), np.asarray(weights, dtype=float)
     q = z.shape[1]
     if weights.ndim != 2 or weights.shape[1] != q + 1:
-        raise ValueError(f"weights must have shape (n_draws, {q + 1}) for z of {q} data sets, got {weights.shape}")
+        raise ValueError(f"weights must have shape (draws, {q + 1}) for z of {q} data sets, got {weights.shape}")
     w0 = weights[:, 0]
     data_share, prior_mass = (1 - w0) ** 2, w0 * (2 - w0)
     out = np.empty((3, len(z)))
@@ -74,13 +74,13 @@ def idp_probabilities(z, weights):
     return out[0], out[1], out[2]
 
 
-def _signed_rank_chunk(deltas, n_datasets, sigma, correlation, n_draws, runs, seed):
+def _signed_rank_chunk(deltas, n_datasets, sigma, correlation, draws, runs, seed):
     """The statistics of ``runs`` runs at every Delta, an array (statistic, run, delta), and their noise (run, q)."""
     rng = np.random.default_rng(seed)
     e = rng.standard_normal((2, runs, n_datasets))
     noise = sigma * ((correlation - 1) * e[0] + np.sqrt(1 - correlation**2) * e[1])  # Y - X at Delta = 0
     z = noise[:, None, :] + np.asarray(deltas)[None, :, None]
-    weights = idp_weights(rng, n_draws, n_datasets, size=runs)
+    weights = idp_weights(rng, draws, n_datasets, size=runs)
     out = np.empty((len(STATISTICS), runs, len(deltas)))
     out[0] = stats.wilcoxon(z, axis=-1, zero_method="zsplit", alternative="greater").pvalue
     for run in range(runs):
@@ -89,19 +89,19 @@ def _signed_rank_chunk(deltas, n_datasets, sigma, correlation, n_draws, runs, se
 
 
 def signed_rank_study(deltas=DELTAS, correlations=CORRELATIONS, *, n_datasets=30, sigma=0.12, runs=1000,
-                      n_draws=5000, scheduler=None, workers=None, random_seed=None, progress=True) -> xr.Dataset:
+                      draws=5000, scheduler=None, workers=None, random_seed=None, progressbar=True) -> xr.Dataset:
     """The loss simulation: per correlation r and run, ``n_datasets`` pairs (X_i, Y_i) ~ N((0, Delta), sigma^2
     [[1, r], [r, 1]]) at every Delta of ``deltas`` (the same noise shifted), z_i = Y_i - X_i, and the statistics
     of three one-sided tests of "Y better": the Wilcoxon p-value (``scipy.stats.wilcoxon``, exact for q <= 50
-    without ties), the DP's P(theta > 1/2) and the IDP's lower and upper P(theta > 1/2) from ``n_draws`` Dirichlet
+    without ties), the DP's P(theta > 1/2) and the IDP's lower and upper P(theta > 1/2) from ``draws`` Dirichlet
     draws (:func:`idp_probabilities`).
 
     Returns the statistics with dims (correlation, delta, run) and each run's ``noise`` z - Delta (correlation,
     run, dataset), the data of every test (z = noise + Delta); :func:`loss_curves`, :func:`loss_areas` and
-    :func:`indeterminate_decisions` turn them into losses. ``scheduler``, ``workers``, ``progress`` and
+    :func:`indeterminate_decisions` turn them into losses. ``scheduler``, ``workers``, ``progressbar`` and
     ``random_seed`` as in :func:`pp_corr.studies.simulation.bayesian_network_study`.
 
-    >>> res = signed_rank_study([0.0, 0.05], [0.0], runs=4, n_draws=200, workers=1, random_seed=0, progress=False)
+    >>> res = signed_rank_study([0.0, 0.05], [0.0], runs=4, draws=200, workers=1, random_seed=0, progressbar=False)
     >>> res.idp_lower.dims, bool((res.idp_lower <= res.dp_probability).all())
     (('correlation', 'delta', 'run'), True)
     """
@@ -114,15 +114,15 @@ def signed_rank_study(deltas=DELTAS, correlations=CORRELATIONS, *, n_datasets=30
         raise ValueError(f"correlations must be in (-1, 1): at 1 the differences are all Delta, got {correlations}")
     n_datasets = check_count("n_datasets", n_datasets, minimum=2)
     sigma = check_real("sigma", sigma, low=0, low_open=True)
-    runs, n_draws = check_count("runs", runs), check_count("n_draws", n_draws)
+    runs, draws = check_count("runs", runs), check_count("draws", draws)
     scheduler, workers = check_execution(scheduler, workers)
     chunks = [min(CHUNK, runs - start) for start in range(0, runs, CHUNK)]
-    tasks = [((k, c), (deltas, n_datasets, sigma, float(r), n_draws, size))
+    tasks = [((k, c), (deltas, n_datasets, sigma, float(r), draws, size))
              for k, r in enumerate(correlations) for c, size in enumerate(chunks)]
     values = np.empty((len(STATISTICS), len(correlations), runs, len(deltas)))
     noise = np.empty((len(correlations), runs, n_datasets))
     for (k, c), (result, chunk_noise) in map_tasks(_signed_rank_chunk, tasks, random_seed=seed, scheduler=scheduler,
-                                                   workers=workers, progress=progress, desc="signed-rank study"):
+                                                   workers=workers, progressbar=progressbar, desc="signed-rank study"):
         values[:, k, c * CHUNK: c * CHUNK + chunks[c]] = result
         noise[k, c * CHUNK: c * CHUNK + chunks[c]] = chunk_noise
     dims = ("correlation", "run", "delta")
@@ -130,7 +130,7 @@ def signed_rank_study(deltas=DELTAS, correlations=CORRELATIONS, *, n_datasets=30
                       | {"noise": (("correlation", "run", "dataset"), noise)},
                       coords={"correlation": correlations, "run": np.arange(runs), "delta": deltas},
                       attrs={"study": "signed-rank losses (Benavoli et al. 2014)", "n_datasets": n_datasets,
-                             "sigma": sigma, "n_draws": n_draws, "idp_strength": IDP_STRENGTH,
+                             "sigma": sigma, "draws": draws, "idp_strength": IDP_STRENGTH,
                              "random_seed": str(seed.entropy)}).transpose("correlation", "delta", "run", ...)
 
 
@@ -193,7 +193,7 @@ def loss_curves(results: xr.Dataset, loss_pairs=LOSS_PAIRS, alpha=0.05) -> xr.Da
     runs where the IDP is determinate, ``indeterminate`` the IDP's indeterminate share (loss_pair, correlation, delta);
     each with ``<name>_se``. Decisions as in :func:`decisions`.
 
-    >>> res = signed_rank_study([0.0, 0.05], [0.0], runs=20, n_draws=200, workers=1, random_seed=0, progress=False)
+    >>> res = signed_rank_study([0.0, 0.05], [0.0], runs=20, draws=200, workers=1, random_seed=0, progressbar=False)
     >>> curves = loss_curves(res)
     >>> curves.loss.dims, float(curves.loss.sel(test="wilcoxon", loss_pair="(1, 1)", delta=0.0).max()) <= 1
     (('test', 'loss_pair', 'correlation', 'delta'), True)
@@ -225,7 +225,7 @@ def loss_areas(results: xr.Dataset, loss_pairs=LOSS_PAIRS, alpha=0.05) -> xr.Dat
     per-Delta mean losses over the runs where the IDP decides. ``area_se`` its Monte Carlo standard error over the runs
     (linearised for the ratio means of the determinate runs).
 
-    >>> res = signed_rank_study([0.0, 0.05], [0.0], runs=20, n_draws=200, workers=1, random_seed=0, progress=False)
+    >>> res = signed_rank_study([0.0, 0.05], [0.0], runs=20, draws=200, workers=1, random_seed=0, progressbar=False)
     >>> areas = loss_areas(res, [(1, 19)])
     >>> areas.area.dims, bool(np.isnan(areas.area.sel(runs_used="all", test="idp")).all())
     (('runs_used', 'test', 'loss_pair', 'correlation'), True)
@@ -252,7 +252,7 @@ def indeterminate_decisions(results: xr.Dataset, loss_pairs=LOSS_PAIRS, alpha=0.
     the share ``h1`` of H1 decisions of the DP and of the Wilcoxon test (H0 is the rest), dims (test, loss_pair,
     correlation), its standard error ``h1_se`` (runs as clusters) and ``n_indeterminate`` the number of cases.
 
-    >>> res = signed_rank_study([0.0, 0.05], [0.0], runs=20, n_draws=200, workers=1, random_seed=0, progress=False)
+    >>> res = signed_rank_study([0.0, 0.05], [0.0], runs=20, draws=200, workers=1, random_seed=0, progressbar=False)
     >>> indeterminate_decisions(res).h1.dims
     ('test', 'loss_pair', 'correlation')
     """

@@ -65,11 +65,11 @@ def draw_deltas(distribution, value, shape, rng):
     return np.clip(value + value * rng.standard_cauchy(shape), -0.5, 0.5)
 
 
-def _execution(scheduler, workers, progress):
+def _execution(scheduler, workers, progressbar):
     """The checked execution arguments of a study, for :func:`pp_corr.execution.map_tasks`: its chunks release the
     GIL (compiled fold splits, numpy statistics), so a local cluster runs them in threads of this process."""
     scheduler, workers = check_execution(scheduler, workers)
-    return {"scheduler": scheduler, "workers": workers, "threads": True, "progress": progress}
+    return {"scheduler": scheduler, "workers": workers, "threads": True, "progressbar": progressbar}
 
 
 def _network_chunk(distribution, delta, runs, n_datasets, folds, repetitions, seed):
@@ -105,7 +105,7 @@ def _run_chunks(chunk_fn, settings, repetitions, seed, execution, desc):
 
 
 def bayesian_network_study(deltas, *, distribution="fixed", runs=(1, 10), n_datasets=50, repetitions=5000,
-                           folds=10, scheduler=None, workers=None, random_seed=None, progress=True) -> xr.Dataset:
+                           folds=10, scheduler=None, workers=None, random_seed=None, progressbar=True) -> xr.Dataset:
     """The Bayesian-network experiment: BN-hat (B) against zeroR (A) on ``n_datasets`` simulated data sets of
     random size (uniform on 25, 50, 100, 250, 500, 1000), ``runs`` x ``folds``-fold cross-validation, each
     data set's accuracy gap given by ``distribution`` (see :func:`draw_deltas`) with ``deltas`` values.
@@ -117,7 +117,7 @@ def bayesian_network_study(deltas, *, distribution="fixed", runs=(1, 10), n_data
     (None: fresh entropy, stored in ``attrs["random_seed"]``).
 
     >>> res = bayesian_network_study([0.0, 0.1], runs=1, n_datasets=10, repetitions=20, random_seed=0,
-    ...                              workers=1, progress=False)
+    ...                              workers=1, progressbar=False)
     >>> dict(res.sizes)
     {'delta': 2, 'runs': 1, 'n_datasets': 1, 'repetition': 20}
     """
@@ -130,7 +130,7 @@ def bayesian_network_study(deltas, *, distribution="fixed", runs=(1, 10), n_data
         raise ValueError(f"runs must be >= 1 and n_datasets >= 2, got runs={runs}, n_datasets={n_datasets}")
     if np.any(np.abs(deltas) > 0.5):
         raise ValueError("deltas must be in [-0.5, 0.5]: the accuracy of BN-hat is at most 1")
-    execution = _execution(scheduler, workers, progress)
+    execution = _execution(scheduler, workers, progressbar)
     settings = [(distribution, d, int(m), int(q), folds) for d in deltas for m in runs for q in n_datasets]
     _check_memory(len(STATISTICS) * len(settings) * repetitions, f"{len(settings)} settings x {repetitions} "
                   "repetitions")
@@ -148,7 +148,7 @@ def experiment_1(*, repetitions=5000, **kwargs) -> xr.Dataset:
     """Experiment 1 of the paper: the same accuracy gap delta in {0, 0.01, ..., 0.1} on all 50 data sets,
     m in {1, 10} runs; other arguments as :func:`bayesian_network_study`.
 
-    >>> res = experiment_1(repetitions=5, runs=1, workers=1, progress=False, random_seed=0)
+    >>> res = experiment_1(repetitions=5, runs=1, workers=1, progressbar=False, random_seed=0)
     >>> res.delta.values[[0, -1]].tolist()
     [0.0, 0.1]
     """
@@ -159,7 +159,7 @@ def experiment_2(*, repetitions=5000, **kwargs) -> xr.Dataset:
     """Experiment 2: each data set's gap ~ Cauchy(d, d) clipped to [-0.5, 0.5], d in {0, 0.01, ..., 0.05},
     q in {50, 25}, m in {1, 10}; other arguments as :func:`bayesian_network_study`.
 
-    >>> res = experiment_2(repetitions=5, runs=1, n_datasets=25, workers=1, progress=False, random_seed=0)
+    >>> res = experiment_2(repetitions=5, runs=1, n_datasets=25, workers=1, progressbar=False, random_seed=0)
     >>> res.attrs["distribution"], res.n_datasets.values.tolist()
     ('cauchy', [25])
     """
@@ -172,12 +172,12 @@ def _toy_chunk(sigma, folds, rho, repetitions, seed):
 
 
 def toy_example(*, repetitions=5000, folds=10, rho=0.0, scheduler=None, workers=None, random_seed=None,
-                progress=True) -> xr.Dataset:
+                progressbar=True) -> xr.Dataset:
     """The toy example: 10 data sets, ``folds`` independent differences x ~ N(mu_i, sigma_i^2) each, with
     mu = +0.1 on D1..D5 and -0.1 on D6..D10; case 1: sigma = 0.05 everywhere; case 2: sigma = 0.15 on D6..D10.
     B is better on exactly half the data sets, so neither test should declare it better. ``rho`` = 0 as the
     differences are independent. Returns the statistics of :func:`study_statistics`, dims (case, repetition);
-    ``scheduler``, ``workers`` and ``progress`` as in :func:`bayesian_network_study`.
+    ``scheduler``, ``workers`` and ``progressbar`` as in :func:`bayesian_network_study`.
 
     The two cases do not give the Wilcoxon test the same p-values. In case 1 the ten |means| are exchangeable,
     so T+ is the rank sum of a random half of 1..10 (sd 4.79) and the one-sided p-value never falls below
@@ -186,14 +186,14 @@ def toy_example(*, repetitions=5000, folds=10, rho=0.0, scheduler=None, workers=
     Poisson test's P(X > q/2) grows by orders of magnitude in case 2 (median about 0.001 -> 0.3) and rarely
     (about 0.15% of repetitions) passes 0.95.
 
-    >>> res = toy_example(repetitions=200, random_seed=0, workers=1, progress=False)
+    >>> res = toy_example(repetitions=200, random_seed=0, workers=1, progressbar=False)
     >>> # the noisier case 2 makes the Poisson test less sure that B is not better on a majority
     >>> bool(res.p_b_majority[1].median() > res.p_b_majority[0].median())
     True
     """
     repetitions, folds = check_count("repetitions", repetitions), check_count("folds", folds, minimum=2)
     seed = as_seed_sequence(random_seed)
-    execution = _execution(scheduler, workers, progress)
+    execution = _execution(scheduler, workers, progressbar)
     _check_memory(2 * len(STATISTICS) * repetitions, f"the toy example with {repetitions} repetitions")
     sigmas = {"1: sd 0.05 on all": np.full(10, 0.05), "2: sd 0.15 on D6-D10": np.repeat([0.05, 0.15], 5)}
     values = _run_chunks(_toy_chunk, [(sigma, folds, rho) for sigma in sigmas.values()], repetitions, seed,
@@ -210,7 +210,7 @@ def rejection_rates(results: xr.Dataset, alpha=0.05) -> xr.Dataset:
     the Wilcoxon test when its one-sided p-value < alpha. ``rate`` and its standard error ``se`` per test and
     setting (mean over ``repetition``), with the mean simulated difference.
 
-    >>> rates = rejection_rates(toy_example(repetitions=100, random_seed=0, workers=1, progress=False))
+    >>> rates = rejection_rates(toy_example(repetitions=100, random_seed=0, workers=1, progressbar=False))
     >>> rates.rate.dims
     ('test', 'case')
     """

@@ -105,16 +105,40 @@ def five_point_rule(points, weights, sigma0, delta0, nu, constants, out):
     def block(rows):
         z2 = ((points[None] - delta0[rows, None, None]) / sigma0) ** 2  # (block, q, 5C)
         for m, (v, constant) in enumerate(zip(nu, constants)):
-            kernel = np.divide(z2, v)  # the t density over sigma0, in one buffer; log(1 + x) costs half log1p(x)
-            kernel += 1.0
-            np.log(kernel, out=kernel)
-            kernel *= -0.5 * (v + 1)
-            kernel += constant - log_sigma0
-            np.exp(kernel, out=kernel)
+            kernel = _t_kernel(z2, v, constant - log_sigma0)
             out[rows, m] = np.matmul(kernel.transpose(1, 0, 2), weights).transpose(1, 0, 2)
 
-    size = max(1, min(8, int(4e5 // points.size)))  # delta0 nodes per block (a kernel of at most 3 MB)
-    blocks = [slice(start, start + size) for start in range(0, len(delta0), size)]
+    _run_blocks(block, len(delta0), max(1, min(8, int(4e5 // points.size))))  # a kernel of at most 3 MB
+
+
+def five_point_draws(points, weights, sigma0, delta0, nu, constants, out):
+    """:func:`five_point_rule` for draws, each with its own ``sigma0``, ``delta0``, ``nu`` and ``constants``
+    (arrays of one per draw): G (draws, q, 6) into ``out``, blocks of draws in threads."""
+    def block(rows):
+        scale = sigma0[rows, None, None]
+        z2 = ((points[None] - delta0[rows, None, None]) / scale) ** 2  # (block, q, 5C)
+        kernel = _t_kernel(z2, nu[rows, None, None], constants[rows, None, None] - np.log(scale))
+        out[rows] = np.matmul(kernel.transpose(1, 0, 2), weights).transpose(1, 0, 2)
+
+    _run_blocks(block, len(delta0), max(1, min(64, int(4e5 // points.size))))
+
+
+def _t_kernel(z2, nu, log_constant):
+    """The t density over sigma0 at squared standardised distances ``z2``, in one new buffer (``log_constant``
+    includes -log sigma0); log(1 + x) costs half of log1p(x) (see :func:`t_density`)."""
+    kernel = np.divide(z2, nu)
+    kernel += 1.0
+    np.log(kernel, out=kernel)
+    kernel *= -0.5 * (nu + 1)
+    kernel += log_constant
+    np.exp(kernel, out=kernel)
+    return kernel
+
+
+def _run_blocks(block, count, size):
+    """``block(rows)`` on consecutive slices of ``size`` of range(count), in threads when there are several (the
+    slices are fixed, so results do not depend on the thread count)."""
+    blocks = [slice(start, start + size) for start in range(0, count, size)]
     if len(blocks) == 1:  # one block (the data-set likelihoods' one node at a time): no hop to a thread
         block(blocks[0])
     else:
@@ -277,35 +301,51 @@ def refine_cells(out, weights, edges, top, sides, fine, offsets, levels, reach, 
     set's integral are left out. The delta0 nodes run in parallel threads in the ``order`` given: :func:`dealt_order`
     (numba gives each thread one run of consecutive iterations, and the costly nodes, near the data, are
     neighbours: 8% faster on uci54 j48gr - j48)."""
-    q, cells = top.shape
     peaks = np.exp(constants)
     for turn in numba.prange(len(delta0)):
         k = order[turn]
-        d0 = delta0[k]
-        base = np.empty(len(nu))
-        change = np.empty(3)
-        stack = np.empty((2 * len(levels) + 2, 2), dtype=np.int64)
-        for i in range(q):
+        _refine_node(out[k], weights, edges, top, sides, fine, offsets, levels, reach, sigma0, delta0[k], nu,
+                     constants, peaks)
+
+
+@numba.njit(cache=True, parallel=True)
+def refine_draws(out, weights, edges, top, sides, fine, offsets, levels, reach, sigma0, delta0, nu, constants):
+    """:func:`refine_cells` for draws: ``out`` (draws, q, 6) and each draw's own ``sigma0``, ``delta0``, ``nu`` and
+    ``constants`` (arrays of one per draw), the draws in parallel threads."""
+    peaks = np.exp(constants)
+    for k in numba.prange(len(delta0)):
+        _refine_node(out[k : k + 1], weights, edges, top, sides, fine, offsets, levels, reach, sigma0[k], delta0[k],
+                     nu[k : k + 1], constants[k : k + 1], peaks[k : k + 1])
+
+
+@numba.njit(cache=True)
+def _refine_node(out, weights, edges, top, sides, fine, offsets, levels, reach, sigma0, d0, nu, constants, peaks):
+    """:func:`refine_cells` at one delta0 node ``d0``: ``out`` (nu, q, 6); ``peaks`` the kernels' densities at 0."""
+    q, cells = top.shape
+    base = np.empty(len(nu))
+    change = np.empty(3)
+    stack = np.empty((2 * len(levels) + 2, 2), dtype=np.int64)
+    for i in range(q):
+        for m in range(len(nu)):
+            base[m] = out[m, i, 0]
+        for c in range(cells):
+            lower, upper = edges[i, c], edges[i, c + 1]
+            if upper == lower:  # padding
+                continue
+            cell_z = (upper - lower) / sigma0
+            gap = max(max(lower - d0, d0 - upper), 0.0) / sigma0
+            z_start = (lower - d0) / sigma0
             for m in range(len(nu)):
-                base[m] = out[k, m, i, 0]
-            for c in range(cells):
-                lower, upper = edges[i, c], edges[i, c + 1]
-                if upper == lower:  # padding
+                v, constant, threshold = nu[m], constants[m], TOLERANCE * base[m]
+                if _smooth_cell(gap, cell_z, top[i, c], v, constant, peaks[m], threshold):
                     continue
-                cell_z = (upper - lower) / sigma0
-                gap = max(max(lower - d0, d0 - upper), 0.0) / sigma0
-                z_start = (lower - d0) / sigma0
-                for m in range(len(nu)):
-                    v, constant, threshold = nu[m], constants[m], TOLERANCE * base[m]
-                    if _smooth_cell(gap, cell_z, top[i, c], v, constant, peaks[m], threshold):
-                        continue
-                    _subcells(z_start, cell_z, fine[i, c], offsets, levels, v, constant, top[i, c], threshold,
-                              1e-12 * base[m] / (top[i, c] * reach[i, c]), stack, change)
-                    for j in range(5):  # minus the cell's five-point rule
-                        density = t_density(z_start + cell_z * _COARSE_AT[j], v, constant) / sigma0
-                        for r in range(3):
-                            change[r] -= density * weights[i, 5 * c + j, r]
+                _subcells(z_start, cell_z, fine[i, c], offsets, levels, v, constant, top[i, c], threshold,
+                          1e-12 * base[m] / (top[i, c] * reach[i, c]), stack, change)
+                for j in range(5):  # minus the cell's five-point rule
+                    density = t_density(z_start + cell_z * _COARSE_AT[j], v, constant) / sigma0
                     for r in range(3):
-                        out[k, m, i, r] += change[r]
-                    for r in range(3):
-                        out[k, m, i, 3 + r] += change[0] * sides[i, c, r]
+                        change[r] -= density * weights[i, 5 * c + j, r]
+                for r in range(3):
+                    out[m, i, r] += change[r]
+                for r in range(3):
+                    out[m, i, 3 + r] += change[0] * sides[i, c, r]

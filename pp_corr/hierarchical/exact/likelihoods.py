@@ -6,9 +6,11 @@ import functools
 import math
 from dataclasses import dataclass
 
+import numba
 import numpy as np
 
-from .convolution import COARSE, GAUSS, dealt_order, five_point_rule, log_t_constant, refine_cells
+from .convolution import (COARSE, GAUSS, dealt_order, five_point_draws, five_point_rule, log_t_constant,
+                          refine_cells, refine_draws)
 from .grid import ExactGrid
 from .integrals import log_sigma_integral
 
@@ -78,23 +80,21 @@ class Likelihoods:
 
     def log_level(self, i, d):
         """log L_i(d) / top for data set i at d (an array within the support), interpolated linearly in
-        ``levels``."""
-        steps = self.radii.shape[1] - 1
-        y = np.abs(d - self.xbar[i]) / self.scale[i]
-        position = np.log(y + np.sqrt(y * y + 1)) * (steps / self._reach(i))  # asinh, faster
-        j = np.minimum(position.astype(np.intp), steps - 1)
-        levels = self.levels[i]
-        return np.take(levels, j) + np.minimum(position - j, 1.0) * np.take(np.diff(levels), j)
+        ``levels`` (:func:`level_at`)."""
+        d = np.asarray(d, dtype=float)
+        return np.array([level_at(self.levels[i], self.level_steps[i], self.xbar[i], self.scale[i], v)
+                         for v in d.ravel()]).reshape(d.shape)
 
     def profile_points(self, i, step):
         """d at the points of L_i's profile about ``step`` apart in asinh(|d - xbar_i| / scale_i), both sides."""
-        steps = self.radii.shape[1] - 1
-        every = max(1, round(step * steps / self._reach(i)))
+        every = max(1, round(step * self.level_steps[i]))
         r = np.append(self.radii[i, :-1:every], self.radii[i, -1])
         return self.xbar[i] + np.concatenate([-r[:0:-1], r])
 
-    def _reach(self, i):
-        return math.asinh(self.radii[i, -1] / self.scale[i])
+    @functools.cached_property
+    def level_steps(self):
+        """(q,) steps of ``levels`` per unit of asinh(|d - xbar_i| / scale_i)."""
+        return (self.radii.shape[1] - 1) / np.arcsinh(self.radii[:, -1] / self.scale)
 
     @functools.cached_property
     def distinct(self):
@@ -122,6 +122,19 @@ class Likelihoods:
         """The likelihoods of the data sets ``index`` only."""
         arrays = {name: getattr(self, name)[index] for name in self.__dataclass_fields__ if name != "subcells"}
         return Likelihoods(**arrays, subcells=self.subcells)
+
+
+@numba.njit(cache=True)
+def level_at(levels, steps_per_unit, xbar, scale, d):
+    """log L / top at d from its ``levels`` at equal steps in asinh(|d - xbar| / scale), ``steps_per_unit`` of
+    them per unit, interpolated linearly (constant beyond the last).
+
+    >>> level_at(np.array([0.0, -1.0, -3.0]), 2.0, 0.0, 1.0, math.sinh(0.75))
+    -2.0
+    """
+    position = math.asinh(abs(d - xbar) / scale) * steps_per_unit
+    k = min(int(position), len(levels) - 2)
+    return levels[k] + min(position - k, 1.0) * (levels[k + 1] - levels[k])
 
 
 def build_likelihoods(xbar, ss, n, rho, lo, hi, splits, grid: ExactGrid) -> Likelihoods:
@@ -229,5 +242,29 @@ def convolve(lik: Likelihoods, sigma0, delta0, nu):
     five_point_rule(lik.points, lik.weights, float(sigma0), delta0, nu, constants, out)
     refine_cells(out, lik.weights, lik.edges, lik.top, lik.sides, *lik.fine_table, float(sigma0), delta0, nu,
                  constants, dealt_order(len(delta0)))
+    np.maximum(out[..., 0], 0.0, out=out[..., 0])
+    return out
+
+
+def convolve_draws(lik: Likelihoods, sigma0, delta0, nu):
+    """G[k, i, :] of :func:`convolve` for draws k, each with its own ``sigma0``, ``delta0`` and ``nu`` (arrays of
+    one per draw): the same rules, the draws in parallel threads.
+
+    >>> from .grid import ExactGrid
+    >>> two = np.ones(2)
+    >>> lik = build_likelihoods(np.array([0.1, -0.2]), np.array([9.0, 4.0]), 10 * two, 0.1 * two, 0.01 * two,
+    ...                         100 * two, (0.0, 0.0), ExactGrid())
+    >>> each = [convolve(lik, s, np.array([d]), np.array([v]))[0, 0] for s, d, v in ((0.5, 0, 3), (2, 1, 30))]
+    >>> bool(np.allclose(convolve_draws(lik, [0.5, 2.0], [0.0, 1.0], [3.0, 30.0]), each, rtol=1e-12, atol=0))
+    True
+    """
+    distinct, inverse = lik.distinct
+    if distinct is not lik:
+        return convolve_draws(distinct, sigma0, delta0, nu)[:, inverse]
+    sigma0, delta0, nu = (np.ascontiguousarray(v, dtype=float) for v in (sigma0, delta0, nu))
+    constants = log_t_constant(nu)
+    out = np.empty((len(delta0), lik.q, 6))
+    five_point_draws(lik.points, lik.weights, sigma0, delta0, nu, constants, out)
+    refine_draws(out, lik.weights, lik.edges, lik.top, lik.sides, *lik.fine_table, sigma0, delta0, nu, constants)
     np.maximum(out[..., 0], 0.0, out=out[..., 0])
     return out

@@ -90,7 +90,8 @@ def mcse(values):
 
 (full, full_time), (gap, gap_time) = fit(complete, "complete"), fit(gappy, "gappy")
 print(f"gappy / complete time (last fits): {gap_time / full_time:.2f}; {int((~kept).sum())} cells removed, "
-      f"{len(gap.data.absent)} data sets with gaps, {len(gap.data.datasets)} of {len(full.data.datasets)} data sets kept")
+      f"{len(gap.data.absent)} data sets with gaps, {len(gap.data.datasets)} of {len(full.data.datasets)} data sets "
+      "kept")
 assert full.algorithms == gap.algorithms
 (full_pairs, full_ranks), (gap_pairs, gap_ranks) = per_draw(full), per_draw(gap)
 largest = (0.0, "")

@@ -27,8 +27,9 @@ def messy_benchmark(n_algorithms=16, n_datasets=80, folds=10, *, failed=(("passi
     Each data set has its own difficulty and size; each classifier its own skill, with near-identical pairs (lr and
     ridge, svm_lin and lr, rf and extra_trees) and some clearly worse (passive, perceptron), so that some pairs are
     equivalent, some are separated and some are undecided. Every fold's score is the share of its test instances
-    classified correctly, so ties are exact; every seventh data set has a long name. ``failed`` lists ``(algorithm, dataset index, folds)`` whose scores are
-    missing (NaN; :meth:`pandas.DataFrame.to_csv` with ``na_rep="NA"`` writes them as R does).
+    classified correctly, so ties are exact; every seventh data set has a long name. ``failed`` lists ``(algorithm,
+    dataset index, folds)`` whose scores are missing (NaN; :meth:`pandas.DataFrame.to_csv` with ``na_rep="NA"`` writes
+    them as R does).
 
     >>> frame = messy_benchmark(4, 3, random_seed=0, failed=(("lr", 0, (2,)),))
     >>> frame.shape, frame.columns[:3].tolist(), int(frame["lr"].isna().sum())

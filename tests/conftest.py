@@ -30,7 +30,6 @@ def uci54():
     return load_scores(UCI54, columns={"score": "accuracy"})
 
 
-
 @pytest.fixture(scope="session")
 def uci54_gappy(uci54):
     """uci54 with 10% of its (data set, algorithm) cells removed at random (seed 38): 27 of 270 cells, every data set

@@ -14,23 +14,20 @@ from tests.test_joint import regression_recursion
 ORDER = np.array([2, 0, 3, 1])
 
 
-def sds_and_correlations(u, m, order, scaling=0.0, basis=None):
-    """(sigma_a, r_ab for a < b) of the covariance the free values u = (log sd, slopes) give (the test's recursion;
-    with ``basis`` B, of x = B z, z in the order)."""
-    cov = regression_recursion(u[:m], u[m:], order if basis is None else np.arange(m), scaling)
-    cov = cov if basis is None else basis @ cov @ basis.T
+def sds_and_correlations(u, m, order, scaling=0.0):
+    """(sigma_a, r_ab for a < b) of the covariance the free values u = (log sd, slopes) give (the test's recursion)."""
+    cov = regression_recursion(u[:m], u[m:], order, scaling)
     sd = np.sqrt(np.diag(cov))
     return np.r_[sd, (cov / np.outer(sd, sd))[np.triu_indices(m, 1)]], cov / np.outer(sd, sd)
 
 
-def log_abs_jacobian(u, m, order, scaling=0.0, h=1e-6, basis=None):
+def log_abs_jacobian(u, m, order, scaling=0.0, h=1e-6):
     jac = np.empty((len(u), len(u)))
     for k in range(len(u)):
         step = np.zeros(len(u))
         step[k] = h
-        above = sds_and_correlations(u + step, m, order, scaling, basis)[0]
-        below = sds_and_correlations(u - step, m, order, scaling, basis)[0]
-        jac[:, k] = (above - below) / (2 * h)
+        jac[:, k] = (sds_and_correlations(u + step, m, order, scaling)[0]
+                     - sds_and_correlations(u - step, m, order, scaling)[0]) / (2 * h)
     return np.linalg.slogdet(jac)[1]
 
 
@@ -55,7 +52,7 @@ def test_the_sampled_values_have_the_uniform_sd_and_lkj_prior(eta, scaling):
 
 def test_one_order_per_matrix_and_the_bound():
     """A stack with its own order per matrix: each matrix as the recursion gives it, the prior the sum of each
-    matrix's (the single-matrix prior checked above); an sd at its bound has probability 0."""
+    matrix's (the single-matrix prior checked above); an sd above its coordinate's bound has probability 0."""
     rng = np.random.default_rng(6)
     orders = np.array([[0, 1, 2], [2, 1, 0], [1, 2, 0]])
     upper = np.array([[5.0, 5.0, 5.0], [5.0, 5.0, 5.0], [5.0, 5.0, 0.5]])
@@ -75,7 +72,10 @@ def test_one_order_per_matrix_and_the_bound():
         np.testing.assert_allclose(got[i], regression_recursion(log_sd[i], slopes[i], order), rtol=1e-12)
     assert prior == pytest.approx(sum(float(f({"one_log_sd": log_sd[i], "one_slopes": slopes[i]}))
                                       for i, f in enumerate(singles)), rel=1e-12)
-    log_sd[2, :] = np.log(0.6)  # matrix 3's sds reach 0.6 > 0.5 somewhere
+    slopes[2] = 0.0  # matrix 3's coordinates independent, coordinate 2 (bound 0.5) at position 1 of its order
+    log_sd[2] = np.log([3.0, 0.4, 3.0])
+    assert np.isfinite(values({"ds_log_sd": log_sd, "ds_slopes": slopes})[1])
+    log_sd[2] = np.log([0.4, 0.6, 0.4])
     assert values({"ds_log_sd": log_sd, "ds_slopes": slopes})[1] == -np.inf
 
 
@@ -104,22 +104,31 @@ def test_a_block_seen_alone_has_the_marginal_prior_and_the_others_are_standard_n
     assert np.isfinite(log_prior({"pop_log_sd": u[:m], "pop_slopes": u[m:]}))
 
 
-def test_regressions_of_a_linear_map_of_the_coordinates_keep_the_prior():
-    """With a basis B (x = B z, the regressions those of z), p(u) = p(sigma) p_LKJ(R) |d(sigma, R)/du| of x's
-    sigma and R up to a constant, as in the permutation's case above."""
-    m, eta, scaling = 3, 1.5, 0.3
-    basis = np.array([[1.0, 0.0, 0.7], [0.0, 1.0, -0.4], [0.0, 0.0, 1.0]])[:, [1, 0, 2]]
+def test_with_a_basis_the_prior_is_that_of_the_regressions_coordinates():
+    """With a basis B (x = B z, the regressions those of z in the order's positions) the prior is set on cov(z):
+    log p(u) - log|J| - (eta - 1) log det R of z's sds and correlations is the same at every point, the matrix is
+    B cov(z) B^T, and z_j's bound is that of the coordinate at position j of the order - not x's sd."""
+    m, eta, scaling, order = 3, 1.5, 0.3, np.array([1, 0, 2])
+    basis = np.array([[1.0, 0.0, 0.7], [0.0, 1.0, -0.4], [0.0, 0.0, 1.0]])[:, order]  # x_1 = z_0 - 0.4 z_2
     with pm.Model() as model:
-        regression_covariance("pop", np.full(m, 50.0), np.arange(m), eta=eta, scaling=scaling, basis=basis)
-    log_prior = model.compile_fn(model.replace_rvs_by_values([model["pop_prior"]])[0], inputs=model.value_vars)
+        cov, _ = regression_covariance("pop", np.array([50.0, 2.0, 50.0]), order, eta=eta, scaling=scaling,
+                                       basis=basis)
+    values = model.compile_fn(model.replace_rvs_by_values([cov, model["pop_prior"]]), inputs=model.value_vars)
     rng = np.random.default_rng(8)
     residues = []
     for _ in range(6):
         u = rng.normal(0, 0.6, m + m * (m - 1) // 2)
-        corr = sds_and_correlations(u, m, None, scaling, basis)[1]
-        residues.append(float(log_prior({"pop_log_sd": u[:m], "pop_slopes": u[m:]}))
-                        - log_abs_jacobian(u, m, None, scaling, basis=basis) - (eta - 1) * np.linalg.slogdet(corr)[1])
+        got, log_prior = values({"pop_log_sd": u[:m], "pop_slopes": u[m:]})
+        in_z = regression_recursion(u[:m], u[m:], np.arange(m), scaling)
+        np.testing.assert_allclose(got, basis @ in_z @ basis.T, rtol=1e-12)
+        corr = sds_and_correlations(u, m, np.arange(m), scaling)[1]
+        residues.append(float(log_prior) - log_abs_jacobian(u, m, np.arange(m), scaling)
+                        - (eta - 1) * np.linalg.slogdet(corr)[1])
     assert np.ptp(residues) < 1e-6
+    slopes = np.zeros(3)
+    got, log_prior = values({"pop_log_sd": np.log([1.9, 1.0, 4.0]), "pop_slopes": slopes})
+    assert np.sqrt(got[1, 1]) > 2 and np.isfinite(log_prior)  # x_1's sd 2.5, z_0's 1.9: below its bound
+    assert values({"pop_log_sd": np.log([2.1, 1.0, 1.0]), "pop_slopes": slopes})[1] == -np.inf
 
 
 @pytest.mark.parametrize("eta", [1.0, 2.0])

@@ -59,7 +59,9 @@ def fit(scores, label):
         print(f"{label}, fit {number + 1}: {elapsed:.1f} s, converged {res.converged} after {len(res.attempts)} "
               f"attempt(s); smallest bulk ESS {min(float(ess[v].min()) for v in CHECKED):.0f} "
               f"({', '.join(f'{v} {float(ess[v].min()):.0f}' for v in CHECKED)}), largest R-hat "
-              f"{max(float(rhat[v].max()) for v in CHECKED):.4f}, divergences {int(stats_['diverging'].sum())}, "
+              f"{max(float(rhat[v].max()) for v in CHECKED):.4f} "
+              f"({', '.join(f'{v} {float(rhat[v].max()):.4f}' for v in CHECKED)}), "
+              f"divergences {int(stats_['diverging'].sum())}, "
               f"mean leapfrog steps {steps:.1f}", flush=True)
     return res, elapsed
 

@@ -2,12 +2,14 @@
 
 :func:`messy_benchmark` writes what a new user brings: a wide table of per-fold accuracies of many classifiers on
 many data sets, with the data-set column under a name of its own, and some folds that failed, written as R writes a
-missing value.
+missing value. :func:`remove_cells` makes a complete benchmark incomplete: whole (data set, algorithm) cells
+removed at random, as an algorithm that failed or was not run on some data sets leaves it.
 """
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import xarray as xr
 
 from ._args import as_generator, check_count
 
@@ -25,8 +27,9 @@ def messy_benchmark(n_algorithms=16, n_datasets=80, folds=10, *, failed=(("passi
     Each data set has its own difficulty and size; each classifier its own skill, with near-identical pairs (lr and
     ridge, svm_lin and lr, rf and extra_trees) and some clearly worse (passive, perceptron), so that some pairs are
     equivalent, some are separated and some are undecided. Every fold's score is the share of its test instances
-    classified correctly, so ties are exact; every seventh data set has a long name. ``failed`` lists ``(algorithm, dataset index, folds)`` whose scores are
-    missing (NaN; :meth:`pandas.DataFrame.to_csv` with ``na_rep="NA"`` writes them as R does).
+    classified correctly, so ties are exact; every seventh data set has a long name. ``failed`` lists ``(algorithm,
+    dataset index, folds)`` whose scores are missing (NaN; :meth:`pandas.DataFrame.to_csv` with ``na_rep="NA"`` writes
+    them as R does).
 
     >>> frame = messy_benchmark(4, 3, random_seed=0, failed=(("lr", 0, (2,)),))
     >>> frame.shape, frame.columns[:3].tolist(), int(frame["lr"].isna().sum())
@@ -71,3 +74,25 @@ def messy_benchmark(n_algorithms=16, n_datasets=80, folds=10, *, failed=(("passi
 def _dataset_name(i) -> str:
     """Short names, and every seventh a long one with underscores, as UCI's are (molecular_biology_promoters)."""
     return f"molecular_biology_promoters_{i + 1:02d}" if i % 7 == 3 else f"dataset_{i + 1:02d}"
+
+
+def remove_cells(scores: xr.Dataset, fraction=0.1, *, random_seed=None) -> tuple[xr.Dataset, xr.DataArray]:
+    """A copy of ``scores`` (:func:`pp_corr.load_scores`) without ``fraction`` of its (data set, algorithm) cells,
+    chosen at random (their scores NaN), and the (data set, algorithm) mask of the cells kept.
+
+    >>> from pp_corr import load_scores
+    >>> rng = np.random.default_rng(0)
+    >>> scores = load_scores({name: rng.uniform(0.7, 0.9, (10, 5)) for name in "abcd"}, folds=5)
+    >>> gappy, kept = remove_cells(scores, 0.1, random_seed=0)
+    >>> int((~kept).sum()), int(gappy.score.isnull().any(dim=["run", "fold"]).sum())
+    (4, 4)
+    """
+    q, k = scores.sizes["dataset"], scores.sizes["algorithm"]
+    removed = as_generator(random_seed).choice(q * k, size=round(fraction * q * k), replace=False)
+    kept = np.ones(q * k, dtype=bool)
+    kept[removed] = False
+    mask = xr.DataArray(kept.reshape(q, k), dims=("dataset", "algorithm"),
+                        coords={"dataset": scores.dataset, "algorithm": scores.algorithm})
+    gappy = scores.copy(deep=True)
+    gappy["score"] = scores.score.where(mask)
+    return gappy, mask

@@ -33,23 +33,13 @@ def uci54():
     return load_scores(UCI54, columns={"score": "accuracy"})
 
 
-
 @pytest.fixture(scope="session")
 def uci54_gappy(uci54):
     """uci54 with 10% of its (data set, algorithm) cells removed at random (seed 38): 27 of 270 cells, every data set
     keeping at least 3 algorithms; and the (data set, algorithm) mask of the cells kept."""
-    import numpy as np
-    import xarray as xr
+    from pp_corr.testing import remove_cells
 
-    q, k = uci54.sizes["dataset"], uci54.sizes["algorithm"]
-    removed = np.random.default_rng(38).choice(q * k, size=round(0.1 * q * k), replace=False)
-    kept = np.ones(q * k, dtype=bool)
-    kept[removed] = False
-    mask = xr.DataArray(kept.reshape(q, k), dims=("dataset", "algorithm"),
-                        coords={"dataset": uci54.dataset, "algorithm": uci54.algorithm})
-    gappy = uci54.copy(deep=True)
-    gappy["score"] = uci54.score.where(mask)
-    return gappy, mask
+    return remove_cells(uci54, 0.1, random_seed=38)
 
 
 # --- references shared by several test modules, written from the definitions ----------------------------------

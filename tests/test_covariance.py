@@ -6,6 +6,7 @@ import pymc as pm
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from scipy import stats
 
 from pp_corr.hierarchical.covariance import covariance_values, pivot_order, regression_covariance, regression_values
 from tests.test_joint import regression_recursion
@@ -25,9 +26,8 @@ def log_abs_jacobian(u, m, order, scaling=0.0, h=1e-6):
     for k in range(len(u)):
         step = np.zeros(len(u))
         step[k] = h
-        above = sds_and_correlations(u + step, m, order, scaling)[0]
-        below = sds_and_correlations(u - step, m, order, scaling)[0]
-        jac[:, k] = (above - below) / (2 * h)
+        jac[:, k] = (sds_and_correlations(u + step, m, order, scaling)[0]
+                     - sds_and_correlations(u - step, m, order, scaling)[0]) / (2 * h)
     return np.linalg.slogdet(jac)[1]
 
 
@@ -52,7 +52,7 @@ def test_the_sampled_values_have_the_uniform_sd_and_lkj_prior(eta, scaling):
 
 def test_one_order_per_matrix_and_the_bound():
     """A stack with its own order per matrix: each matrix as the recursion gives it, the prior the sum of each
-    matrix's (the single-matrix prior checked above); an sd at its bound has probability 0."""
+    matrix's (the single-matrix prior checked above); an sd above its coordinate's bound has probability 0."""
     rng = np.random.default_rng(6)
     orders = np.array([[0, 1, 2], [2, 1, 0], [1, 2, 0]])
     upper = np.array([[5.0, 5.0, 5.0], [5.0, 5.0, 5.0], [5.0, 5.0, 0.5]])
@@ -72,8 +72,78 @@ def test_one_order_per_matrix_and_the_bound():
         np.testing.assert_allclose(got[i], regression_recursion(log_sd[i], slopes[i], order), rtol=1e-12)
     assert prior == pytest.approx(sum(float(f({"one_log_sd": log_sd[i], "one_slopes": slopes[i]}))
                                       for i, f in enumerate(singles)), rel=1e-12)
-    log_sd[2, :] = np.log(0.6)  # matrix 3's sds reach 0.6 > 0.5 somewhere
+    slopes[2] = 0.0  # matrix 3's coordinates independent, coordinate 2 (bound 0.5) at position 1 of its order
+    log_sd[2] = np.log([3.0, 0.4, 3.0])
+    assert np.isfinite(values({"ds_log_sd": log_sd, "ds_slopes": slopes})[1])
+    log_sd[2] = np.log([0.4, 0.6, 0.4])
     assert values({"ds_log_sd": log_sd, "ds_slopes": slopes})[1] == -np.inf
+
+
+@pytest.mark.parametrize("eta, scaling", [(1.0, 0.0), (2.5, 0.4)])
+def test_a_block_seen_alone_has_the_marginal_prior_and_the_others_are_standard_normal(eta, scaling):
+    """With the first 3 of 4 positions present, log p(u) - log|J| - (eta' - 1) log det R of the block (its sds and
+    correlations by the 3-coordinate recursion, eta' = eta + 1/2) minus the standard normal log density of the
+    4th row's free values is the same at every point; the 4th coordinate's sd may pass its bound."""
+    m, present = len(ORDER), np.array([1.0, 1.0, 1.0, 0.0])
+    with pm.Model() as model:
+        regression_covariance("pop", np.full(m, 50.0), ORDER, eta=eta, scaling=scaling, present=present)
+    log_prior = model.compile_fn(model.replace_rvs_by_values([model["pop_prior"]])[0], inputs=model.value_vars)
+    block = np.argsort(np.argsort(ORDER[:3]))  # the block's order among its own coordinates
+    rng = np.random.default_rng(7)
+    residues = []
+    for _ in range(6):
+        u = rng.normal(0, 0.6, m + m * (m - 1) // 2)
+        ours = u[:3].tolist() + u[m:m + 3].tolist()  # log sds and slopes of the first 3 rows
+        others = np.r_[u[3], u[m + 3:]]
+        corr = sds_and_correlations(np.array(ours), 3, block, scaling)[1]
+        residues.append(float(log_prior({"pop_log_sd": u[:m], "pop_slopes": u[m:]}))
+                        - log_abs_jacobian(np.array(ours), 3, block, scaling)
+                        - (eta + 0.5 - 1) * np.linalg.slogdet(corr)[1] - stats.norm.logpdf(others).sum())
+    assert np.ptp(residues) < 1e-6
+    u[3] = np.log(60.0)
+    assert np.isfinite(log_prior({"pop_log_sd": u[:m], "pop_slopes": u[m:]}))
+
+
+def test_with_a_basis_the_prior_is_that_of_the_regressions_coordinates():
+    """With a basis B (x = B z, the regressions those of z in the order's positions) the prior is set on cov(z):
+    log p(u) - log|J| - (eta - 1) log det R of z's sds and correlations is the same at every point, the matrix is
+    B cov(z) B^T, and z_j's bound is that of the coordinate at position j of the order - not x's sd."""
+    m, eta, scaling, order = 3, 1.5, 0.3, np.array([1, 0, 2])
+    basis = np.array([[1.0, 0.0, 0.7], [0.0, 1.0, -0.4], [0.0, 0.0, 1.0]])[:, order]  # x_1 = z_0 - 0.4 z_2
+    with pm.Model() as model:
+        cov, _ = regression_covariance("pop", np.array([50.0, 2.0, 50.0]), order, eta=eta, scaling=scaling,
+                                       basis=basis)
+    values = model.compile_fn(model.replace_rvs_by_values([cov, model["pop_prior"]]), inputs=model.value_vars)
+    rng = np.random.default_rng(8)
+    residues = []
+    for _ in range(6):
+        u = rng.normal(0, 0.6, m + m * (m - 1) // 2)
+        got, log_prior = values({"pop_log_sd": u[:m], "pop_slopes": u[m:]})
+        in_z = regression_recursion(u[:m], u[m:], np.arange(m), scaling)
+        np.testing.assert_allclose(got, basis @ in_z @ basis.T, rtol=1e-12)
+        corr = sds_and_correlations(u, m, np.arange(m), scaling)[1]
+        residues.append(float(log_prior) - log_abs_jacobian(u, m, np.arange(m), scaling)
+                        - (eta - 1) * np.linalg.slogdet(corr)[1])
+    assert np.ptp(residues) < 1e-6
+    slopes = np.zeros(3)
+    got, log_prior = values({"pop_log_sd": np.log([1.9, 1.0, 4.0]), "pop_slopes": slopes})
+    assert np.sqrt(got[1, 1]) > 2 and np.isfinite(log_prior)  # x_1's sd 2.5, z_0's 1.9: below its bound
+    assert values({"pop_log_sd": np.log([2.1, 1.0, 1.0]), "pop_slopes": slopes})[1] == -np.inf
+
+
+@pytest.mark.parametrize("eta", [1.0, 2.0])
+def test_a_block_of_an_lkj_matrix_is_lkj_with_eta_plus_half_the_dimensions_left_out(eta):
+    """The mathematics of the marginal above, against PyMC's LKJ draws: the leading 2 x 2 and 3 x 3 blocks of
+    4 x 4 LKJ(eta) matrices and LKJ(eta + 1) and LKJ(eta + 1/2) matrices of their size have the same laws of log det
+    R and of one correlation (two-sample Kolmogorov-Smirnov, 6,000 draws each)."""
+    big = pm.draw(pm.LKJCorr.dist(n=4, eta=eta), draws=6000, random_seed=1)
+    for p in (2, 3):
+        small = pm.draw(pm.LKJCorr.dist(n=p, eta=eta + (4 - p) / 2), draws=6000, random_seed=2)
+        block = big[:, :p, :p]
+        assert stats.ks_2samp(np.linalg.slogdet(block)[1], np.linalg.slogdet(small)[1]).pvalue > 1e-3
+        assert stats.ks_2samp(block[:, 0, 1], small[:, 0, 1]).pvalue > 1e-3
+        wrong = pm.draw(pm.LKJCorr.dist(n=p, eta=eta), draws=6000, random_seed=3)  # the test tells them apart
+        assert stats.ks_2samp(np.linalg.slogdet(block)[1], np.linalg.slogdet(wrong)[1]).pvalue < 1e-6
 
 
 @settings(max_examples=40, deadline=None)

@@ -690,7 +690,7 @@ class TestCompareAllPairs:
         main(["compare", str(source), "--all-pairs", "--plots", str(tmp_path / "figs"), "--plot-format", "svg",
               "--plot-format", "pdf"])
         capsys.readouterr()
-        tests = ["poisson", "signed_rank", "sign", "wilcoxon"]
+        tests = ["poisson", "wilcoxon", "signed_rank", "sign"]  # the order of the table of tests, pairs.TESTS
         assert written == [(["svg", "pdf"], [(f"pairs_{t}", {"test": t, "order": ["c", "b", "a"]}) for t in tests])]
 
 

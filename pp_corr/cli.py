@@ -173,9 +173,16 @@ def _check_plot_options(args):
     return directory
 
 
-def _write_figures(directory, formats, figures):
+def write_figures(directory, formats, figures):
     """Write ``figures`` (pairs of a file stem and a function that draws the figure) in each format, all or
-    none; each figure is drawn when it is written and closed after."""
+    none; each figure is drawn when it is written and closed after.
+
+    >>> import pathlib, tempfile, matplotlib.pyplot as plt
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> write_figures(folder, ["svg"], [("empty", lambda: plt.subplots()[0])])
+    >>> sorted(p.name for p in folder.iterdir())
+    ['empty.svg']
+    """
     writers = {}
     for stem, draw in figures:
         for file_format in formats or ["png"]:
@@ -217,7 +224,7 @@ def _compare(args):
         if plots_dir:
             from . import plots
 
-            _write_figures(plots_dir, args.plot_format,
+            write_figures(plots_dir, args.plot_format,
                            [(f"pairs_{test}", functools.partial(plots.plot_pairs, table, test=test, order=order))
                             for test in TESTS])
     else:
@@ -235,7 +242,7 @@ def _compare(args):
             write_result(output, lambda: [pair_record(r) for r in results],
                          lambda: pd.concat([pair_frame(r) for r in results], ignore_index=True))
         if plots_dir:
-            _write_figures(plots_dir, args.plot_format,
+            write_figures(plots_dir, args.plot_format,
                            [f for r in results for f in pair_figures(r, args.plot_dataset or [], scores,
                                                                      rope=args.rope, random_seed=args.seed)])
 
@@ -261,7 +268,7 @@ def _compare_hierarchical(scores, pairs, args, output, plots_dir=None):
         from . import plots
 
         shown = [r for r in results if r.converged or args.allow_unconverged]
-        _write_figures(plots_dir, args.plot_format,
+        write_figures(plots_dir, args.plot_format,
                        [f for r in shown for f in (
                            (figure_stem("shrinkage", *r.names), functools.partial(plots.plot_shrinkage, r)),
                            (figure_stem("posterior_predictive", *r.names),

@@ -10,7 +10,7 @@ import pytest
 from scipy import stats
 
 from pp_corr import NormalGamma, correlated_ttest, poisson_test
-from pp_corr.cli import _write_figures, format_table, main, pair_record
+from pp_corr.cli import format_table, main, pair_record, write_figures
 from pp_corr.data.scores import example_path
 from pp_corr.pairwise.ttest import DegenerateWarning
 from tests.conftest import FOLDS, RHO, count_distribution, make_differences, posterior_tails
@@ -685,7 +685,7 @@ class TestCompareAllPairs:
         source.write_text("\n".join(rows) + "\n")
         monkeypatch.setattr(pp_corr.plots, "plot_pairs", lambda table, **kw: kw)
         written = []
-        monkeypatch.setattr(pp_corr.cli, "_write_figures",
+        monkeypatch.setattr(pp_corr.cli, "write_figures",
                             lambda d, f, figs: written.append((f, [(stem, draw()) for stem, draw in figs])))
         main(["compare", str(source), "--all-pairs", "--plots", str(tmp_path / "figs"), "--plot-format", "svg",
               "--plot-format", "pdf"])
@@ -703,7 +703,7 @@ class TestWriteFigures:
 
         message = f"--plots: two figures would both be written to {tmp_path / 'a.svg'}"
         with pytest.raises(ValueError, match=re.escape(message)):
-            _write_figures(tmp_path, ["svg"], [("a", draw), ("a", draw)])
+            write_figures(tmp_path, ["svg"], [("a", draw), ("a", draw)])
         assert list(tmp_path.iterdir()) == []
 
 
@@ -789,7 +789,7 @@ class TestCompareHierarchical:
         converged = {("a", "b"): True, ("a", "c"): False, ("b", "c"): True}
         calls = fake_fits(monkeypatch, converged)
         figures = []
-        monkeypatch.setattr(pp_corr.cli, "_write_figures",
+        monkeypatch.setattr(pp_corr.cli, "write_figures",
                             lambda d, f, figs: figures.append((d, f, [s for s, _ in figs])))
         source, out, figs = tmp_path / "scores.csv", tmp_path / "out.json", tmp_path / "figs"
         write_three(source)
@@ -850,7 +850,7 @@ class TestCompareHierarchical:
 
     def test_compare_hierarchical_draws_each_shown_fit_from_its_result_with_the_seed(self, tmp_path, monkeypatch,
                                                                                      capsys):
-        """Each figure _compare_hierarchical hands _write_figures draws its own pair's result, the posterior predictive
+        """Each figure _compare_hierarchical hands write_figures draws its own pair's result, the posterior predictive
         one with --seed."""
         import pp_corr.cli
         import pp_corr.plots
@@ -860,7 +860,7 @@ class TestCompareHierarchical:
         monkeypatch.setattr(pp_corr.plots, "plot_posterior_predictive",
                             lambda result, **kw: ("predictive", result.names, kw))
         drawn = []
-        monkeypatch.setattr(pp_corr.cli, "_write_figures",
+        monkeypatch.setattr(pp_corr.cli, "write_figures",
                             lambda d, f, figs: drawn.extend((stem, draw()) for stem, draw in figs))
         source = tmp_path / "scores.csv"
         write_three(source)

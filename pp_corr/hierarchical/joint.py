@@ -182,7 +182,7 @@ def _build(data: JointData, priors, bounds, eta=1.0, form="marginal") -> pm.Mode
             cov0, cov = sigma0[:, None] ** 2, sigma[:, :, None] ** 2
         root = pt.sqrt(cov) if m == 1 else pt.linalg.cholesky(_seen(cov, gaps))  # of Sigma_i (as observed)
         if form == "marginal":  # delta_i integrated out given lambda_i; drawn afterwards (_draw_delta)
-            lam = pm.Gamma("lambda", alpha=nu / 2, beta=nu / 2, dims="dataset") if m == 1 else _mixing(nu)
+            lam = pm.Gamma("lambda", alpha=nu / 2, beta=nu / 2, dims="dataset") if m == 1 else standardised_mixing(nu)
             total = cov0[None] / lam[:, None, None] + data.c()[:, None, None] * cov
             if m > 1:
                 pm.MvNormal("dbar", mu=_seen_mean(delta0, gaps), cov=_seen(total, gaps), observed=dbar,
@@ -225,13 +225,19 @@ def _seen_mean(vector, gaps):
     return vector if gaps is None else (gaps[0] @ vector[..., None])[..., 0]
 
 
-def _mixing(nu):
+def standardised_mixing(nu):
     """lambda_i ~ Gamma(nu/2, rate nu/2) sampled standardised: log lambda_i = m(nu) + s(nu) z_i with m and s^2 about
     the mean and variance of log lambda (digamma(a) - log(a) and trigamma(a), a = nu/2, by their series -1/2a -
     1/12a^2 and 1/a + 1/2a^2 + 1/6a^3), so z_i has mean 0 and sd about 1 whatever nu. Any smooth m and s keep the
     model exact, as the density of z_i is the log-gamma density at log lambda_i times s; the series need no
     digamma, whose gradient (trigamma) Numba runs in object mode. Sampled as lambda_i itself, a small nu spreads
-    the lambda_i and a large one pins them near 1: a funnel with nu."""
+    the lambda_i and a large one pins them near 1: a funnel with nu.
+
+    >>> with pm.Model(coords={"dataset": range(3)}):
+    ...     lam = standardised_mixing(pt.constant(4.0))
+    >>> lam.name, lam.eval({"lambda_standardised": np.zeros(3)}).round(4).tolist()
+    ('lambda', [0.7627, 0.7627, 0.7627])
+    """
     half = nu / 2
     z = pm.Flat("lambda_standardised", dims="dataset")
     spread = pt.sqrt(1 / half + 1 / (2 * half**2) + 1 / (6 * half**3))

@@ -46,8 +46,9 @@ sufficient statistics are xbar_i and S_i).
      cut at nu = 2 (for P(nu < 2)), twice as wide below nu = 1.05 and above nu = 51 (where the kernel barely
      changes with nu); the prior mass below nu = 1.001 sits on one node there (the likelihood barely moves
      between the Cauchy kernel and nu = 1.001).
-   - delta0: given sigma0, segments in v with delta0 = c + s sinh(v) centred on the conditional posterior (found
-     from the values themselves, re-built until their ends are e^-27 below the top and the peak resolved): the
+   - delta0: given sigma0, segments in v with delta0 = c + s sinh(v) centred on the conditional posterior (fitted
+     to the values at the nearest sigma0 node evaluated, ending where their chord falls 40 nats; re-built until
+     their ends are e^-27 below the top and the peak resolved): the
      trapezoid rule in v where the density has decayed at both ends (spectrally accurate, heavy tails included),
      and the sinc interpolant for partial integrals (P(delta0 > 0), quantiles, the regions of a new data set).
      Where a segment ends on a bound of delta0's prior, or where sigma0 is so small that summands step at the
@@ -70,7 +71,7 @@ rope's centre), so the probability of each region being the largest is the condi
 points. Given the hyperparameters the delta_i are independent, so the count of delta_i > 0 is Poisson-binomial.
 
 The numerical error is estimated by the same computation on a grid half as fine in every direction (at least
-three nodes per nu panel).
+three nodes per nu panel and 12 per delta0 segment).
 
 Draws (:func:`exact_draws`) follow the same grid, each level given the one above, without evaluating anything
 new but each data set's L_i: log sigma0 from the interpolant of its density within a panel (exponential tails

@@ -11,7 +11,7 @@ from scipy import special
 
 from ...pairwise.poisson_binomial import PoissonBinomial
 from .convolution import log_t_constant
-from .grid import DELTA0_NATS, PEAK_NATS, ExactGrid, NuGrid, panels_covering, segments_covering
+from .grid import DELTA0_NATS, PEAK_NATS, ExactGrid, NuGrid, panels_covering, segments_covering, trimmed
 from .integrals import gauss_legendre, legendre_rule, legendre_series
 from .likelihoods import build_likelihoods, convolve
 
@@ -109,7 +109,7 @@ class Problem:
             if nodes:
                 near = min(nodes, key=lambda u: abs(u - t))
                 if abs(near - t) <= 1.0 and nodes[near].segments:
-                    return nodes[near].segments
+                    return self._refitted(nodes[near], t)
             found = [j for j in np.argsort(np.abs(ts - t)) if pilot_segments[j]]
             return pilot_segments[found[0]]
 
@@ -192,6 +192,14 @@ class Problem:
             else:
                 high = math.exp(-slope * (panels[-1][1] - last.t)) * -math.expm1(-slope * beyond) / slope
         return low, high
+
+    def _refitted(self, node: Node, t):
+        """Segments for the sigma0 node at t from those of a nearby evaluated ``node``, trimmed to where its
+        conditional density lives (a segment that covers is not trimmed by :meth:`node`) and with the cuts of
+        this sigma0."""
+        with np.errstate(divide="ignore"):
+            profile = np.log(np.concatenate(node.density))
+        return trimmed(node.segments, profile, self.bounds, self.grid.delta0_points, math.exp(t), self.splits)
 
     # --- one sigma0 node, exactly
     def node(self, t, segments) -> Node:

@@ -28,7 +28,7 @@ def figure_stem(kind, a, b, *more) -> str:
     return "_".join([kind, parts[0], "vs", *parts[1:]])
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # a subject holds results: compared by identity
 class Pair:
     """Subject: a pair's Poisson test across data sets (``result``, a :class:`pp_corr.PoissonTestResult`) with the
     scores it came from, the ``rope`` and ``random_seed`` of the tests a figure may run, and the pair's Bayesian
@@ -57,7 +57,7 @@ class Pair:
         return dict(zip(self.FIELDS, self.result.names))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class PairOnDataset:
     """Subject: a pair on one data set, the correlated t-test of a Poisson test (``result``) on ``dataset``.
     Caption fields: ``a``, ``b``, ``dataset``.
@@ -81,7 +81,7 @@ class PairOnDataset:
         return dict(zip(self.FIELDS, (*self.result.names, self.dataset)))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class AllPairs:
     """Subject: one test (a name of :data:`pp_corr.pairwise.pairs.TESTS`) of an all-pairs table, the algorithms in
     ``order``; ``title`` words the test for a caption (default: "the <name> test"). Caption fields: ``test``,
@@ -106,7 +106,7 @@ class AllPairs:
         return {"test": self.test, "title": self.title or f"the {self.test} test"}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Ranking:
     """Subject: a ranking of all algorithms, a :class:`pp_corr.PlackettLuceResult`, with the pairs a test finds
     ``equivalent`` and ``separated`` at ``level`` and the ``rule`` that separates them in words (as
@@ -132,7 +132,7 @@ class Ranking:
         return {}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class JointRanking(Ranking):
     """Subject: the ranking of the joint hierarchical model, a :class:`pp_corr.JointResult`; as :class:`Ranking`
     (a kind applies to one class, so figures of a Plackett-Luce ranking are not drawn of a joint model).
@@ -142,7 +142,7 @@ class JointRanking(Ranking):
     """
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class HierarchicalFit:
     """Subject: a pair's hierarchical model over the data sets (``result``, a :class:`pp_corr.HierarchicalResult`)
     and the ``random_seed`` of what a figure draws from it. Caption fields: ``a``, ``b``.

@@ -221,7 +221,11 @@ class FigureKind:
 
 @dataclass(frozen=True)
 class Drawing:
-    """A figure to draw: its file ``stem``, its ``caption`` and ``draw()``, which draws it (an Axes or a Figure)."""
+    """A figure to draw: its file ``stem``, its ``caption`` and ``draw()``, which draws it (an Axes or a Figure).
+
+    >>> Drawing("forest_a_vs_b", "b - a on each data set", lambda: None).stem
+    'forest_a_vs_b'
+    """
 
     stem: str
     caption: str

@@ -24,13 +24,15 @@ from .cli_modes import parse_args
 from .cli_reading import add_reading_options, cli_spelling, input_file, load_file, option
 from .data.scores import example_path
 from .execution import check_scheduler
+from .figures import plot_files
+from .figures.kinds import AllPairs, HierarchicalFit
 from .hierarchical.exact import METHODS
 from .pairwise.pairs import TESTS, compare_all_pairs, format_pairs
 from .pairwise.poisson_test import poisson_test
 from .pairwise.rank_tests import bayesian_signed_rank
 from .pairwise.priors import NormalGamma
 from .pairwise.ttest import DegenerateWarning
-from .reporting.figure_files import figure_stem, pair_figures, save_figure
+from .reporting.figure_files import pair_figures, save_figure
 from .reporting.output import check_output_dir, check_output_file, write_files, write_result
 from .items.command import add_command as add_items_command
 from .sequential.command import add_command as add_sequential_command
@@ -221,12 +223,8 @@ def _compare(args):
             off_diagonal = table.to_dataframe().reset_index().query("a != b")
             write_result(output, lambda: {"attrs": table.attrs, "pairs": off_diagonal.to_dict(orient="records")},
                          lambda: off_diagonal)
-        if plots_dir:
-            from . import plots
-
-            write_figures(plots_dir, args.plot_format,
-                           [(f"pairs_{test}", functools.partial(plots.plot_pairs, table, test=test, order=order))
-                            for test in TESTS])
+        if plots_dir:  # the matrix of each test
+            write_figures(plots_dir, args.plot_format, plot_files(AllPairs(table, test, order) for test in TESTS))
     else:
         with warnings.catch_warnings():  # the table marks point-mass posteriors itself
             warnings.simplefilter("ignore", DegenerateWarning)
@@ -265,14 +263,8 @@ def _compare_hierarchical(scores, pairs, args, output, plots_dir=None):
         write_result(output, lambda: [r.to_dict() for r in results],
                      lambda: pd.concat([r.to_frame() for r in results], ignore_index=True))
     if plots_dir:  # the figures of the fits whose numbers were shown
-        from . import plots
-
-        shown = [r for r in results if r.converged or args.allow_unconverged]
-        write_figures(plots_dir, args.plot_format,
-                       [f for r in shown for f in (
-                           (figure_stem("shrinkage", *r.names), functools.partial(plots.plot_shrinkage, r)),
-                           (figure_stem("posterior_predictive", *r.names),
-                            functools.partial(plots.plot_posterior_predictive, r, random_seed=args.seed)))])
+        write_figures(plots_dir, args.plot_format, plot_files(HierarchicalFit(r, args.seed) for r in results
+                                                              if r.converged or args.allow_unconverged))
     failed = [f"{r.names[1]} - {r.names[0]}" for r in results if not r.converged]
     if failed and not args.allow_unconverged:
         print(f"pp-corr: the hierarchical model did not converge for {', '.join(failed)}, even after a retry with "

@@ -4,7 +4,8 @@ Every figure takes its colours from :mod:`pp_corr.palette`: A better blue, pract
 orange, with hatches and markers where a region carries a verdict, and legends that name the algorithms.
 Figures whose rows grow with the problem (data sets, algorithms) take their size and fonts from the number of rows.
 The all-pairs matrix and the rank diagram, which grow with the number of algorithms, live in :mod:`pp_corr.figures`
-and are imported here.
+and are imported here. Which of these figures ``pp-corr compare --plots`` and the report draw, of which results and
+with which captions, is the table :data:`pp_corr.figures.FIGURES`.
 """
 from __future__ import annotations
 

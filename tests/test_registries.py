@@ -1,7 +1,8 @@
-"""The extension points (issue #39): a pairwise test, an input format and a prior of nu are each added by one entry
-in one table - :data:`pp_corr.pairwise.pairs.TESTS`, :data:`pp_corr.data.formats.FORMATS`,
-:data:`pp_corr.hierarchical.priors.NU_PRIORS` - and nothing else. Each test adds a toy entry (monkeypatched, so
-the tables are as before afterwards) and follows it through every consumer of its table."""
+"""The extension points (issue #39): a pairwise test, an input format, a prior of nu and a figure are each added by
+one entry in one table - :data:`pp_corr.pairwise.pairs.TESTS`, :data:`pp_corr.data.formats.FORMATS`,
+:data:`pp_corr.hierarchical.priors.NU_PRIORS`, :data:`pp_corr.figures.FIGURES` - and nothing else. Each test adds
+a toy entry (monkeypatched, so the tables are as before afterwards) and follows it through every consumer of its
+table."""
 import json
 from types import SimpleNamespace
 
@@ -14,9 +15,12 @@ from pp_corr import plots
 from pp_corr.cli import build_parser, main
 from pp_corr.data.formats import FORMATS, arrays
 from pp_corr.data.sources import InputFormat
+from pp_corr.figures import FIGURES
+from pp_corr.figures.kinds import FigureKind, Pair
 from pp_corr.hierarchical.model import hierarchical_model
 from pp_corr.hierarchical.priors import NU_PRIORS, NuPrior, hyperprior_names
 from pp_corr.pairwise.pairs import TESTS, PairTest, compare_all_pairs, format_pairs, pairs_table
+from pp_corr.reporting.report import write_report
 
 
 # --- a pairwise test: one PairTest in TESTS --------------------------------------------------------------------
@@ -136,3 +140,48 @@ def test_a_sampled_prior_added_to_the_table_builds_its_model_and_is_kept_from_th
     assert np.isclose(model.initial_point()["nu_minus_one_log__"], np.log(10.0))  # the toy's mean, not Kruschke's
     with pytest.raises(ValueError, match=r"method: 'exact' needs .* priors in \['current', 'older', 'kruschke'\]"):
         pp_corr.hierarchical_test(x, folds=10, priors="toy", method="exact")
+
+
+# --- a figure: one FigureKind in FIGURES ---------------------------------------------------------------------------
+
+def draw_toy(subject):
+    """The toy figure of a pair: its per-data-set mean differences as bars."""
+    from matplotlib import pyplot as plt
+
+    test = subject.result.per_dataset
+    ax = plt.subplots(figsize=(3, 2))[1]
+    ax.bar(list(test.datasets), np.asarray(test.mean))
+    return ax
+
+
+TOY_FIGURE = FigureKind(Pair, "Toy figure: {b} against {a}, by data set", draw_toy)
+
+
+def test_a_figure_added_to_the_table_is_written_by_plots_and_shown_with_its_caption_in_the_report(monkeypatch,
+                                                                                                    tmp_path, capsys):
+    monkeypatch.setitem(FIGURES, "toy", TOY_FIGURE)
+    plots_dir = tmp_path / "figures"
+    main(["compare", str(pp_corr.example_path()), "-a", "tree", "-b", "knn", "--plots", str(plots_dir)])
+    capsys.readouterr()
+    assert sorted(p.name for p in plots_dir.iterdir()) == [
+        "forest_tree_vs_knn.png", "poisson_binomial_tree_vs_knn.png", "simplex_signed_rank_tree_vs_knn.png",
+        "toy_tree_vs_knn.png"]  # after the kinds before it in the table
+    scores = pp_corr.load_scores(pp_corr.example_path()).sel(algorithm=["tree", "knn", "logistic"])
+    written = write_report(scores, tmp_path / "report", formats=("md", "html"), pair_figures=True, progressbar=False)
+    toys = sorted(name for name in written if name.startswith("figures/toy_"))
+    assert len(toys) == 3 and written[toys[0]].read_bytes()[:4] == b"\x89PNG"  # one a pair
+    markdown = written["report.md"].read_text(encoding="utf-8")
+    html = written["report.html"].read_text(encoding="utf-8")
+    for name in toys:
+        a, b = name.removeprefix("figures/toy_").removesuffix(".png").split("_vs_")
+        caption = f"Toy figure: {b} against {a}, by data set"
+        assert f"![{caption}]({name})" in markdown and f"_{caption}_" in markdown
+        assert f"<figcaption>{caption}</figcaption>" in html
+
+
+def test_a_figure_kind_cannot_be_made_without_a_caption_its_subject_fills_in():
+    with pytest.raises(ValueError, match="caption must be a non-empty text"):
+        FigureKind(Pair, "", draw_toy)
+    with pytest.raises(ValueError, match=r"names dataset: a figure of a Pair has the fields \['a', 'b'\]"):
+        FigureKind(Pair, "Toy figure of {a} on {dataset}", draw_toy)
+

@@ -7,6 +7,7 @@ from matplotlib.patches import Patch, Rectangle
 from ..pairwise.pairs import TESTS, pairs_order
 from ..palette import A_BETTER, B_BETTER, INK, REGION_COLORS, REGION_HATCHES, ROPE, UNDECIDED, tint
 from .layout import axes as _axes
+from .kinds import AllPairs, FigureKind
 from .layout import legend_on_top as _legend_on_top
 
 
@@ -133,3 +134,19 @@ def _compact_cell(ax, i, j, outcome, numbers, test, k):
         text += f"{numbers[outcome]:.2f}".removeprefix("0")
     if text:
         ax.text(j, i, text, ha="center", va="center", fontsize=7.0 if k <= 30 else 6.0, color=INK, gid="cell")
+
+
+def draw_pairs(subject: AllPairs):
+    """The all-pairs matrix of ``subject.test`` (:func:`plot_pairs`, through :mod:`pp_corr.plots`).
+
+    >>> from pp_corr import compare_all_pairs, example_path, load_scores
+    >>> table = compare_all_pairs(load_scores(example_path()), draws=200, random_seed=0)
+    >>> draw_pairs(AllPairs(table, "sign")).get_legend().get_title().get_text()[:9]
+    'sign test'
+    """
+    from .. import plots
+
+    return plots.plot_pairs(subject.table, test=subject.test, order=subject.order)
+
+
+FIGURE = FigureKind(AllPairs, "All pairs: {title} (row A, column B)", draw_pairs)

@@ -11,6 +11,7 @@ from matplotlib.lines import Line2D
 
 from .._args import check_probability_level
 from ..palette import INK, ROPE
+from .kinds import FigureKind, JointRanking, Ranking
 
 
 @dataclass(frozen=True)
@@ -289,3 +290,27 @@ def plot_rank_diagram(result, *, level=0.95, equivalent=None, separated=None, ru
               loc="upper center", bbox_to_anchor=((1 + k) / 2, -legend_height), bbox_transform=ax.transData,
               fontsize=8, title_fontsize=9, frameon=False, handlelength=3.5, alignment="center")
     return ax.figure
+
+
+def draw_rank_diagram(subject: Ranking):
+    """The rank diagram of ``subject.result`` (:func:`plot_rank_diagram`, through :mod:`pp_corr.plots`), with the
+    subject's level, equivalent and separated pairs and rule.
+
+    >>> import pandas as pd, pp_corr
+    >>> frame = pd.DataFrame({"A": [0.9, 0.8, 0.7, 0.9], "B": [0.8, 0.7, 0.75, 0.6], "C": [0.7, 0.6, 0.6, 0.6]})
+    >>> res = pp_corr.plackett_luce(frame, draws=500, tune=300, chains=2, random_seed=1)
+    >>> len(draw_rank_diagram(Ranking(res, separated=[("A", "C")], rule="a test says so")).axes)
+    1
+    """
+    from .. import plots
+
+    return plots.plot_rank_diagram(subject.result, level=subject.level, equivalent=subject.equivalent,
+                                   separated=subject.separated, rule=subject.rule)
+
+
+FIGURE = FigureKind(Ranking, "Posterior rank diagram (Plackett-Luce expected ranks); black bars: not separated by "
+                             "the Bayesian signed-rank test, grey dashed bars: practically equivalent by it",
+                    draw_rank_diagram)
+JOINT_FIGURE = FigureKind(JointRanking, "Posterior rank diagram (joint hierarchical model, population): black bars, "
+                                        "not separated by the verdicts of the table above; grey dashed, equivalent "
+                                        "by them", draw_rank_diagram)

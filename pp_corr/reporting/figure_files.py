@@ -2,21 +2,10 @@
 and the figures of one pair of algorithms."""
 from __future__ import annotations
 
-import functools
-import re
+from ..figures import plot_files
+from ..figures.kinds import Pair, PairOnDataset, figure_stem
 
-from ..pairwise.rank_tests import bayesian_signed_rank
-
-
-def figure_stem(kind, a, b, *more) -> str:
-    """The file name (without suffix) of a figure of the pair (a, b): ``kind_a_vs_b[_more]``, where in each name
-    runs of characters other than letters, digits, '.' and '-' become one '_'.
-
-    >>> figure_stem("posterior", "naive bayes", "k/nn", "iris")
-    'posterior_naive_bayes_vs_k_nn_iris'
-    """
-    parts = [re.sub(r"[^\w.-]+", "_", str(name)).strip("_") or "_" for name in (a, b, *more)]
-    return "_".join([kind, parts[0], "vs", *parts[1:]])
+__all__ = ["figure_stem", "pair_figures", "save_figure"]  # figure_stem: made in pp_corr.figures.kinds
 
 
 def save_figure(draw, file_format, target, dpi=150):
@@ -43,11 +32,12 @@ def save_figure(draw, file_format, target, dpi=150):
 
 
 def pair_figures(result, datasets, scores, *, rope, random_seed, signed_rank=None):
-    """The figures of one pair as (file stem, function that draws it): the Poisson test's forest, its
-    Poisson-binomial and the Bayesian signed-rank test's simplex (with more than one data set), and the
-    posterior on each of ``datasets``. ``result`` is the pair's :class:`pp_corr.PoissonTestResult`;
-    ``signed_rank``, the pair's Bayesian signed-rank result if already computed (else it is computed with
-    ``rope`` and ``random_seed`` when the simplex is drawn).
+    """The figures of one pair that ``pp-corr compare --plots`` writes, as (file stem, function that draws it):
+    those of :data:`pp_corr.figures.FIGURES` of the pair across data sets (the Poisson test's forest, its
+    Poisson-binomial and the Bayesian signed-rank test's simplex, the last two with more than one data set), then
+    those of the pair on each of ``datasets`` (its posterior). ``result`` is the pair's
+    :class:`pp_corr.PoissonTestResult`; ``signed_rank``, the pair's Bayesian signed-rank result if already
+    computed (else it is computed with ``rope`` and ``random_seed`` when the simplex is drawn).
 
     >>> import pp_corr
     >>> scores = pp_corr.load_scores(pp_corr.example_path())
@@ -55,18 +45,5 @@ def pair_figures(result, datasets, scores, *, rope, random_seed, signed_rank=Non
     >>> [stem for stem, _ in pair_figures(pt, ["iris"], scores, rope=0.01, random_seed=0)][::3]
     ['forest_tree_vs_knn', 'posterior_tree_vs_knn_iris']
     """
-    from .. import plots
-
-    a, b = result.names
-
-    def simplex():
-        drawn = signed_rank or bayesian_signed_rank(scores, algorithms=(a, b), rope=rope, random_seed=random_seed)
-        return plots.plot_simplex(drawn, random_seed=random_seed)
-
-    figures = [(figure_stem("forest", a, b), lambda: plots.plot_forest(result.per_dataset))]
-    if result.n_datasets > 1:
-        figures.append((figure_stem("poisson_binomial", a, b), lambda: plots.plot_poisson_binomial(result)))
-        figures.append((figure_stem("simplex_signed_rank", a, b), simplex))
-    figures += [(figure_stem("posterior", a, b, d), functools.partial(plots.plot_posterior, result.per_dataset, d))
-                for d in datasets]
-    return figures
+    return plot_files([Pair(result, scores, rope=rope, random_seed=random_seed, signed_rank=signed_rank),
+                       *(PairOnDataset(result, dataset) for dataset in datasets)])

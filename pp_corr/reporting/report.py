@@ -19,6 +19,10 @@ the tables' "share of draws"); the correlated t-test on one data set decides on 
 probabilities, the same way. An algorithm is clearly best when its Plackett-Luce weight is the largest with
 probability above ``1 - alpha``. A hierarchical or joint fit that did not converge gives no verdict: its rows
 say so and show its diagnostics instead of numbers.
+
+Figures: where the report shows a result (the ranking, the all-pairs matrix, each pair, each hierarchical fit, the
+joint model), every kind of :data:`pp_corr.figures.FIGURES` that applies to it and is drawn in the report, with
+its caption; one data set: each pair's figures on it.
 """
 from __future__ import annotations
 
@@ -41,7 +45,9 @@ from ..pairwise.priors import NormalGamma
 from ..pairwise.rank_tests import bayesian_signed_rank
 from ..pairwise.ttest import DegenerateWarning
 from .document import (NOT_CONVERGED, Details, Document, Figure, Section, Table, to_html, to_latex, to_markdown)
-from .figure_files import figure_stem, pair_figures, save_figure
+from ..figures import figures_of
+from ..figures.kinds import AllPairs, HierarchicalFit, JointRanking, Pair, PairOnDataset, Ranking
+from .figure_files import save_figure
 from .output import check_output_dir, write_files
 from ..data.scores import missing_mask
 from .overview import gaps_section, standing_table
@@ -55,13 +61,6 @@ VERDICT = 0.18  # width of a verdict column in LaTeX, a share of the line: long 
 PAIR_FIGURES = 15  # by default, each pair's figures up to this many pairs (6 algorithms); beyond, on request
 FOLDED_ROWS = 60  # in HTML, pair tables longer than this are folded (opened on demand) below the standing table
 SHOWN = 6  # the verdict names this many pairs of a kind, and counts the rest
-FIGURE_CAPTIONS = {  # a figure's kind (its file stem's start) -> caption, given (a, b)
-    "forest": "{b} - {a} on each data set: posterior mean and 95% interval (correlated t-test)",
-    "poisson_binomial": "Poisson test: the number of data sets on which {a} or {b} is better",
-    "simplex_signed_rank": "Bayesian signed-rank test, {b} vs {a}: posterior draws of (P({a} better), P(rope), "
-                           "P({b} better))",
-    "posterior": "Posterior of the mean difference {b} - {a} (correlated t-test)",
-}
 
 
 def check_report_directory(directory, overwrite=False, *, name="directory", allow="overwrite=True") -> Path:
@@ -207,7 +206,6 @@ class _Decision:
 # --- several data sets ----------------------------------------------------------------------------------------
 
 def _many_datasets(scores, order, settings, say):
-    from .. import plots
     from ..ranking import plackett_luce
 
     alpha, rope, seed, level = settings["alpha"], settings["rope"], settings["random_seed"], settings["level"]
@@ -238,10 +236,8 @@ def _many_datasets(scores, order, settings, say):
             "largest).",
             _ranking_table(ranking, order, level),
             _SEPARATION.format(level=level),
-            _figure("rank_diagram", "Posterior rank diagram (Plackett-Luce expected ranks); black bars: not "
-                    "separated by the Bayesian signed-rank test, grey dashed bars: practically equivalent by it",
-                    functools.partial(plots.plot_rank_diagram, ranking, level=level, equivalent=equivalent,
-                                      separated=separated, rule=_rule("the Bayesian signed-rank test", level))))),
+            *_figures(Ranking(ranking, level=level, equivalent=equivalent, separated=separated,
+                              rule=_rule("the Bayesian signed-rank test", level))))),
         Section("All pairs", (
             f"Each pair (A, B), B - A: the Bayesian signed-rank test on the data sets' mean differences "
             f"({_rope_words(rope)}) and the Poisson test (is B better on a majority of data sets?). A test "
@@ -249,14 +245,13 @@ def _many_datasets(scores, order, settings, say):
             "posterior draws (the share in brackets); P(A), P(rope) and P(B), the posterior means of P(A better), "
             "P(practically equivalent) and P(B better).",
             standing_table(order, decisions, "Bayesian signed-rank test"),
-            _figure("pairs_signed_rank", "All pairs: the Bayesian signed-rank test (row A, column B)",
-                    functools.partial(plots.plot_pairs, table, test="signed_rank", order=order)),
+            *_figures(AllPairs(table, "signed_rank", order, title="the Bayesian signed-rank test")),
             *pair_tables)),
     ]
     if settings["pair_figures"]:
         sections.append(Section("Figures of each pair", tuple(
-            Details(f"Figures of {a} vs {b}", tuple(_pair_figure_blocks(poisson[a, b], scores, settings,
-                                                                         signed[a, b])))
+            Details(f"Figures of {a} vs {b}", tuple(_figures(Pair(poisson[a, b], scores, rope=rope, random_seed=seed,
+                                                                  signed_rank=signed[a, b]))))
             for a, b in _bar(pairs, "pair figures", settings))))
     if hier is not None:
         sections.append(_hierarchical_section(hier, settings))
@@ -319,16 +314,9 @@ def _figure(stem, caption, draw) -> Figure:
     return Figure(stem, caption, buffer.getvalue())
 
 
-def _pair_figure_blocks(result, scores, settings, signed_rank=None, datasets=()):
-    a, b = result.names
-    blocks = []
-    for stem, draw in pair_figures(result, list(datasets), scores, rope=settings["rope"],
-                                   random_seed=settings["random_seed"], signed_rank=signed_rank):
-        kind = next(k for k in FIGURE_CAPTIONS if stem.startswith(f"{k}_"))
-        if result.n_datasets == 1 and kind == "forest":
-            continue  # one data set: its posterior says more than a forest of one row
-        blocks.append(_figure(stem, FIGURE_CAPTIONS[kind].format(a=a, b=b), draw))
-    return blocks
+def _figures(subject) -> list[Figure]:
+    """The report's figures of ``subject`` (:func:`pp_corr.figures.figures_of`), drawn, with their captions."""
+    return [_figure(drawing.stem, drawing.caption, drawing.draw) for drawing in figures_of(subject, "report")]
 
 
 def _ranking_table(ranking, order, level) -> Table:
@@ -456,8 +444,6 @@ def _problems(result) -> str:
 
 
 def _hierarchical_section(fits, settings) -> Section:
-    from .. import plots
-
     level, alpha = settings["level"], settings["alpha"]
     percent = f"{100 * level:g}%"
     rows, figures = [], []
@@ -471,8 +457,7 @@ def _hierarchical_section(fits, settings) -> Section:
         rows.append((a, b, result.method, _diff(result.delta0.mean()), _interval(lo, hi),
                      _p(result.p_delta0_positive), _p(new.p_left), _p(new.p_rope), _p(new.p_right),
                      decision.words()))
-        figures.append(_figure(figure_stem("shrinkage", a, b), f"Hierarchical model, {b} - {a}: shrinkage of the "
-                               "per-data-set means", functools.partial(plots.plot_shrinkage, result)))
+        figures += _figures(HierarchicalFit(result, settings["random_seed"]))
     table = Table("ppcorr-hierarchical", "Hierarchical model of each pair over the data sets, B - A",
                   ("A", "B", "Method", "delta0 mean", f"{percent} interval", "P(delta0 > 0)", "P(A)",
                    "P(rope)", "P(B)", "Verdict on a new data set (share)"), tuple(rows),
@@ -508,8 +493,6 @@ def _fit_words(result, sampler) -> str:
 
 
 def _joint_section(result, order, settings) -> Section:
-    from .. import plots
-
     level, alpha = settings["level"], settings["alpha"]
     intro = ("One hierarchical model of all algorithms together (every pair and the ranking from one posterior), "
              f"with {result.algorithms[0]} as the reference. Its population of data sets is one multivariate "
@@ -540,11 +523,9 @@ def _joint_section(result, order, settings) -> Section:
                         "Verdict on a new data set (share)"), tuple(rows),
                        (False, False, True, True, True, True, True, True, False), widths=(None,) * 8 + (VERDICT,),
                        note="As in the pairwise hierarchical table; every pair here comes from one posterior.")
-    diagram = _figure("rank_diagram_joint", "Posterior rank diagram (joint hierarchical model, population): "
-                      "black bars, not separated by the verdicts of the table above; grey dashed, equivalent by them",
-                      functools.partial(plots.plot_rank_diagram, result, level=level, equivalent=equivalent,
-                                        separated=separated, rule=_rule("its new-data-set verdict", level)))
-    return Section("Joint hierarchical model", (intro, rank_table, pair_table, diagram))
+    diagrams = _figures(JointRanking(result, level=level, equivalent=equivalent, separated=separated,
+                                     rule=_rule("its new-data-set verdict", level)))
+    return Section("Joint hierarchical model", (intro, rank_table, pair_table, *diagrams))
 
 
 # --- one data set ---------------------------------------------------------------------------------------------
@@ -585,14 +566,15 @@ def _one_dataset(scores, order, settings, say):
         Section(f"Every pair on {dataset}", (
             f"A pair is decided when one region (A better, rope, B better) has posterior probability above "
             f"{level:g}.", table,
-            *[_figure_or_details(_pair_figure_blocks(tests[pair], scores, settings, datasets=[dataset]))
-              for pair in (_bar(pairs, "posterior figures", settings) if settings["pair_figures"] else ())])),
+            *[block for pair in (_bar(pairs, "posterior figures", settings) if settings["pair_figures"] else ())
+              for block in _figure_or_details(_figures(PairOnDataset(tests[pair], dataset)))])),
     ]
     return _verdict_one(dataset, order, decisions, settings), sections
 
 
-def _figure_or_details(blocks):
-    return blocks[0] if len(blocks) == 1 else Details("Figures", tuple(blocks))
+def _figure_or_details(blocks) -> list:
+    """One data set: a pair's one figure as it is, several folded together (none: nothing)."""
+    return blocks if len(blocks) <= 1 else [Details("Figures", tuple(blocks))]
 
 
 def _verdict_one(dataset, order, decisions, settings) -> list[str]:

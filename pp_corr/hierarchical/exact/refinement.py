@@ -313,7 +313,7 @@ def _region_cuts(r_lo, r_hi, sigma0, nu):
             return 2 * special.stdtr(nu, (half - b) / sigma0) - special.stdtr(nu, (-half - b) / sigma0) - 1
 
         low, high = np.zeros(nu.shape), np.full(nu.shape, half)
-        for _ in range(80):
+        for _ in range(54):  # to half * 2^-54, below the offset's rounding
             middle = 0.5 * (low + high)
             ahead = excess(middle) > 0
             low, high = np.where(ahead, middle, low), np.where(ahead, high, middle)

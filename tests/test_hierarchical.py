@@ -14,10 +14,11 @@ from scipy import integrate, stats
 
 import pp_corr
 from pp_corr import correlated_ttest, poisson_test
+from pp_corr.hierarchical.fit import ROBUST, check_convergence, hierarchical_test
 from pp_corr.hierarchical.model import hierarchical_model
 from pp_corr.hierarchical.preparation import OutlierWarning
 from pp_corr.sampling import ConvergenceWarning
-from pp_corr.hierarchical.fit import ROBUST, check_convergence, hierarchical_test
+from tests.conftest import FOLDS, HIER_MODEL_BAD, HIER_TEST_BAD, HIER_X, INF, check_error, names_any, quiet
 
 
 def test_conditional_posterior_of_delta_matches_its_analytic_form():
@@ -168,7 +169,8 @@ def test_bad_input():
         hierarchical_model(np.zeros((2, 1)), folds=10)
     with pytest.raises(ValueError, match="priors"):
         hierarchical_model(np.random.default_rng(0).normal(size=(3, 5)), folds=5, priors="newest")
-    with pytest.raises(ValueError, match=r"rho has 4 values but x holds 3 data sets: give one value or one per data set"):
+    with pytest.raises(ValueError,
+                       match=r"rho has 4 values but x holds 3 data sets: give one value or one per data set"):
         hierarchical_model(np.random.default_rng(0).normal(size=(3, 5)), rho=np.full(4, 0.1))
 
 
@@ -527,3 +529,91 @@ def test_a_pair_uses_the_data_sets_where_both_have_scores_and_says_which_it_left
     np.testing.assert_array_equal(res.idata.posterior["delta"].values, alone.idata.posterior["delta"].values)
     assert f"left out: 1 data set where {a} and {b} do not both have scores: breast_cancer" in res.summary()
     assert res.to_dict()["left_out"] == ["breast_cancer"] and alone.to_dict()["left_out"] == []
+
+
+# --- bad and extreme inputs: refused by name, or the documented answer (issue #10); independent oracles (issue #19) ---
+
+
+class TestHierarchicalTestArguments:
+    @pytest.mark.parametrize("label", sorted(HIER_TEST_BAD) + ["scale=inf", "bounds sigma not a pair"])
+    def test_hierarchical_test_refuses_bad_parameters(self, label):
+        from pp_corr import hierarchical_test
+
+        kwargs, names = {**HIER_TEST_BAD, **HIER_MODEL_BAD}[label]
+        small = {"draws": 20, "tune": 20, "chains": 1, "random_seed": 0, "folds": 10}
+        check_error(lambda: hierarchical_test(HIER_X, **{**small, **kwargs}), names)
+
+    def test_regression_hierarchical_scale_draws_bounds(self):
+        """scale=inf, draws=0 and bounds of the wrong form: each a ValueError naming it (no fit)."""
+        from pp_corr import hierarchical_model, hierarchical_test
+
+        check_error(lambda: hierarchical_model(HIER_X, folds=10, scale=INF), ("scale",))
+        check_error(lambda: hierarchical_model(HIER_X, folds=10, bounds={"sigma": 5.0}), ("bounds", "sigma"))
+        check_error(lambda: hierarchical_model(HIER_X, folds=10, bounds=(1, 2)), ("bounds",))
+        check_error(lambda: hierarchical_test(HIER_X, folds=10, draws=0, tune=20, chains=1, random_seed=0), ("draws",))
+
+
+class TestHierarchicalTestExtremes:
+    @pytest.mark.slow
+    def test_regression_magnitude_hierarchical(self):
+        """The hierarchical test on x * 1e-170 (rope scaled too) gives the answer of x."""
+        from pp_corr import hierarchical_test
+
+        x = np.random.default_rng(16).normal(0.01, 0.02, (6, 10))
+        kwargs = {"folds": 10, "draws": 500, "chains": 2, "random_seed": 3}  # the default: the exact posterior
+        base = quiet(hierarchical_test, x, rope=0.01, **kwargs)
+        assert isinstance(base, pp_corr.HierarchicalResult)
+        for scale in (1e-170, 1e160):
+            res = quiet(hierarchical_test, x * scale, rope=0.01 * scale, **kwargs)
+            assert abs(res.p_delta0_positive - base.p_delta0_positive) < 0.03, (scale, res.p_delta0_positive,
+                                                                                base.p_delta0_positive)
+            assert abs(res.new_dataset().p_right - base.new_dataset().p_right) < 0.03
+
+    @pytest.mark.slow
+    def test_regression_hierarchical_outlier(self):
+        """One absurd outlier (1e6 among 200 differences) flipped P(delta0 > 0) from 1.000 to 0.48 with only a generic
+        warning: the answer stays, or a warning names the data set that dominates."""
+        from pp_corr import ConvergenceWarning, OutlierWarning, hierarchical_test
+
+        x = np.random.default_rng(17).normal(0.02, 0.01, (20, 10))
+        x[6, 4] = 1e6
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            res = hierarchical_test(x, folds=10, draws=500, tune=500, chains=2, random_seed=1, retry=False,
+                                    method="mcmc")
+        # a generic convergence warning may list delta[D7] among others: an OutlierWarning must name D7
+        named = [str(w.message) for w in caught if issubclass(w.category, OutlierWarning)
+                 and names_any(str(w.message), ("D7",))]
+        assert res.p_delta0_positive > 0.95 and named, (res.p_delta0_positive, [str(w.message) for w in caught])
+        # the result says whether it converged exactly when a ConvergenceWarning was (or was not) given
+        warned = any(issubclass(w.category, ConvergenceWarning) for w in caught)
+        assert res.converged is not warned
+
+
+class TestNewDatasetProbabilities:
+    def test_new_dataset_probabilities_from_the_posterior_draws(self):
+        x = np.random.default_rng(0).normal(0.01, 0.02, (6, FOLDS))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)   # a short fit; the draws are what we check against
+            res = hierarchical_test(x, folds=FOLDS, rope=0.01, draws=300, tune=300, chains=2,
+                                    form="noncentered", retry=False, method="mcmc",
+                                    target_accept=0.95, random_seed=1)
+        post = res.idata.posterior
+        delta0, sigma0, nu = (post[v].values.ravel() for v in ("delta0", "sigma0", "nu"))
+        lo, hi = res.rope
+        assert (lo, hi) == pytest.approx((-0.01, 0.01))
+        # delta_new ~ Student-t(nu, delta0, sigma0), per draw
+        left = stats.t.cdf(lo, nu, delta0, sigma0)
+        right = stats.t.sf(hi, nu, delta0, sigma0)
+        regions = np.column_stack([left, 1 - left - right, right])
+        top = regions == regions.max(axis=1, keepdims=True)
+        wins = (top / top.sum(axis=1, keepdims=True)).mean(axis=0)
+        new = res.new_dataset()
+        means = regions.mean(axis=0)
+        # the three regions differ clearly, so a swap of any two cannot pass
+        assert min(abs(means[0] - means[1]), abs(means[1] - means[2]), abs(means[0] - means[2])) > 0.05, means
+        assert min(abs(wins[0] - wins[1]), abs(wins[1] - wins[2]), abs(wins[0] - wins[2])) > 0.05, wins
+        np.testing.assert_allclose([new.p_left, new.p_rope, new.p_right], means, rtol=1e-7, atol=1e-10)
+        np.testing.assert_allclose([new.win_left, new.win_rope, new.win_right], wins, rtol=0, atol=1e-12)
+        # draw by draw (the order of the draws aside)
+        np.testing.assert_allclose(np.sort(new.samples, axis=0), np.sort(regions, axis=0), rtol=1e-7, atol=1e-10)

@@ -6,19 +6,20 @@ import arviz as az
 import numpy as np
 import pymc as pm
 import pytensor.tensor as pt
-from pytensor.graph.basic import Constant
 import pytest
+from pytensor.graph.basic import Constant
 from scipy import integrate, stats
 
-from pp_corr.hierarchical.model import build_hierarchical_model as build_pairwise
-from pp_corr.hierarchical.preparation import prepare_hierarchical as prepare_pairwise
-from pp_corr.hierarchical.covariance import pivot_order
-from pp_corr.hierarchical.preparation import SIGMA_FLOOR
-from pp_corr.sampling import ConvergenceWarning
 import pp_corr.hierarchical.joint as joint
+from pp_corr.hierarchical.covariance import pivot_order
 from pp_corr.hierarchical.joint import (JointResult, _build, _draw_delta, _estimates, _orders, prepare_joint,
                                         _data_values, _scalings, _start, joint_model)
+from pp_corr.hierarchical.model import build_hierarchical_model as build_pairwise
+from pp_corr.hierarchical.preparation import prepare_hierarchical as prepare_pairwise
+from pp_corr.hierarchical.preparation import SIGMA_FLOOR
+from pp_corr.sampling import ConvergenceWarning
 from pp_corr.sampling import compilation_settings, sample
+from tests.conftest import HIER_MODEL_BAD, HIER_TEST_BAD, INF, JOINT_X, NAN, check_error
 
 RNG_SEED = 20261123
 
@@ -594,3 +595,37 @@ def test_a_retry_in_the_first_attempts_form_samples_the_model_compiled_for_it(mo
                    compile_kwargs={"mode": "NUMBA"})
     np.testing.assert_array_equal(res.idata.posterior["delta0"].values,
                                   _draw_delta(fresh, data, 1).posterior["delta0"].values)
+
+
+# --- bad and extreme inputs: refused by name, or the documented answer (issue #10) ----------------------------------
+
+JOINT_BAD = {**HIER_TEST_BAD, **{label: HIER_MODEL_BAD[label] for label in (
+    "scale=0", "scale=-1", "bounds list", "bounds unknown key", "bounds sigma reversed", "priors unknown",
+    "folds=inf")},
+    "eta=0": ({"eta": 0.0}, ("eta",)), "missing unknown": ({"missing": "skip"}, ("missing",)),
+    "one algorithm": ({"x": JOINT_X[..., :1]}, ("at least 2 algorithms",)),
+    "x 2-D": ({"x": JOINT_X[..., 0]}, ("x",)),
+    "x with inf": ({"x": np.where(np.arange(3) == 1, INF, JOINT_X)}, ("x", "infinite")),
+    "reference unknown": ({"reference": "bogus"}, ("reference",)),
+}
+
+
+class TestJointArguments:
+    @pytest.mark.parametrize("label", sorted(JOINT_BAD))
+    def test_joint_test_refuses_bad_parameters(self, label):
+        """The joint model of k algorithms checks every argument before any work, naming it."""
+        from pp_corr import joint_test
+
+        kwargs, names = JOINT_BAD[label]
+        kwargs = dict(kwargs)
+        x = kwargs.pop("x", JOINT_X)
+        small = {"draws": 20, "tune": 20, "chains": 1, "random_seed": 0, "folds": 10}
+        check_error(lambda: joint_test(x, **{**small, **kwargs}), names)
+
+    def test_joint_model_names_the_data_set_an_algorithm_is_missing_on(self):
+        from pp_corr import JointResult, joint_model
+
+        x = JOINT_X.copy()
+        x[2, :, 1] = NAN
+        check_error(lambda: joint_model(x, folds=10, missing="raise"), ("D3", "A2", "missing='drop'"))
+        assert JointResult.__doc__

@@ -15,6 +15,7 @@ from pp_corr.hierarchical.fit import exact_arguments
 from pp_corr.hierarchical.preparation import prepare_hierarchical
 from pp_corr.sequential.rules import decide, floor_regions, floor_success, posterior_regions, predictive_success
 from pp_corr.sequential.study import simulate_differences
+from tests.conftest import check_error
 
 
 def _diffs(seed, runs=6, folds=5, mu=0.01, sigma=0.02, rho=0.2, q=1):
@@ -301,3 +302,26 @@ def test_runs_added_by_hand_are_checked():
         seq.add_run([0.8] * 3, [0.9] * 3)
     with pytest.raises(ValueError, match="min_runs must be at most max_runs=2"):
         pp_corr.SequentialRuns(max_runs=2, min_runs=3)
+
+
+# --- bad and extreme inputs: refused by name, or the documented answer (issue #10) ----------------------------------
+
+
+class TestSequentialArguments:
+    @pytest.mark.parametrize("call, names", [
+        (lambda: pp_corr.sequential_test(np.zeros((3, 10)), rope=-0.01), ("rope",)),
+        (lambda: pp_corr.sequential_test(np.full((3, 10), np.nan)), ("NaN", "finite", "scores")),
+        (lambda: pp_corr.sequential_test(np.zeros((1, 10))), ("runs", "min_runs")),
+        (lambda: pp_corr.sequential_study(mus=(0.0, 0.01), repetitions=0), ("repetitions",)),
+        (lambda: pp_corr.sequential_study(levels=(0.95, 1.2)), ("levels", "level")),
+        (lambda: pp_corr.sequential_cv(None, None, np.zeros((20, 2)), np.zeros(20), max_runs=0), ("max_runs",)),
+        (lambda: pp_corr.SequentialRuns(rope=-0.01), ("rope",)),
+        (lambda: pp_corr.SequentialRuns(level=1.5), ("level",)),
+        (lambda: pp_corr.SequentialRuns(rho=1.0), ("rho",)),
+        (lambda: pp_corr.SequentialRuns().add_run(["a", "b"], [0.8, 0.9]), ("scores_a", "scores_b")),
+    ], ids=["negative rope", "all NaN", "one run", "no repetitions", "level above 1", "no runs", "runs: negative rope",
+            "runs: level above 1", "runs: rho 1", "runs: text scores"])
+    def test_sequential_edges_are_refused_by_name(self, call, names):
+        """The sequential comparison's entry points refuse degenerate input by name (its SequentialResult is what
+        sequential_test returns: tests/test_sequential.py checks it)."""
+        check_error(call, names)

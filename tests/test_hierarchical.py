@@ -21,6 +21,7 @@ from pp_corr.sampling import ConvergenceWarning
 from tests.conftest import FOLDS, HIER_MODEL_BAD, HIER_TEST_BAD, HIER_X, INF, check_error, names_any, quiet
 
 
+@pytest.mark.long
 def test_conditional_posterior_of_delta_matches_its_analytic_form():
     x = np.random.default_rng(0).normal(0.01, 0.03, size=(4, 10))
     model = hierarchical_model(x, folds=10)
@@ -42,6 +43,7 @@ def test_conditional_posterior_of_delta_matches_its_analytic_form():
             assert abs(exact_cdf - p) <= 4 * np.sqrt(p * (1 - p) / float(az.ess(draws))), (i, p, exact_cdf)
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("a", ["nbc", "aode", "j48"])
 def test_uci54_converges(uci54, a):
     with warnings.catch_warnings():
@@ -76,6 +78,7 @@ def zero_variance_fit():
                                  retry=False, method="mcmc")
 
 
+@pytest.mark.long
 def test_zero_variance_keeps_its_mean(zero_variance_fit):
     res = zero_variance_fit
     delta = res.idata.posterior["delta"]
@@ -90,6 +93,7 @@ COLUMNS = ["a", "b", "dataset", "hier_mean", "hier_lower", "hier_upper", "hier_p
            "indep_mean", "indep_p_left", "indep_p_rope", "indep_p_right", "converged"]
 
 
+@pytest.mark.long
 def test_to_frame_recomputed_from_the_draws(zero_variance_fit):
     res = zero_variance_fit
     delta = res.idata.posterior["delta"].transpose("chain", "draw", "dataset").values.reshape(-1, 6)
@@ -114,6 +118,7 @@ def test_to_frame_recomputed_from_the_draws(zero_variance_fit):
     np.testing.assert_allclose(res.to_frame(0.5)["hier_upper"], np.quantile(delta, 0.75, axis=0), rtol=1e-12)
 
 
+@pytest.mark.long
 def test_to_dict_is_plain_and_recomputed_from_the_draws(zero_variance_fit):
     res = zero_variance_fit
     summary = res.to_dict()
@@ -141,6 +146,7 @@ def test_to_dict_is_plain_and_recomputed_from_the_draws(zero_variance_fit):
     assert res.to_frame()["converged"].eq(res.converged).all()
 
 
+@pytest.mark.long
 def test_convergence_problems_are_kept_and_nan_is_written_as_none(zero_variance_fit):
     from dataclasses import replace
 
@@ -242,6 +248,7 @@ def test_good_bounds_and_numpy_arguments_are_accepted():
     assert np.isfinite(model.compile_logp()(model.initial_point()))
 
 
+@pytest.mark.long
 def test_fixed_bounds_and_scale_make_the_prior_independent_of_the_data():
     bounds = {"delta0": 2.0, "sigma0": 3.0, "sigma": (0.1, 5.0)}
     rng = np.random.default_rng(0)
@@ -285,6 +292,7 @@ def with_outlier():
     return x
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("sampler", ["pymc", "nutpie"])
 def test_an_absurd_outlier_neither_sets_the_unit_nor_flips_the_answer(sampler):
     """With the mean sd as the unit, one fold of 1e6 made s ~ 1.6e4 and the sigma_i floor 160: every other data
@@ -392,6 +400,7 @@ def fresh_fits(request, tmp_path_factory):
     return runs
 
 
+@pytest.mark.long
 def test_a_seeded_fit_gives_the_same_draws_with_a_cold_and_a_warm_cache(fresh_fits):
     """With Numba's fast-math, the code compiled on the first run and the code loaded from the cache later
     differed in the last bits of the log density, and so did every draw after a few iterations."""
@@ -400,6 +409,7 @@ def test_a_seeded_fit_gives_the_same_draws_with_a_cold_and_a_warm_cache(fresh_fi
     np.testing.assert_array_equal(cold["draws"], warm["draws"])
 
 
+@pytest.mark.long
 def test_a_fit_leaves_no_generated_source_in_the_temporary_directory(fresh_fits):
     """PyTensor wrote ~30 tmp* files of generated Numba source per fit to the temporary directory and never removed
     them."""
@@ -407,12 +417,14 @@ def test_a_fit_leaves_no_generated_source_in_the_temporary_directory(fresh_fits)
         assert run["left in tmp"] == []
 
 
+@pytest.mark.long
 def test_the_progress_bar_goes_to_stderr(fresh_fits):
     for run in fresh_fits:
         assert run["stdout"] == b""
         assert "━" in run["stderr"]  # the bar itself
 
 
+@pytest.mark.long
 def test_an_unconverged_fit_is_retried_once_with_the_robust_settings_then_says_so():
     from pp_corr.hierarchical.fit import DEFAULT, ROBUST
 
@@ -461,6 +473,7 @@ def test_the_marginal_form_gives_the_centred_posterior():
         assert float(gap.max()) <= 4, (name, gap.values)
 
 
+@pytest.mark.long
 def test_the_default_is_the_exact_posterior_and_refuses_mcmc_settings():
     """method="auto" (the default) computes the exact posterior where the model has one: the result says so, holds
     chains x draws independent draws and gives its verdict; an MCMC setting is an error that says how to sample."""
@@ -512,6 +525,7 @@ def test_the_exact_method_agrees_with_a_converged_fit(population, priors):
         assert gap < 4, (name, gap)
 
 
+@pytest.mark.long
 def test_a_pair_uses_the_data_sets_where_both_have_scores_and_says_which_it_left_out():
     """A data set where B was not run is left out (named in the summary and to_dict), a data set with two failed
     folds keeps the other folds: the answer is, draw for draw, the one on those data sets and folds alone."""
@@ -591,6 +605,7 @@ class TestHierarchicalTestExtremes:
 
 
 class TestNewDatasetProbabilities:
+    @pytest.mark.long
     def test_new_dataset_probabilities_from_the_posterior_draws(self):
         x = np.random.default_rng(0).normal(0.01, 0.02, (6, FOLDS))
         with warnings.catch_warnings():

@@ -187,6 +187,7 @@ def test_progress_lines_name_each_pair_and_how_it_was_answered(monkeypatch, caps
     assert capsys.readouterr().err.endswith(" s (not converged)\n")
 
 
+@pytest.mark.long
 def test_pairs_on_two_workers_give_the_results_of_one_pair_at_a_time():
     """Two local worker processes answer three pairs (the exact posterior) with the draws each pair gets alone in
     this process, in the order of the pairs; the seed is the caller's, not the task's."""

@@ -104,6 +104,7 @@ def test_binary_one_run_is_the_dirichlet_law_of_the_three_outcomes():
     assert res.samples.mean() == pytest.approx(mean, abs=4 * res.samples.std() / np.sqrt(n_samples))
 
 
+@pytest.mark.long
 def test_width_at_2000_items_equals_the_item_clustered_interval():
     rng = np.random.default_rng(11)
     res = compare_items(continuous_benchmark(rng, items=2000), draws=100_000, random_seed=1)
@@ -249,6 +250,7 @@ def test_items_command_ranks_more_than_two_models(tmp_path, capsys):
 
 # --- planning ----------------------------------------------------------------------------------------------------
 
+@pytest.mark.long
 @pytest.mark.parametrize("runs", [3, 1])
 def test_assurance_equals_the_power_of_the_design(runs):
     """continuous_benchmark's item differences have variance 2 * 0.25 + 2 / R (b_mi and the runs' noise), so with

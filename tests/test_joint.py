@@ -85,6 +85,7 @@ def random_point(model, rng, spread=0.7):
     return {name: rng.normal(0, spread, np.shape(value)) for name, value in model.initial_point().items()}
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("form", ["centered", "marginal"])
 def test_k2_log_density_equals_the_pairwise_model(uci54, form):
     """At k = 2 the joint model is the pairwise model, form by form: equal log densities (Jacobians included)
@@ -147,6 +148,7 @@ def with_gaps(scores):
     return scores
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("gaps", [False, True])
 @pytest.mark.parametrize("form", ["centered", "marginal"])
 def test_likelihood_equals_the_dense_kronecker_normal(form, gaps):
@@ -228,6 +230,7 @@ def test_each_data_sets_covariance_prior_is_set_on_the_differences_it_observes(g
     assert not gaps or [len(observed_map(block, data.scale)[1]) for block in scores] == [3, 2, 2, 1]
 
 
+@pytest.mark.long
 def test_a_model_with_gaps_compiles_its_gradient_without_numba_object_mode():
     """The maps of a design with gaps have static shapes: with a symbolic matrix size, Numba ran the gradient's
     batched AllocDiag in object mode (Python, under the GIL; uci54 with 24 gappy data sets: 2.5x the time per
@@ -474,6 +477,7 @@ def test_a_refit_sets_every_data_container_a_new_build_would_hold():
         np.testing.assert_allclose(value, fresh[name].get_value(), rtol=1e-12)
 
 
+@pytest.mark.long
 def test_a_refitted_model_has_the_log_density_of_a_model_built_on_the_new_data():
     """Refitted to new data whose orders of the coordinates are the first data's (the scores moved a little), the
     compiled model's log density equals that of a model built on the new data, at random points: the refit changes
@@ -571,6 +575,7 @@ def test_k2_fit_reports_what_the_pairwise_fit_reports(uci54, source):
         assert abs(a - b) < 4 * np.hypot(_mcse(ours["delta0"], prob), _mcse(theirs["delta0"], prob)), prob
 
 
+@pytest.mark.long
 def test_a_retry_in_the_first_attempts_form_samples_the_model_compiled_for_it(monkeypatch):
     """20 draws do not converge, so joint_test retries in the same (marginal) form: with the model built and
     compiled once, and giving the draws of that model built afresh and sampled with the retry's settings."""

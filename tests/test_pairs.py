@@ -356,6 +356,7 @@ def signed_rank_terms(z, rope):
 
 
 class TestCompareAllPairsArguments:
+    @pytest.mark.long
     @campaign(25)
     @given(seed=st.integers(0, 2**20), q=st.integers(2, 5), k=st.integers(2, 4), ties=st.booleans(),
            rope=st.sampled_from([0.0, 0.01, 0.05]), alpha=st.sampled_from([0.05, 0.2]))

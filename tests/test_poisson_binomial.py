@@ -36,7 +36,7 @@ def test_equals_rational_arithmetic(q):
         assert X.sf(k) == pytest.approx(upper, rel=1e-14, abs=0 if upper else 1e-300)
 
 
-@pytest.mark.parametrize("q", [10, 200, 2000])
+@pytest.mark.parametrize("q", [10, 200, pytest.param(2000, marks=pytest.mark.long)])
 def test_cdf_equals_scipy(q):
     p = np.random.default_rng(q).uniform(size=q)
     k = np.unique(np.r_[np.arange(0, q + 1, max(1, q // 100)), q - 2:q + 1])  # scipy costs ~15 ms per k at q = 2000
@@ -101,6 +101,7 @@ probability_vectors = st.lists(st.one_of(st.floats(0, 1), st.floats(0, 1e-12), s
                                min_size=1, max_size=40)
 
 
+@pytest.mark.long
 @settings(max_examples=300, deadline=None)
 @given(probability_vectors)
 def test_probabilities_never_exceed_one(p):
@@ -225,6 +226,7 @@ PROBS = st.one_of(st.floats(0, 1), st.sampled_from([0.0, 1.0, 1e-300, 0.5, 1 - 2
 
 
 class TestPoissonBinomialEdges:
+    @pytest.mark.long
     @campaign(150)
     @given(p=st.lists(PROBS, min_size=0, max_size=7), near_one=st.lists(st.floats(1e-300, 1e-3), max_size=2))
     def test_poisson_binomial_matches_exact_enumeration(self, p, near_one):
@@ -255,6 +257,7 @@ class TestPoissonBinomialEdges:
         else:
             check_error(lambda: PoissonBinomial([0.2, 0.5], complement=[0.8, bad]), ("complement",))
 
+    @pytest.mark.long
     def test_regression_poisson_binomial_above_one(self):
         """PoissonBinomial returned 1.0000000000000016: no cdf, sf or pmf value above 1 (seeded random p vectors)."""
         rng = np.random.default_rng(0)
@@ -296,6 +299,7 @@ class TestPoissonBinomialMonteCarloEdges:
 
 
 class TestPoissonBinomialGenerated:
+    @pytest.mark.long
     @PROPERTY_SETTINGS
     @given(st.lists(st.one_of(st.floats(0, 1), st.floats(0, 1e-300), st.floats(1 - 1e-12, 1)), min_size=1,
                     max_size=30), st.integers(0, 29), st.sampled_from([np.nan, -1e-300, 1 + 1e-15, np.inf]))

@@ -52,6 +52,7 @@ def fit(frame, **kwargs):
         return plackett_luce(frame, **kwargs)
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("k", [3, 4])
 def test_log_likelihood_is_the_product_of_choices_and_sums_to_one(k):
     w = np.random.default_rng(k).dirichlet(np.ones(k))
@@ -76,6 +77,7 @@ def test_ties_average_the_log_probability_over_their_orders(ranks):
     assert model_log_likelihood([ranks], w) == pytest.approx(average_rule(ranks, w), rel=1e-12)
 
 
+@pytest.mark.long
 def test_two_algorithms_posterior_is_beta_with_ties_as_half_wins():
     # 9 wins of A, 4 of B, 5 ties; prior alpha = (2, 0.5): w_A ~ Beta(2 + 9 + 2.5, 0.5 + 4 + 2.5) exactly
     a = [0.9] * 9 + [0.5] * 4 + [0.7] * 5
@@ -94,6 +96,7 @@ def test_two_algorithms_posterior_is_beta_with_ties_as_half_wins():
     assert frame_out.loc["A", "p_first_mcse"] == pytest.approx(mcse, rel=1e-9)
 
 
+@pytest.mark.long
 def test_three_algorithms_posterior_matches_integration_over_the_simplex():
     ranks = np.array([[1, 2, 3], [2, 1, 3], [1, 2.5, 2.5], [1.5, 1.5, 3]])
     alpha = np.array([1.0, 2.0, 1.5])
@@ -135,6 +138,7 @@ def recovery():
     return truth, ranks, fit(frame, draws=1000, chains=2, random_seed=12)
 
 
+@pytest.mark.long
 def test_recovers_the_weights_of_simulated_rankings(recovery):
     truth, ranks, res = recovery
     w = res.weights
@@ -144,6 +148,7 @@ def test_recovers_the_weights_of_simulated_rankings(recovery):
     np.testing.assert_allclose(res.to_frame().loc[res.algorithms, "observed_mean_rank"], ranks.mean(axis=0))
 
 
+@pytest.mark.long
 def test_derived_quantities_match_enumeration_of_rankings(recovery):
     _, _, res = recovery
     w, names = res.weights, res.algorithms

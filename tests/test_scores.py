@@ -433,6 +433,7 @@ FOLD_LABELS = {"plain": lambda d, r, f: f, "across_datasets": lambda d, r, f: 10
                "across_runs": lambda d, r, f: 100 * r + f, "text": lambda d, r, f: f"fold-{f}"}
 
 
+@pytest.mark.long
 @settings(max_examples=40, deadline=None)
 @given(st.integers(1, 3).flatmap(lambda q: st.tuples(st.lists(st.integers(1, 3), min_size=q, max_size=q),
                                                      st.lists(st.integers(2, 4), min_size=q, max_size=q))),
@@ -555,6 +556,7 @@ LOAD_BAD = ([({"runs": v}, ("runs",)) for v in [0, -1, 2.5, INF, NAN, "2", 3]]
 
 
 class TestDifferences:
+    @pytest.mark.long
     @campaign(120)
     @given(data=st.data(), q=st.integers(1, 6), n=st.integers(2, 12), resolution=st.sampled_from([30, 100, 1000]))
     def test_a_tie_stays_zero(self, data, q, n, resolution):
@@ -632,6 +634,7 @@ class TestDifferences:
 
 
 class TestLoadScoresEdges:
+    @pytest.mark.long
     @campaign(60)
     @given(data=st.data(), runs=st.integers(1, 2), folds=st.integers(2, 4), as_csv=st.booleans())
     def test_load_scores_reads_names_as_text(self, data, runs, folds, as_csv):
@@ -805,6 +808,7 @@ class TestLoadScoresEdges:
         two = correlated_ttest(negated, algorithms=("A", "B"), rope=0.01)
         assert_close([one.p_left, one.p_rope, one.p_right], [two.p_left, two.p_rope, two.p_right], "lower is better")
 
+    @pytest.mark.long
     def test_regression_memory_folds_numbered_across_datasets(self, tmp_path):
         """A 100,000-row CSV whose folds are numbered across data sets loads in seconds and under 500 MB."""
         script = textwrap.dedent("""

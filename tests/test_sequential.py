@@ -141,6 +141,7 @@ def test_over_datasets_replays_the_tests_in_order():
     assert (first.p_left, first.p_right) == (oracle.p_a_majority, oracle.p_b_majority)
 
 
+@pytest.mark.long
 def test_over_datasets_with_the_hierarchical_model(capsys):
     """Each step is the hierarchical test of the data sets seen: the new data set's probability that each region
     is the largest, the exact posterior's (no draws: the seed does not change it), and that of hierarchical_test's
@@ -202,6 +203,7 @@ def test_bad_arguments_are_named(kwargs, name):
         pp_corr.sequential_test(_diffs(0, q=2), **kwargs)
 
 
+@pytest.mark.long
 def test_study_fixed_design_is_exact_and_calibration_is_the_smallest_level():
     """At the rope boundary the fixed design's wrong rate is the one-sided t-test's 1 - level (the matching prior
     is exact under the intraclass model); the calibrated level is the smallest whose rate is within nominal."""

@@ -455,6 +455,7 @@ def spread_enough(x):
 
 
 class TestCorrelatedTtestMagnitudes:
+    @pytest.mark.long
     def test_magnitude_sweep_1e_minus_300_to_1e300(self):
         """Every power of ten from 1e-300 to 1e300: the same answers as the data scaled to 1 (1e-12 relative)."""
         base = quiet(correlated_ttest, BASE_MATRIX, rho=0.1, rope=0.01)
@@ -669,6 +670,7 @@ class TestCorrelatedTtestArguments:
 
 
 class TestTTestsOnGeneratedProblems:
+    @pytest.mark.long
     @PROPERTY_SETTINGS
     @given(problems())
     def test_valid_input_gives_probabilities(self, problem):
@@ -685,6 +687,7 @@ class TestTTestsOnGeneratedProblems:
         assert pois.distribution.pmf().sum() == pytest.approx(1, abs=1e-12)
         np.testing.assert_allclose(pois.per_dataset.p_right, np.atleast_1d(res.p_right), rtol=0, atol=0)
 
+    @pytest.mark.long
     @PROPERTY_SETTINGS
     @given(problems(), st.integers(-990, 990))
     def test_other_units_give_the_same_answer(self, problem, k):
@@ -719,6 +722,7 @@ class TestTTestsOnGeneratedProblems:
         np.testing.assert_allclose(f_other.statistic, f_one.statistic, rtol=1e-12, atol=0)
         np.testing.assert_allclose(f_other.pvalue, f_one.pvalue, rtol=1e-12, atol=0)
 
+    @pytest.mark.long
     @PROPERTY_SETTINGS
     @given(problems(), st.sampled_from(sorted(BAD)), st.data())
     def test_bad_input_is_refused_by_name(self, problem, name, data):
@@ -738,6 +742,7 @@ class TestTTestsOnGeneratedProblems:
                 call(ttest_functions()[fn_name], bad_x, bad_y, bad_options)
         assert re.search(rf"\b{name}\b", str(caught.value)), (name, value, str(caught.value))
 
+    @pytest.mark.long
     @PROPERTY_SETTINGS
     @given(problems(), st.sampled_from([0.0, 1.0, -0.2, 1.5, np.nan, np.inf, "0.9", None]))
     def test_bad_levels_are_refused_by_name(self, problem, level):

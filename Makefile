@@ -30,8 +30,10 @@ demo: setup
 test: setup
 	$(BIN)/python -m pytest -q -p no:cacheprovider -n 2 --dist worksteal --durations=15
 
+# The edit loop: everything but the tests marked slow or long (fits, notebooks, long statistical checks, the
+# doctests that fit a model), on the same two processes; about 2 minutes on two cores.
 test-fast: setup
-	$(BIN)/python -m pytest -q -p no:cacheprovider -m "not slow"
+	$(BIN)/python -m pytest -q -p no:cacheprovider -n 2 --dist worksteal --durations=15 -m "not slow and not long"
 
 notebooks: setup
 	$(BIN)/python scripts/build_notebooks.py

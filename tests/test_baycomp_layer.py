@@ -75,6 +75,7 @@ def baycomp_t_formula(x, y, rope, runs):
     return (mean, var, df), (left, 1 - left - right, right)
 
 
+@pytest.mark.long
 def test_correlated_ttest_equals_baycomp_formula_on_uci54(uci54):
     """All 10 pairs x 54 data sets, with and without a rope, with runs = 10 and baycomp's default runs = 1."""
     worst_p, worst_stats, cases = 0.0, 0.0, 0
@@ -120,6 +121,7 @@ def mc_tolerance(ours, ours_se, docs_draws):
     return Z * np.sqrt(ours_se**2 + ours * (1 - ours) / docs_draws)
 
 
+@pytest.mark.long
 def test_docs_signed_rank(docs_scores):
     nbc, j48 = docs_scores[NBC].mean(axis=1), docs_scores[J48].mean(axis=1)
     results = [bc.two_on_multiple(nbc, j48, rope=1, random_state=1),

@@ -1098,3 +1098,359 @@ class TestSimulate:
                 wilcoxon = np.mean(one.wilcoxon_pvalue.values < 0.3)
                 assert rates.loc[("poisson", delta, 1, q), "rate"] == pytest.approx(poisson, abs=1e-12)
                 assert rates.loc[("wilcoxon", delta, 1, q), "rate"] == pytest.approx(wilcoxon, abs=1e-12)
+
+
+# --- moved from tests/test_edges.py: bad and extreme options, regressions of issue #10 -------------------------
+# (imported here, not at the top, so that this block is all that the move changed in this file)
+import os  # noqa: E402
+import sys  # noqa: E402
+import tempfile  # noqa: E402
+from contextlib import ExitStack  # noqa: E402
+from unittest import mock  # noqa: E402
+
+from hypothesis import HealthCheck, assume, given, strategies as st  # noqa: E402
+
+import pp_corr  # noqa: E402
+import pp_corr.pairwise.pairs  # noqa: E402,F401 - imported before any stand-in is patched in (see forbid_computation)
+import pp_corr.plots  # noqa: E402,F401
+import pp_corr.studies.simulation  # noqa: E402,F401
+from pp_corr import compare_all_pairs, load_scores  # noqa: E402
+from tests.conftest import (run_limited, assert_close, assert_sums_to_one, campaign, cli_error,  # noqa: E402
+                            error_or_warning, quiet, scores_frame)
+
+def cli_ok(capsys, argv):
+    capsys.readouterr()
+    try:
+        code = main([str(a) for a in argv])
+    except SystemExit as exc:
+        pytest.fail(f"{argv} exited: {exc.code!r} {capsys.readouterr().err[-500:]}")
+    assert code in (0, None)
+    captured = capsys.readouterr()
+    assert "Traceback" not in captured.err
+    return captured
+
+
+class ComputationStarted(Exception):
+    """Raised by stand-ins for the computations the command line must not reach before checking its arguments."""
+
+
+def forbid_computation():
+    stack = ExitStack()
+
+    def stop(*args, **kwargs):
+        raise ComputationStarted("the computation started before the arguments and output path were checked")
+
+    names = ("pp_corr.pairwise.ttest", "pp_corr.pairwise.poisson_test", "pp_corr.pairwise.pairs",
+             "pp_corr.pairwise.rank_tests", "pp_corr.hierarchical.model", "pp_corr.studies.simulation")
+    modules = [pp_corr, sys.modules["pp_corr.cli"]] + [sys.modules[m] for m in names if m in sys.modules]
+    for module in modules:
+        for name in ("correlated_ttest", "poisson_test", "compare_all_pairs", "hierarchical_test",
+                     "bayesian_signed_rank", "bayesian_sign_test", "imprecise_signed_rank", "wilcoxon_test",
+                     "sign_test", "toy_example", "experiment_1", "experiment_2", "bayesian_network_study",
+                     "study_statistics"):
+            if name in vars(module):
+                stack.enter_context(mock.patch.object(module, name, stop))
+    return stack
+
+
+@pytest.fixture(scope="module")
+def small_csv(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("edges_cli")
+    frame = scores_frame(np.random.default_rng(11), ["d1", "d2", "d3", "d4"], ["P", "Q", "R"], 2, 5)
+    path = folder / "scores.csv"
+    frame.to_csv(path, index=False)
+    return path
+
+
+ROPES = {"0": True, "0.01": True, "0.5": True, "nan": False, "inf": False, "-0.1": False, "abc": False, "": False}
+
+
+SEEDS = {"0": True, "7": True, "-1": False, "1.5": False, "x": False}
+
+
+PRIORS = {"matching": True, "0,1,2,0.01": True, "nan,1,1,1": False, "1,2": False, "a,b,c,d": False,
+          "0,1,inf,1": False, "0,-1,2,1": False}
+
+
+PAIRS = {None: True, ("P", "Q"): True, ("P", "zzz"): False, ("Q", "Q"): False}
+
+
+OUTPUTS = {None: True, "out.json": True, "out.csv": True, "missing/out.json": False, "out.txt": False,
+           "existing_dir": False}
+
+
+COLUMNS = {None: True, "score=score": True, "score=nonexistent": False, "bogus=score": False}
+
+
+def strict_json(text):
+    def refuse(token):
+        raise AssertionError(f"bare {token} in the JSON output (strict parsers reject it)")
+
+    return json.loads(text, parse_constant=refuse)
+
+
+SIM_BAD = {"--repetitions": ["0", "-3", "2.5", "x"], "--workers": ["0", "-1", "x"], "--alpha": ["2", "0", "1", "nan",
+                                                                                                "-0.5"],
+           "--seed": ["-1", "x"]}
+
+
+class TestArgumentEdges:
+    @campaign(60, HealthCheck.function_scoped_fixture)
+    @given(rope=st.sampled_from(sorted(ROPES)), seed=st.sampled_from(sorted(SEEDS)),
+           prior=st.sampled_from(sorted(PRIORS)),
+           pair=st.sampled_from(list(PAIRS)), output=st.sampled_from(list(OUTPUTS)),
+           column=st.sampled_from(list(COLUMNS)), all_pairs=st.booleans(), lower=st.booleans())
+    def test_cli_compare_options(self, capsys, small_csv, rope, seed, prior, pair, output, column, all_pairs, lower):
+        """Any mix of good and bad options: an answer (and a parseable file) when all are good, else a one-line
+        pp-corr error naming one of the bad ones - before any computation."""
+        folder = Path(tempfile.mkdtemp(dir=small_csv.parent))
+        (folder / "existing_dir").mkdir()
+        argv = ["compare", small_csv, f"--rope={rope}", f"--seed={seed}", f"--prior={prior}"]
+        bad = []
+        for valid, names in ((ROPES[rope], ("--rope", "rope")), (SEEDS[seed], ("--seed", "seed")),
+                             (PRIORS[prior], ("--prior", "prior"))):
+            if not valid:
+                bad += names
+        if all_pairs:
+            argv.append("--all-pairs")
+        elif pair:
+            argv += ["-a", pair[0], "-b", pair[1]]
+            if not PAIRS[pair]:
+                bad += ["zzz", "-b"] if pair[1] == "zzz" else ["Q", "-a", "-b"]
+        if output:
+            path = folder / output
+            argv += ["-o", path]
+            if not OUTPUTS[output]:
+                bad += [str(path), path.name, "--output", "-o"]
+        if column:
+            argv += ["--column", column]
+            if not COLUMNS[column]:
+                bad += ["--column", "column", column.split("=")[0] if column.startswith("bogus") else "nonexistent"]
+        if lower:
+            argv.append("--lower-is-better")
+        if bad:
+            with forbid_computation():
+                cli_error(capsys, argv, bad)
+            if output:
+                assert not (folder / output).is_file()
+            return
+        captured = cli_ok(capsys, argv)
+        assert captured.out.strip(), "nothing printed"
+        if output in ("out.json", "out.csv"):
+            path = folder / output
+            assert path.is_file(), "no output file"
+            if output == "out.json":
+                strict_json(path.read_text())
+            else:
+                frame = pd.read_csv(path)
+                assert len(frame) > 0 and {"a", "b"} <= set(frame.columns)
+
+    @campaign(40, HealthCheck.function_scoped_fixture)
+    @given(study=st.sampled_from(["experiment1", "experiment2", "toy"]),
+           bad=st.dictionaries(st.sampled_from(sorted(SIM_BAD)), st.just(None), min_size=0, max_size=3),
+           data=st.data(), output_is_file=st.booleans())
+    def test_cli_simulate_refuses_bad_options_before_simulating(self, capsys, tmp_path_factory, study, bad, data,
+                                                                output_is_file):
+        assume(bad or output_is_file)
+        folder = tmp_path_factory.mktemp("sim")
+        argv = ["simulate", study, "--no-progress"]
+        names = []
+        for option in bad:
+            value = data.draw(st.sampled_from(SIM_BAD[option]), label=option)
+            argv.append(f"{option}={value}")
+            names.append(option)
+        if "--repetitions" not in bad:
+            argv.append("--repetitions=5")
+        if output_is_file:
+            target = folder / "a_file"
+            target.write_text("not a directory")
+            argv += ["-o", target]
+            names += [str(target), "--output", "-o"]
+        else:
+            argv += ["-o", folder / "out"]
+        with forbid_computation():
+            cli_error(capsys, argv, names)
+        assert not (folder / "out").exists() or not any((folder / "out").iterdir())
+
+    def test_regression_cli_missing_file(self, capsys, tmp_path):
+        path = tmp_path / "nope.csv"
+        cli_error(capsys, ["compare", path], (str(path),))
+
+    def test_regression_cli_directory(self, capsys, tmp_path):
+        cli_error(capsys, ["compare", tmp_path], (str(tmp_path),))
+
+    def test_regression_cli_missing_output_directory(self, capsys, small_csv, tmp_path):
+        """-o in a missing directory was reported (with a traceback) after the whole analysis."""
+        out = tmp_path / "missing" / "out.json"
+        with forbid_computation():
+            cli_error(capsys, ["compare", small_csv, "-o", out], (str(out), str(out.parent), "--output", "-o"))
+        blocker = tmp_path / "a_file"
+        blocker.write_text("x")
+        with forbid_computation():  # simulate may create a missing directory, but not inside a file
+            cli_error(capsys, ["simulate", "toy", "--repetitions", "5", "-o", blocker / "sub"],
+                      (str(blocker / "sub"), str(blocker), "--output", "-o"))
+
+    def test_regression_cli_workers_negative(self, capsys):
+        with forbid_computation():
+            cli_error(capsys, ["simulate", "toy", "--workers", "-1"], ("--workers",))
+
+    def test_regression_cli_seed_negative(self, capsys, small_csv):
+        with forbid_computation():
+            cli_error(capsys, ["simulate", "toy", "--seed", "-1"], ("--seed",))
+            cli_error(capsys, ["compare", small_csv, "--seed", "-1"], ("--seed",))
+
+    def test_regression_cli_simulate_alpha_2(self, capsys, tmp_path):
+        """simulate --alpha 2 failed after the whole simulation."""
+        with forbid_computation():
+            cli_error(capsys, ["simulate", "toy", "--alpha", "2", "--repetitions", "5", "-o", tmp_path / "o"],
+                      ("--alpha",))
+
+    def test_regression_cli_existing_file_for_directory(self, capsys, tmp_path):
+        target = tmp_path / "file"
+        target.write_text("x")
+        with forbid_computation():
+            cli_error(capsys, ["simulate", "toy", "--repetitions", "5", "-o", target], (str(target),))
+
+    def test_regression_cli_one_dataset_all_pairs(self, tmp_path, capsys):
+        """--all-pairs on one data set: an error, or a warning on stderr that says so."""
+        frame = scores_frame(np.random.default_rng(12), ["only"], ["P", "Q", "R"], 1, 10)
+        path = tmp_path / "one.csv"
+        frame.to_csv(path, index=False)
+        try:
+            main(["compare", str(path), "--all-pairs"])
+        except SystemExit as exc:
+            message = exc.code if isinstance(exc.code, str) else capsys.readouterr().err
+            assert exc.code not in (0, None) and "data set" in message
+        else:
+            assert "data set" in capsys.readouterr().err, "no word that there is only one data set"
+        ds = quiet(load_scores, frame)
+        error_or_warning(lambda: compare_all_pairs(ds, draws=200, random_seed=0), ("data set", "data sets"),
+                         ("data set",))
+
+    def test_regression_cli_pairwise_output_has_poisson_test(self, tmp_path, capsys, small_csv):
+        """Pairwise -o: stable columns and, per pair, the Poisson test (the headline of the printed output)."""
+        out = tmp_path / "pairs.csv"
+        cli_ok(capsys, ["compare", small_csv, "--rope", "0.02", "-o", out])
+        frame = pd.read_csv(out, keep_default_na=False, na_values=[""])
+        required = ["a", "b", "dataset", "mean", "lower", "upper", "p_left", "p_rope", "p_right", "pvalue",
+                    "degenerate", "p_b_majority", "p_a_majority", "decision"]
+        assert set(required) <= set(frame.columns), f"missing {set(required) - set(frame.columns)}"
+        ds = quiet(load_scores, small_csv)
+        for (a, b), rows in frame.groupby(["a", "b"]):
+            res = quiet(correlated_ttest, ds, algorithms=(str(a), str(b)), rope=0.02)
+            expected = pd.DataFrame({"dataset": [str(d) for d in ds.dataset.values], "p_left": res.p_left,
+                                     "p_right": res.p_right}).set_index("dataset")
+            got = rows.assign(dataset=rows.dataset.astype(str)).set_index("dataset").loc[expected.index]
+            assert_close(got.p_left, expected.p_left, f"{a}, {b}: p_left is P({a} better)", rtol=1e-9)
+            assert_close(got.p_right, expected.p_right, f"{a}, {b}: p_right is P({b} better)", rtol=1e-9)
+            poi = quiet(poisson_test, ds, algorithms=(str(a), str(b)), rope=0.02)
+            assert_close(rows.p_b_majority, poi.p_b_majority, "p_b_majority", rtol=1e-9)
+            assert_close(rows.p_a_majority, poi.p_a_majority, "p_a_majority", rtol=1e-9)
+            assert set(rows.decision.astype(str)) == {str(poi.decision)}
+        out_json = tmp_path / "pairs.json"
+        cli_ok(capsys, ["compare", small_csv, "-o", out_json])
+        text = out_json.read_text()
+        strict_json(text)
+        assert "p_b_majority" in text and "p_a_majority" in text
+
+    def test_regression_cli_csv_stable_columns(self, tmp_path, capsys, small_csv):
+        """Columns do not depend on the algorithms' names; p_left is always P(a better)."""
+        out = tmp_path / "two.csv"
+        cli_ok(capsys, ["compare", small_csv, "-a", "Q", "-b", "P", "-o", out])
+        frame = pd.read_csv(out)
+        assert not any("P(" in c for c in frame.columns), f"columns named after algorithms: {list(frame.columns)}"
+        assert {"p_left", "p_rope", "p_right"} <= set(frame.columns)
+        assert set(frame.a) == {"Q"} and set(frame.b) == {"P"}
+        assert_sums_to_one(frame.p_left, frame.p_rope, frame.p_right)
+
+    def test_regression_cli_json_no_bare_nan(self, tmp_path, capsys):
+        """Degenerate data sets (A = B on every fold) produce NaN statistics: JSON has null, never bare NaN."""
+        frame = scores_frame(np.random.default_rng(13), ["d1", "d2", "d3"], ["A", "B", "C"], 1, 5)
+        same = frame.algorithm.eq("B") & frame.dataset.eq("d1")
+        frame.loc[same, "score"] = frame.loc[frame.algorithm.eq("A") & frame.dataset.eq("d1"), "score"].values
+        path = tmp_path / "degenerate.csv"
+        frame.to_csv(path, index=False)
+        for argv in (["-a", "A", "-b", "B"], [], ["--all-pairs"]):
+            out = tmp_path / f"out{len(argv)}.json"
+            cli_ok(capsys, ["compare", path, *argv, "-o", out])
+            strict_json(out.read_text())
+
+    def test_regression_cli_lower_is_better(self, tmp_path, capsys):
+        frame = scores_frame(np.random.default_rng(14), ["d1", "d2", "d3"], ["A", "B"], 1, 10)
+        frame["score"] = (1 - frame.score).round(3)
+        errors, negated = tmp_path / "errors.csv", tmp_path / "negated.csv"
+        frame.to_csv(errors, index=False)
+        frame.assign(score=-frame.score).to_csv(negated, index=False)
+        one, two = tmp_path / "one.csv", tmp_path / "two.csv"
+        cli_ok(capsys, ["compare", errors, "-a", "A", "-b", "B", "--lower-is-better", "-o", one])
+        cli_ok(capsys, ["compare", negated, "-a", "A", "-b", "B", "-o", two])
+        a, b = pd.read_csv(one), pd.read_csv(two)
+        assert_close(a.p_right, b.p_right, "--lower-is-better = the negated scores")
+
+    def test_regression_simulate_output_atomic_and_replacement_said(self, tmp_path, capsys):
+        """simulate -o: a later write that fails leaves nothing behind; replacing existing files is said."""
+        out = tmp_path / "sim"
+        cli_ok(capsys, ["simulate", "toy", "--repetitions", "20", "--no-progress", "-o", out])
+        written = sorted(p.name for p in out.iterdir())
+        assert written, "nothing written"
+        captured = cli_ok(capsys, ["simulate", "toy", "--repetitions", "20", "--no-progress", "-o", out])
+        said = (captured.out + captured.err).lower()
+        assert "replac" in said or "overwr" in said, f"existing files replaced without a word: {said[-300:]!r}"
+        for blocked in written:
+            fresh = tmp_path / f"fresh_{blocked}"
+            fresh.mkdir()
+            (fresh / blocked).mkdir()  # a directory where one of the files goes: that write fails
+            cli_error(capsys, ["simulate", "toy", "--repetitions", "20", "--no-progress", "-o", fresh],
+                      (str(fresh / blocked), blocked, str(fresh)))
+            assert sorted(p.name for p in fresh.iterdir()) == [blocked], \
+                f"partial result left behind: {sorted(p.name for p in fresh.iterdir())}"
+
+    def test_regression_simulate_workers_capped(self, monkeypatch):
+        """--workers 100 started a process per task: at most as many processes as cores."""
+        import multiprocessing.process
+
+        from pp_corr.studies.simulation import bayesian_network_study
+
+        started = []
+        original = multiprocessing.process.BaseProcess.start
+
+        def counting_start(self):
+            started.append(self)
+            return original(self)
+
+        monkeypatch.setattr(multiprocessing.process.BaseProcess, "start", counting_start)
+        res = bayesian_network_study([0.0, 0.01, 0.02], runs=(1,), n_datasets=5, repetitions=2, workers=100,
+                                     progressbar=False, random_seed=0)
+        assert res.sizes["delta"] == 3
+        assert len(started) <= (os.cpu_count() or 1), f"{len(started)} processes on {os.cpu_count()} cores"
+
+    def test_regression_simulate_repetitions_too_many(self):
+        """--repetitions 100000000 grew to gigabytes before any result: refused at once with a clear message."""
+        proc = run_limited([sys.executable, "-c", "import sys; from pp_corr.cli import main; "
+                             "sys.exit(main(['simulate', 'experiment1', '--repetitions', '100000000', '--no-progress',"
+                             " '--workers', '1']))"], timeout=90, memory_gb=3)
+        assert proc.returncode != 0, "accepted"
+        lines = proc.stderr.strip().splitlines()
+        assert lines and lines[-1].startswith("pp-corr") and "repetitions" in lines[-1], proc.stderr[-1500:]
+        assert "Traceback" not in proc.stderr
+
+    def test_cli_demo_refuses_bad_rope(self, capsys):
+        with forbid_computation():
+            for rope in ("nan", "-1", "inf"):
+                cli_error(capsys, ["demo", f"--rope={rope}"], ("--rope", "rope"))
+
+    @pytest.mark.slow
+    def test_regression_cli_hierarchical_writes_output_and_progress_to_stderr(self, small_csv, tmp_path):
+        """compare --hierarchical -o out.json wrote nothing: it writes the fit; progress never goes to stdout."""
+        out = tmp_path / "hier.json"
+        proc = run_limited([sys.executable, "-c",
+                            "import sys; from pp_corr.cli import main; sys.exit(main(sys.argv[1:]))",
+                             "compare", str(small_csv), "-a", "P", "-b", "Q", "--hierarchical", "-o", str(out)],
+                            timeout=900, memory_gb=6)
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        assert out.is_file(), "no output written"
+        text = out.read_text()
+        strict_json(text)
+        assert "delta0" in text or "hierarchical" in text.lower(), text[:500]
+        for mark in ("Sampling", "draws/s", "%|", "━", "it/s"):
+            assert mark not in proc.stdout, f"progress ({mark!r}) in stdout"

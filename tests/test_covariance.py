@@ -131,6 +131,7 @@ def test_with_a_basis_the_prior_is_that_of_the_regressions_coordinates():
     assert values({"pop_log_sd": np.log([2.1, 1.0, 1.0]), "pop_slopes": slopes})[1] == -np.inf
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("eta", [1.0, 2.0])
 def test_a_block_of_an_lkj_matrix_is_lkj_with_eta_plus_half_the_dimensions_left_out(eta):
     """The mathematics of the marginal above, against PyMC's LKJ draws: the leading 2 x 2 and 3 x 3 blocks of

@@ -82,6 +82,7 @@ def task_pid(value, seed):
     return os.getpid(), value, np.random.default_rng(seed).random()
 
 
+@pytest.mark.long
 def test_remote_tasks_run_on_both_workers_with_streams_keyed_by_task(cluster):
     tasks = [((k, 1), (k,)) for k in range(12)]
     results = dict(execution.map_tasks(task_pid, tasks, random_seed=3, scheduler=cluster, progressbar=False))
@@ -176,6 +177,7 @@ def task_thread(value, seed):
     return os.getpid(), threading.get_ident(), np.random.default_rng(seed).random()
 
 
+@pytest.mark.long
 def test_threads_run_the_tasks_in_this_process_with_the_streams_of_worker_processes():
     """threads=True (tasks that release the GIL): two workers are two threads of this process, and each task's
     stream is the one it has in a worker process."""

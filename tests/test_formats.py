@@ -357,6 +357,7 @@ def test_runs_gives_rho_runs_over_n(runs, n):
     np.testing.assert_allclose(1 - one_sided, expected, rtol=1e-10)
 
 
+@pytest.mark.long
 def test_runs_reaches_the_pymc_models():
     from pp_corr.hierarchical.model import hierarchical_model
     from pp_corr.pairwise.models import correlated_t_model

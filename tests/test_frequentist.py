@@ -3,11 +3,14 @@ import warnings
 
 import numpy as np
 import pytest
+from hypothesis import assume, given, strategies as st
 from scipy import stats
 
+import pp_corr.studies.simulation
 from pp_corr import corrected_ttest, paired_ttest
 from pp_corr.pairwise.frequentist import t_from_stats
 from pp_corr.pairwise.intraclass import SufficientStats
+from tests.conftest import TINY, WIDE, assert_close, assert_probability, campaign, matrices, unit_scale
 
 
 X = np.array([0.021, 0.013, 0.034, -0.004, 0.027, 0.018])
@@ -45,3 +48,30 @@ class TestCorrectedTtest:
             res = corrected_ttest(x_scaled * unit, rho=rho)
         assert np.isinf(res.standard_error)
         assert (float(res.statistic), float(res.pvalue)) == pytest.approx((t, 2 * stats.t.sf(abs(t), n - 1)), rel=1e-10)
+
+
+# --- bad and extreme inputs: refused by name, or the documented answer (issue #10) ----------------------------------
+
+
+class TestFrequentistTtestsAtEveryScale:
+    @campaign(60)
+    @given(x=matrices(WIDE, q=(1, 3), n=(2, 10)), rho=st.sampled_from([0.0, 0.2]),
+           alternative=st.sampled_from(["two-sided", "less", "greater"]))
+    def test_frequentist_t_tests_match_scipy_at_every_scale(self, x, rho, alternative):
+        rows = x
+        assume(np.all(np.ptp(rows, axis=-1) > 1e-6 * np.max(np.abs(rows), axis=-1)))
+        assume(not np.any((x != 0) & (np.abs(x) < TINY)))
+        scaled = np.array([row / unit_scale(row) for row in rows])
+        res = paired_ttest(x, alternative=alternative)
+        assert isinstance(res, pp_corr.TTestResult)
+        ref = stats.ttest_1samp(scaled, 0, axis=-1, alternative=alternative)
+        assert_close(res.pvalue, ref.pvalue, "paired_ttest pvalue vs scipy", rtol=1e-6, atol=1e-12)
+        assert_close(res.statistic, ref.statistic, "paired_ttest statistic vs scipy", rtol=1e-6)
+        cor = corrected_ttest(x, rho=rho, alternative=alternative)
+        n = x.shape[-1]
+        t = scaled.mean(axis=-1) / (scaled.std(axis=-1, ddof=1) * np.sqrt(1 / n + rho / (1 - rho)))
+        p = {"two-sided": 2 * stats.t.sf(np.abs(t), n - 1), "greater": stats.t.sf(t, n - 1),
+             "less": stats.t.cdf(t, n - 1)}[alternative]
+        assert_close(cor.statistic, t, "corrected_ttest statistic", rtol=1e-6)
+        assert_close(cor.pvalue, p, "corrected_ttest pvalue", rtol=1e-6, atol=1e-12)
+        assert_probability("pvalue", cor.pvalue)

@@ -6,6 +6,9 @@ import numpy as np
 import pytest
 from scipy import stats
 
+# Each model samples with PyMC (7 to 43 s each): `make test` runs them.
+pytestmark = pytest.mark.long
+
 MODELS = Path(__file__).resolve().parents[1] / "models"
 
 

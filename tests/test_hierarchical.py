@@ -14,12 +14,14 @@ from scipy import integrate, stats
 
 import pp_corr
 from pp_corr import correlated_ttest, poisson_test
+from pp_corr.hierarchical.fit import ROBUST, check_convergence, hierarchical_test
 from pp_corr.hierarchical.model import hierarchical_model
 from pp_corr.hierarchical.preparation import OutlierWarning
 from pp_corr.sampling import ConvergenceWarning
-from pp_corr.hierarchical.fit import ROBUST, check_convergence, hierarchical_test
+from tests.conftest import FOLDS, HIER_MODEL_BAD, HIER_TEST_BAD, HIER_X, INF, check_error, names_any, quiet
 
 
+@pytest.mark.long
 def test_conditional_posterior_of_delta_matches_its_analytic_form():
     x = np.random.default_rng(0).normal(0.01, 0.03, size=(4, 10))
     model = hierarchical_model(x, folds=10)
@@ -41,6 +43,7 @@ def test_conditional_posterior_of_delta_matches_its_analytic_form():
             assert abs(exact_cdf - p) <= 4 * np.sqrt(p * (1 - p) / float(az.ess(draws))), (i, p, exact_cdf)
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("a", ["nbc", "aode", "j48"])
 def test_uci54_converges(uci54, a):
     with warnings.catch_warnings():
@@ -75,6 +78,7 @@ def zero_variance_fit():
                                  retry=False, method="mcmc")
 
 
+@pytest.mark.long
 def test_zero_variance_keeps_its_mean(zero_variance_fit):
     res = zero_variance_fit
     delta = res.idata.posterior["delta"]
@@ -89,6 +93,7 @@ COLUMNS = ["a", "b", "dataset", "hier_mean", "hier_lower", "hier_upper", "hier_p
            "indep_mean", "indep_p_left", "indep_p_rope", "indep_p_right", "converged"]
 
 
+@pytest.mark.long
 def test_to_frame_recomputed_from_the_draws(zero_variance_fit):
     res = zero_variance_fit
     delta = res.idata.posterior["delta"].transpose("chain", "draw", "dataset").values.reshape(-1, 6)
@@ -113,6 +118,7 @@ def test_to_frame_recomputed_from_the_draws(zero_variance_fit):
     np.testing.assert_allclose(res.to_frame(0.5)["hier_upper"], np.quantile(delta, 0.75, axis=0), rtol=1e-12)
 
 
+@pytest.mark.long
 def test_to_dict_is_plain_and_recomputed_from_the_draws(zero_variance_fit):
     res = zero_variance_fit
     summary = res.to_dict()
@@ -140,6 +146,7 @@ def test_to_dict_is_plain_and_recomputed_from_the_draws(zero_variance_fit):
     assert res.to_frame()["converged"].eq(res.converged).all()
 
 
+@pytest.mark.long
 def test_convergence_problems_are_kept_and_nan_is_written_as_none(zero_variance_fit):
     from dataclasses import replace
 
@@ -168,7 +175,8 @@ def test_bad_input():
         hierarchical_model(np.zeros((2, 1)), folds=10)
     with pytest.raises(ValueError, match="priors"):
         hierarchical_model(np.random.default_rng(0).normal(size=(3, 5)), folds=5, priors="newest")
-    with pytest.raises(ValueError, match=r"rho has 4 values but x holds 3 data sets: give one value or one per data set"):
+    with pytest.raises(ValueError,
+                       match=r"rho has 4 values but x holds 3 data sets: give one value or one per data set"):
         hierarchical_model(np.random.default_rng(0).normal(size=(3, 5)), rho=np.full(4, 0.1))
 
 
@@ -240,6 +248,7 @@ def test_good_bounds_and_numpy_arguments_are_accepted():
     assert np.isfinite(model.compile_logp()(model.initial_point()))
 
 
+@pytest.mark.long
 def test_fixed_bounds_and_scale_make_the_prior_independent_of_the_data():
     bounds = {"delta0": 2.0, "sigma0": 3.0, "sigma": (0.1, 5.0)}
     rng = np.random.default_rng(0)
@@ -283,6 +292,7 @@ def with_outlier():
     return x
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("sampler", ["pymc", "nutpie"])
 def test_an_absurd_outlier_neither_sets_the_unit_nor_flips_the_answer(sampler):
     """With the mean sd as the unit, one fold of 1e6 made s ~ 1.6e4 and the sigma_i floor 160: every other data
@@ -390,6 +400,7 @@ def fresh_fits(request, tmp_path_factory):
     return runs
 
 
+@pytest.mark.long
 def test_a_seeded_fit_gives_the_same_draws_with_a_cold_and_a_warm_cache(fresh_fits):
     """With Numba's fast-math, the code compiled on the first run and the code loaded from the cache later
     differed in the last bits of the log density, and so did every draw after a few iterations."""
@@ -398,6 +409,7 @@ def test_a_seeded_fit_gives_the_same_draws_with_a_cold_and_a_warm_cache(fresh_fi
     np.testing.assert_array_equal(cold["draws"], warm["draws"])
 
 
+@pytest.mark.long
 def test_a_fit_leaves_no_generated_source_in_the_temporary_directory(fresh_fits):
     """PyTensor wrote ~30 tmp* files of generated Numba source per fit to the temporary directory and never removed
     them."""
@@ -405,12 +417,14 @@ def test_a_fit_leaves_no_generated_source_in_the_temporary_directory(fresh_fits)
         assert run["left in tmp"] == []
 
 
+@pytest.mark.long
 def test_the_progress_bar_goes_to_stderr(fresh_fits):
     for run in fresh_fits:
         assert run["stdout"] == b""
         assert "━" in run["stderr"]  # the bar itself
 
 
+@pytest.mark.long
 def test_an_unconverged_fit_is_retried_once_with_the_robust_settings_then_says_so():
     from pp_corr.hierarchical.fit import DEFAULT, ROBUST
 
@@ -459,6 +473,7 @@ def test_the_marginal_form_gives_the_centred_posterior():
         assert float(gap.max()) <= 4, (name, gap.values)
 
 
+@pytest.mark.long
 def test_the_default_is_the_exact_posterior_and_refuses_mcmc_settings():
     """method="auto" (the default) computes the exact posterior where the model has one: the result says so, holds
     chains x draws independent draws and gives its verdict; an MCMC setting is an error that says how to sample."""
@@ -510,6 +525,7 @@ def test_the_exact_method_agrees_with_a_converged_fit(population, priors):
         assert gap < 4, (name, gap)
 
 
+@pytest.mark.long
 def test_a_pair_uses_the_data_sets_where_both_have_scores_and_says_which_it_left_out():
     """A data set where B was not run is left out (named in the summary and to_dict), a data set with two failed
     folds keeps the other folds: the answer is, draw for draw, the one on those data sets and folds alone."""
@@ -527,3 +543,92 @@ def test_a_pair_uses_the_data_sets_where_both_have_scores_and_says_which_it_left
     np.testing.assert_array_equal(res.idata.posterior["delta"].values, alone.idata.posterior["delta"].values)
     assert f"left out: 1 data set where {a} and {b} do not both have scores: breast_cancer" in res.summary()
     assert res.to_dict()["left_out"] == ["breast_cancer"] and alone.to_dict()["left_out"] == []
+
+
+# --- bad and extreme inputs: refused by name, or the documented answer (issue #10); independent oracles (issue #19) ---
+
+
+class TestHierarchicalTestArguments:
+    @pytest.mark.parametrize("label", sorted(HIER_TEST_BAD) + ["scale=inf", "bounds sigma not a pair"])
+    def test_hierarchical_test_refuses_bad_parameters(self, label):
+        from pp_corr import hierarchical_test
+
+        kwargs, names = {**HIER_TEST_BAD, **HIER_MODEL_BAD}[label]
+        small = {"draws": 20, "tune": 20, "chains": 1, "random_seed": 0, "folds": 10}
+        check_error(lambda: hierarchical_test(HIER_X, **{**small, **kwargs}), names)
+
+    def test_regression_hierarchical_scale_draws_bounds(self):
+        """scale=inf, draws=0 and bounds of the wrong form: each a ValueError naming it (no fit)."""
+        from pp_corr import hierarchical_model, hierarchical_test
+
+        check_error(lambda: hierarchical_model(HIER_X, folds=10, scale=INF), ("scale",))
+        check_error(lambda: hierarchical_model(HIER_X, folds=10, bounds={"sigma": 5.0}), ("bounds", "sigma"))
+        check_error(lambda: hierarchical_model(HIER_X, folds=10, bounds=(1, 2)), ("bounds",))
+        check_error(lambda: hierarchical_test(HIER_X, folds=10, draws=0, tune=20, chains=1, random_seed=0), ("draws",))
+
+
+class TestHierarchicalTestExtremes:
+    @pytest.mark.slow
+    def test_regression_magnitude_hierarchical(self):
+        """The hierarchical test on x * 1e-170 (rope scaled too) gives the answer of x."""
+        from pp_corr import hierarchical_test
+
+        x = np.random.default_rng(16).normal(0.01, 0.02, (6, 10))
+        kwargs = {"folds": 10, "draws": 500, "chains": 2, "random_seed": 3}  # the default: the exact posterior
+        base = quiet(hierarchical_test, x, rope=0.01, **kwargs)
+        assert isinstance(base, pp_corr.HierarchicalResult)
+        for scale in (1e-170, 1e160):
+            res = quiet(hierarchical_test, x * scale, rope=0.01 * scale, **kwargs)
+            assert abs(res.p_delta0_positive - base.p_delta0_positive) < 0.03, (scale, res.p_delta0_positive,
+                                                                                base.p_delta0_positive)
+            assert abs(res.new_dataset().p_right - base.new_dataset().p_right) < 0.03
+
+    @pytest.mark.slow
+    def test_regression_hierarchical_outlier(self):
+        """One absurd outlier (1e6 among 200 differences) flipped P(delta0 > 0) from 1.000 to 0.48 with only a generic
+        warning: the answer stays, or a warning names the data set that dominates."""
+        from pp_corr import ConvergenceWarning, OutlierWarning, hierarchical_test
+
+        x = np.random.default_rng(17).normal(0.02, 0.01, (20, 10))
+        x[6, 4] = 1e6
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            res = hierarchical_test(x, folds=10, draws=500, tune=500, chains=2, random_seed=1, retry=False,
+                                    method="mcmc")
+        # a generic convergence warning may list delta[D7] among others: an OutlierWarning must name D7
+        named = [str(w.message) for w in caught if issubclass(w.category, OutlierWarning)
+                 and names_any(str(w.message), ("D7",))]
+        assert res.p_delta0_positive > 0.95 and named, (res.p_delta0_positive, [str(w.message) for w in caught])
+        # the result says whether it converged exactly when a ConvergenceWarning was (or was not) given
+        warned = any(issubclass(w.category, ConvergenceWarning) for w in caught)
+        assert res.converged is not warned
+
+
+class TestNewDatasetProbabilities:
+    @pytest.mark.long
+    def test_new_dataset_probabilities_from_the_posterior_draws(self):
+        x = np.random.default_rng(0).normal(0.01, 0.02, (6, FOLDS))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)   # a short fit; the draws are what we check against
+            res = hierarchical_test(x, folds=FOLDS, rope=0.01, draws=300, tune=300, chains=2,
+                                    form="noncentered", retry=False, method="mcmc",
+                                    target_accept=0.95, random_seed=1)
+        post = res.idata.posterior
+        delta0, sigma0, nu = (post[v].values.ravel() for v in ("delta0", "sigma0", "nu"))
+        lo, hi = res.rope
+        assert (lo, hi) == pytest.approx((-0.01, 0.01))
+        # delta_new ~ Student-t(nu, delta0, sigma0), per draw
+        left = stats.t.cdf(lo, nu, delta0, sigma0)
+        right = stats.t.sf(hi, nu, delta0, sigma0)
+        regions = np.column_stack([left, 1 - left - right, right])
+        top = regions == regions.max(axis=1, keepdims=True)
+        wins = (top / top.sum(axis=1, keepdims=True)).mean(axis=0)
+        new = res.new_dataset()
+        means = regions.mean(axis=0)
+        # the three regions differ clearly, so a swap of any two cannot pass
+        assert min(abs(means[0] - means[1]), abs(means[1] - means[2]), abs(means[0] - means[2])) > 0.05, means
+        assert min(abs(wins[0] - wins[1]), abs(wins[1] - wins[2]), abs(wins[0] - wins[2])) > 0.05, wins
+        np.testing.assert_allclose([new.p_left, new.p_rope, new.p_right], means, rtol=1e-7, atol=1e-10)
+        np.testing.assert_allclose([new.win_left, new.win_rope, new.win_right], wins, rtol=0, atol=1e-12)
+        # draw by draw (the order of the draws aside)
+        np.testing.assert_allclose(np.sort(new.samples, axis=0), np.sort(regions, axis=0), rtol=1e-7, atol=1e-10)

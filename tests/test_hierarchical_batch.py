@@ -12,10 +12,10 @@ import xarray as xr
 
 import pp_corr.hierarchical.fit as fit
 import pp_corr.hierarchical.model as hier
+from pp_corr.hierarchical.batch import check_pairs, hierarchical_tests
+from pp_corr.hierarchical.fit import hierarchical_test
 from pp_corr.hierarchical.model import build_hierarchical_model
 from pp_corr.hierarchical.preparation import OutlierWarning, model_values, prepare_hierarchical
-from pp_corr.hierarchical.fit import hierarchical_test
-from pp_corr.hierarchical.batch import check_pairs, hierarchical_tests
 from tests.conftest import written_out_logp
 
 Q = 6  # data sets in every case: one compiled model serves them all
@@ -68,8 +68,8 @@ def test_one_compiled_log_density_equals_the_written_out_model_on_every_data(for
         hier.pm.set_data(model_values(case, None), model=model)
         for _ in range(3):
             point = {v: rng.normal(0, 1.5, shape) for v, shape in shapes.items()}
-            assert float(logp(point)) == pytest.approx(written_out_logp(model_values(case, None), point, form, population), rel=1e-12), \
-                name
+            expected = written_out_logp(model_values(case, None), point, form, population)
+            assert float(logp(point)) == pytest.approx(expected, rel=1e-12), name
 
 
 def test_the_prior_limits_and_unit_follow_the_data():
@@ -187,6 +187,7 @@ def test_progress_lines_name_each_pair_and_how_it_was_answered(monkeypatch, caps
     assert capsys.readouterr().err.endswith(" s (not converged)\n")
 
 
+@pytest.mark.long
 def test_pairs_on_two_workers_give_the_results_of_one_pair_at_a_time():
     """Two local worker processes answer three pairs (the exact posterior) with the draws each pair gets alone in
     this process, in the order of the pairs; the seed is the caller's, not the task's."""
@@ -209,3 +210,27 @@ def test_nutpie_batch_on_uci54_gives_the_draws_of_a_fresh_compilation(uci54, mon
     fits = hierarchical_tests(uci54, [("nbc", "hnb"), ("aode", "j48")], progressbar=False, **settings)
     monkeypatch.setattr(fit, "_COMPILED", {})
     same_draws(fits["aode", "j48"], hierarchical_test(uci54, algorithms=("aode", "j48"), **settings))
+
+
+# --- bad and extreme inputs: refused by name, or the documented answer (issue #10) ----------------------------------
+
+
+class TestHierarchicalTestsArguments:
+    @pytest.mark.parametrize("args, kwargs, error, named", [
+        (([[0.8, 0.9]],), {}, TypeError, "scores must be a scores Dataset"),
+        ((), {"pairs": [("knn", "knn")]}, ValueError, "pairs: a pair needs two different algorithms"),
+        ((), {"pairs": [("knn", "svm")]}, ValueError, "pairs: 'svm' not among"),
+        ((), {"algorithms": ("knn", "tree")}, TypeError, "sets algorithms for each pair"),
+        ((), {"progressbar": "yes"}, TypeError, "progressbar must be"),
+        ((), {"rope": -1.0}, ValueError, "rope"),
+        ((), {"sampler": "stan"}, ValueError, "sampler"),
+        ((), {"method": "grid"}, ValueError, "method"),
+    ])
+    def test_hierarchical_tests_names_a_bad_argument_before_any_fit(self, monkeypatch, args, kwargs, error, named):
+        import pp_corr.hierarchical.fit as hierarchical
+        from pp_corr import example_path, hierarchical_tests, load_scores
+
+        monkeypatch.setattr(hierarchical, "_fit", lambda *a, **k: pytest.fail("fitted before checking"))
+        monkeypatch.setattr(hierarchical, "_exact_fit", lambda *a, **k: pytest.fail("computed before checking"))
+        with pytest.raises(error, match=named):
+            hierarchical_tests(*(args or (load_scores(example_path()),)), **{"progressbar": False, **kwargs})

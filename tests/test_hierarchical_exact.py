@@ -193,6 +193,7 @@ print(bool(cv.refine_cells.stats.cache_hits) and not cv.refine_cells.stats.cache
 """
 
 
+@pytest.mark.long
 def test_the_compiled_kernels_load_from_numbas_cache():
     """refine_cells compiles for 5 s: a new process (a test worker, the command line) must load it from numba's
     cache. Anything the kernel asks of the threading layer at run time (numba.get_num_threads() inside it did)
@@ -205,6 +206,7 @@ def test_the_compiled_kernels_load_from_numbas_cache():
     assert runs[1].stdout.strip() == "True", runs[1].stdout + runs[1].stderr
 
 
+@pytest.mark.long
 @given(left=st.floats(-50, 50), width=st.floats(1.5, 60), middle=st.floats(-1, 1), nu=st.floats(1.001, 400))
 @settings(max_examples=150, deadline=None)
 def test_kernel_moments_against_quadrature(left, width, middle, nu):
@@ -341,6 +343,7 @@ def summaries(post):
     return out
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("tie", [False, pytest.param(True, marks=pytest.mark.slow)])
 def test_posterior_against_importance_sampling(tie):
     """Three data sets of 10 folds (with ``tie``, one has all differences equal: sigma0's posterior then reaches
@@ -442,6 +445,7 @@ def normal_population(xbar, v, delta0_max, sigma0_max, rope):
     return out
 
 
+@pytest.mark.long
 def test_normal_population_limit():
     """nu forced to ~1e5 (alpha ~ 1e4, beta ~ 0.1) and sigma_i pinned (hi = lo (1 + 1e-6)): the population is
     normal and the means' variances v_i = c_i sigma_i^2 known."""
@@ -459,6 +463,7 @@ def test_normal_population_limit():
     assert abs(post.nu_mean / 1e5 - 1) < 0.01
 
 
+@pytest.mark.long
 def test_normal_population_against_its_algebra():
     """population="normal" (the t kernel at nu = 1e8) with sigma_i pinned: the normal-normal algebra above, the
     error estimate included, and draws whose nu is inf and whose delta0 agrees with the quadrature."""
@@ -650,6 +655,7 @@ def assert_within_4_mcse(checks, size):
         assert abs(values.mean() - mean) <= 4 * sd / math.sqrt(size) + allowance, (name, values.mean(), mean)
 
 
+@pytest.mark.long
 def test_draws_agree_with_the_quadrature():
     """Five practically tied data sets (two with all differences equal) and two outliers: the posterior holds
     both nu near 1 with sigma0 below 0.01 and nu large with sigma0 large. 10^4 draws against the quadrature's
@@ -697,6 +703,7 @@ def test_draws_agree_with_the_quadrature_on_stress_cases(case):
     assert_within_4_mcse(strata_checks(problem, run, draws), size)
 
 
+@pytest.mark.long
 def test_draws_are_seeded_and_checked():
     kwargs = dict(delta0_max=3.0, sigma0_max=30.0, sigma_bounds=(0.01, 100.0), grid=FAST.coarser(), draws=50)
     args = ([0.2, 0.5, -0.1], [9.0, 12.0, 7.0], 10, 0.1)
@@ -780,6 +787,7 @@ def test_a_cut_on_a_segments_end_makes_no_empty_piece():
     assert weights @ density == pytest.approx(1.0, abs=1e-4)  # 24 nodes over two pieces
 
 
+@pytest.mark.long
 def test_a_node_whose_segments_never_settle_is_summarised_on_the_nodes_it_evaluated(monkeypatch):
     """When the delta0 segments of a sigma0 node are re-built as often as allowed without covering the posterior
     (seen on uci54 aode - j48gr with a grid a quarter as fine), the node is summarised on the segments whose
@@ -805,6 +813,7 @@ def test_a_node_whose_segments_never_settle_is_summarised_on_the_nodes_it_evalua
         assert getattr(restless, name) == pytest.approx(getattr(settled, name), abs=2e-3), name
 
 
+@pytest.mark.long
 def test_a_coarse_grid_keeps_the_nodes_whose_convolution_rounds_below_zero(uci54):
     """On a grid a quarter as fine, the narrow-kernel corrections left some G_i about -1e-20 to -2e-15 (0 to
     rounding, against values near 1) on uci54 aode - hnb; their logarithm was NaN, which took whole sigma0 nodes out

@@ -8,14 +8,16 @@ squares, each transform's Jacobian). No sampling: at most a log density is compi
 import sys
 import warnings
 
+import arviz as az
 import numpy as np
 import pymc as pm
 import pytest
-from scipy import special, stats
+from pymc.model.transform.conditioning import remove_value_transforms
+from scipy import integrate, special, stats
 
 from pp_corr.hierarchical.model import hierarchical_model
 from pp_corr.hierarchical.preparation import OutlierWarning
-from tests.conftest import written_out_logp
+from tests.conftest import FOLDS, HIER_MODEL_BAD, HIER_X, RHO, RHO_KEYS, check_error, written_out_logp
 
 
 RNG = np.random.default_rng(20261125)
@@ -364,3 +366,116 @@ class TestOutlierWarning:
         with pytest.warns(OutlierWarning) as record:
             hierarchical_model(x, folds=4)
         assert record[0].filename == __file__
+
+
+# --- bad and extreme inputs: refused by name, or the documented answer (issue #10); independent oracles (issue #19) ---
+
+BOUNDS = {"delta0": 1.0, "sigma0": 1.0, "sigma": (0.005, 0.2)}
+
+
+X_SIGMA = np.random.default_rng(2).normal(0.01, 0.03, (4, FOLDS))
+
+
+FIXED = {"delta0_scaled": 0.01, "sigma0_scaled": 0.02, "nu_minus_one": 4.0,
+         "delta_scaled": np.array([0.0, 0.02, 0.01, -0.01])}
+
+
+def analytic_log_conditional(sigma, i):
+    """log p(sigma_i | xbar_i, SS_i, delta_i) up to a constant: the flat prior on the bounds times
+    N(xbar_i | delta_i, sigma^2 ((1 - rho)/n + rho)) times the density of SS_i, where
+    SS_i / (sigma^2 (1 - rho)) ~ chi-square(n - 1)."""
+    n = X_SIGMA.shape[1]
+    xbar, ss = X_SIGMA[i].mean(), ((X_SIGMA[i] - X_SIGMA[i].mean()) ** 2).sum()
+    sigma = np.asarray(sigma, dtype=float)
+    mean_part = stats.norm.logpdf(xbar, FIXED["delta_scaled"][i], sigma * np.sqrt((1 - RHO) / n + RHO))
+    unit = sigma**2 * (1 - RHO)
+    scatter_part = stats.chi2.logpdf(ss / unit, n - 1) - np.log(unit)
+    inside = (sigma >= BOUNDS["sigma"][0]) & (sigma <= BOUNDS["sigma"][1])
+    return np.where(inside, mean_part + scatter_part, -np.inf)
+
+
+@pytest.fixture(scope="module")
+def model_log_conditional():
+    """sigma -> the model's joint log density (on the constrained scale, no Jacobian) with everything fixed but
+    sigma_i: as a function of sigma_i that is its log conditional up to a constant."""
+    model = hierarchical_model(X_SIGMA, folds=FOLDS, scale=1.0, bounds=BOUNDS)
+    assert {"sigma_scaled", "delta_scaled", "xbar_obs", "ss_obs"} <= set(model.named_vars)
+    np.testing.assert_allclose(model["xbar_obs"].get_value(), X_SIGMA.mean(axis=1), rtol=1e-12)   # scale=1: our units
+    plain = remove_value_transforms(model)
+    logp = plain.compile_logp(jacobian=False)
+    sigmas = np.array([0.03, 0.025, 0.035, 0.04])
+
+    def log_conditional(sigma, i):
+        s = sigmas.copy()
+        s[i] = sigma
+        return float(logp({**FIXED, "sigma_scaled": s}))
+
+    return log_conditional
+
+
+class TestHierarchicalModelArguments:
+    @pytest.mark.parametrize("label", sorted(HIER_MODEL_BAD))
+    def test_hierarchical_model_refuses_bad_parameters(self, label):
+        from pp_corr import hierarchical_model
+
+        kwargs, names = HIER_MODEL_BAD[label]
+        kwargs = dict(kwargs)
+        x = kwargs.pop("x", HIER_X)
+        if not RHO_KEYS & set(kwargs):
+            kwargs["folds"] = 10
+        check_error(lambda: hierarchical_model(x, **kwargs), names)
+
+
+class TestConditionalPosteriorOfSigma:
+    @pytest.mark.parametrize("i", range(4))
+    def test_conditional_posterior_of_sigma_matches_its_analytic_form(self, model_log_conditional, i):
+        lo, hi = BOUNDS["sigma"]
+        grid = np.geomspace(lo * 1.01, hi * 0.99, 40)
+        model = np.array([model_log_conditional(s, i) for s in grid])
+        exact = analytic_log_conditional(grid, i)
+        # equal up to one additive constant
+        np.testing.assert_allclose(model - model[20], exact - exact[20], rtol=0, atol=1e-8)
+        # normalised on the prior's support by quadrature: the same conditional density and distribution
+        ref = exact[20]
+        z_model = integrate.quad(lambda s: np.exp(model_log_conditional(s, i) - model[20]), lo, hi, points=grid[::8],
+                                 epsabs=0, epsrel=1e-10, limit=200)[0]
+        z_exact = integrate.quad(lambda s: np.exp(analytic_log_conditional(s, i) - ref), lo, hi, points=grid[::8],
+                                 epsabs=0, epsrel=1e-10, limit=200)[0]
+        assert z_model == pytest.approx(z_exact, rel=1e-7)
+        for s in grid[::5]:
+            cdf_model = integrate.quad(lambda t: np.exp(model_log_conditional(t, i) - model[20]), lo, s,
+                                       epsabs=0, epsrel=1e-10, limit=200)[0] / z_model
+            cdf_exact = integrate.quad(lambda t: np.exp(analytic_log_conditional(t, i) - ref), lo, s,
+                                       epsabs=0, epsrel=1e-10, limit=200)[0] / z_exact
+            assert cdf_model == pytest.approx(cdf_exact, abs=1e-7)
+        # the flat prior stops at its bounds
+        assert model_log_conditional(lo * 0.99, i) == -np.inf and model_log_conditional(hi * 1.01, i) == -np.inf
+
+    def test_a_wrong_chi_square_degrees_of_freedom_would_show(self):
+        """The oracle above separates sigma^-(n-1) from sigma^-n: over the grid the two log densities differ by
+        log(sigma) + const, far beyond the 1e-8 tolerance."""
+        lo, hi = BOUNDS["sigma"]
+        grid = np.geomspace(lo * 1.01, hi * 0.99, 40)
+        exact = analytic_log_conditional(grid, 0)
+        wrong = exact - np.log(grid)      # one more power of 1/sigma: n/2 in place of (n - 1)/2
+        assert np.ptp((wrong - wrong[20]) - (exact - exact[20])) > 1.0
+
+    @pytest.mark.slow
+    def test_sampled_sigma_follows_its_conditional(self):
+        """The same conditional by NUTS: everything but sigma fixed with pm.do (the sigma_i are then independent),
+        the draws' quantiles against the analytic distribution function."""
+        model = hierarchical_model(X_SIGMA, folds=FOLDS, scale=1.0, bounds=BOUNDS)
+        with pm.do(model, FIXED):
+            idata = pm.sample(draws=1000, tune=500, chains=2, random_seed=3, quiet=True, progressbar=False,
+                              compute_convergence_checks=False)
+        lo, hi = BOUNDS["sigma"]
+        for i in range(4):
+            draws = idata.posterior["sigma_scaled"].values[..., i]
+            ref = analytic_log_conditional(np.median(draws), i)
+            dens = lambda s: np.exp(analytic_log_conditional(s, i) - ref)  # noqa: E731
+            total = integrate.quad(dens, lo, hi, epsabs=0, epsrel=1e-10, limit=200)[0]
+            ess = float(az.ess(draws))
+            for p in (0.1, 0.5, 0.9):
+                q = np.quantile(draws, p)
+                cdf = integrate.quad(dens, lo, q, epsabs=0, epsrel=1e-10, limit=200)[0] / total
+                assert abs(cdf - p) <= 4 * np.sqrt(p * (1 - p) / ess), (i, p, cdf)

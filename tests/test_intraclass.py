@@ -1,14 +1,17 @@
 """pairwise/intraclass.py. Oracles: scipy's multivariate normal on the dense compound-symmetry covariance, the
 Schur-complement conditional written out here, dense GLS with numpy's inverse, and exact powers of two."""
+import math
 import warnings
 
 import numpy as np
 import pytest
+from hypothesis import given, strategies as st
+from hypothesis.extra import numpy as hnp
 from scipy import stats
 
-from pp_corr import SufficientStats, intraclass_logp, resolve_rho
+from pp_corr import SufficientStats, correlated_ttest, intraclass_logp, poisson_test, resolve_rho
 from pp_corr.pairwise.intraclass import folds_from_runs, intraclass_fold_logp, real_array, rho_for
-from tests.conftest import dense_stats
+from tests.conftest import BASE_MATRIX, INF, NAN, assert_close, bad_corr, campaign, check_error, dense_stats, grid
 
 
 def intraclass_matrix(n, rho):
@@ -486,3 +489,119 @@ class TestRealArray:
         assert str(error.value) == "folds must be a number or an array of numbers, got str '10'"
         with pytest.raises(TypeError, match=r"^v must be numbers, got array\(\[1, None\], dtype=object\)$"):
             real_array("v", np.array([1, None], dtype=object))
+
+
+# --- bad and extreme inputs: refused by name, or the documented answer (issue #10) ----------------------------------
+
+RHO_BAD = [({"folds": INF}, ("folds",)), ({"folds": NAN}, ("folds",)), ({"folds": 1}, ("folds",)),
+           ({"folds": 0}, ("folds",)), ({"folds": -3}, ("folds",)), ({"folds": 2.5}, ("folds",)),
+           ({"n_test": 10, "n_train": INF}, ("n_train",)), ({"n_test": INF, "n_train": 90}, ("n_test",)),
+           ({"n_test": NAN, "n_train": 90}, ("n_test",)), ({"n_test": 10, "n_train": -5}, ("n_train",)),
+           ({"n_test": 10, "n_train": 0}, ("n_train",)), ({"n_test": 10}, ("n_train",)),
+           ({"rho": NAN}, ("rho",)), ({"rho": 1.0}, ("rho",)), ({"rho": INF}, ("rho",)),
+           ({"rho": 0.1, "folds": 10}, ("rho", "folds"))]
+
+
+class TestSufficientStatsArguments:
+    @campaign(60)
+    @given(x=hnp.arrays(np.float64, st.integers(2, 7), elements=grid()), rho=st.sampled_from([0.0, 0.1, 0.5, 0.9]),
+           seed=st.integers(0, 2**16), general=st.booleans())
+    def test_sufficient_stats_match_dense_matrices(self, x, rho, seed, general):
+        n = len(x)
+        if general:
+            g = np.random.default_rng(seed).normal(size=(n, n))
+            cov = g @ g.T + n * np.eye(n)
+            corr = cov / np.sqrt(np.outer(np.diag(cov), np.diag(cov)))
+            corr = (corr + corr.T) / 2
+            s = SufficientStats.from_samples(x, corr=corr)
+        else:
+            corr = (1 - rho) * np.eye(n) + rho
+            s = SufficientStats.from_samples(x, rho=rho)
+        mean, q, effective = dense_stats(x, corr)
+        assert_close(s.mean, mean, "GLS mean", rtol=1e-9, atol=1e-12)
+        assert_close(s.weighted_ss, q, "weighted sum of squares", rtol=1e-8, atol=1e-10)
+        assert_close(s.effective_n, effective, "effective n", rtol=1e-9)
+        assert bool(np.asarray(s.zero_variance)) == bool(np.ptp(x) == 0)
+
+    @campaign(40)
+    @given(x=hnp.arrays(np.float64, st.integers(3, 6), elements=grid()),
+           case=st.sampled_from(["rho nan", "rho 1", "rho inf", "corr nan", "corr asymmetric",
+                                 "corr not positive definite", "corr singular", "corr wrong shape", "x nan"]))
+    def test_sufficient_stats_refuse_bad_arguments(self, x, case):
+        n = len(x)
+        if case.startswith("rho"):
+            value = {"rho nan": NAN, "rho 1": 1.0, "rho inf": INF}[case]
+            check_error(lambda: SufficientStats.from_samples(x, rho=value), ("rho",))
+        elif case.startswith("corr"):
+            check_error(lambda: SufficientStats.from_samples(x, corr=bad_corr(case[5:], n)), ("corr",))
+        else:
+            check_error(lambda: SufficientStats.from_samples(np.where(np.arange(n) == 1, NAN, x), rho=0.1), ("x",))
+
+
+class TestIntraclassLogpArguments:
+    @campaign(60)
+    @given(x=hnp.arrays(np.float64, st.integers(1, 6), elements=grid()), mu=grid(), sigma=st.floats(0.01, 10),
+           rho_frac=st.floats(0.01, 0.99), k=st.integers(-1000, 1000))
+    def test_intraclass_logp_matches_scipy_and_the_unit(self, x, mu, sigma, rho_frac, k):
+        n = len(x)
+        low = -1 / (n - 1) if n > 1 else -0.99
+        rho = low + rho_frac * (1 - low)
+        cov = sigma**2 * ((1 - rho) * np.eye(n) + rho)
+        expected = stats.multivariate_normal(np.full(n, mu), cov).logpdf(x)
+        assert_close(intraclass_logp(x, mu, sigma, rho), expected, "logp vs scipy", rtol=1e-8, atol=1e-8)
+        s = math.ldexp(1.0, k)
+        assert_close(intraclass_logp(x * s, mu * s, sigma * s, rho) + n * math.log(s), expected,
+                     f"logp at scale 2^{k}", rtol=1e-8, atol=1e-8)
+
+    @campaign(40)
+    @given(case=st.sampled_from([("sigma", 0.0), ("sigma", -1.0), ("sigma", NAN), ("sigma", INF), ("rho", NAN),
+                                 ("rho", 1.0), ("rho", -0.6), ("rho", 1.5), ("mu", NAN), ("mu", INF), ("x", NAN)]))
+    def test_intraclass_logp_refuses_bad_arguments(self, case):
+        name, value = case
+        args = {"x": np.array([0.1, -0.2, 0.4]), "mu": 0.0, "sigma": 0.5, "rho": 0.3}
+        args[name] = np.array([0.1, value, 0.4]) if name == "x" else value
+        check_error(lambda: intraclass_logp(**args), (name,))
+
+
+class TestResolveRhoArguments:
+    @campaign(40)
+    @given(case=st.sampled_from(RHO_BAD))
+    def test_resolve_rho_refuses_bad_arguments(self, case):
+        kwargs, names = case
+        check_error(lambda: resolve_rho(**kwargs), names)
+
+    @campaign(40)
+    @given(folds=st.integers(2, 10**6), n_test=st.integers(1, 10**9), n_train=st.integers(1, 10**9),
+           rho=st.floats(0, 0.999))
+    def test_resolve_rho_valid(self, folds, n_test, n_train, rho):
+        assert_close(resolve_rho(folds=folds), 1 / folds, "1 / folds")
+        assert_close(resolve_rho(n_test=n_test, n_train=n_train), n_test / (n_test + n_train),
+                     "n_test / (n_test + n_train)")
+        assert_close(resolve_rho(rho), rho, "rho")
+
+    def test_regression_folds_inf_n_train_inf(self):
+        x = BASE_MATRIX
+        check_error(lambda: correlated_ttest(x, folds=INF), ("folds",))
+        check_error(lambda: correlated_ttest(x, n_test=10, n_train=INF), ("n_train",))
+        check_error(lambda: poisson_test(x, folds=INF), ("folds",))
+        check_error(lambda: resolve_rho(n_test=10, n_train=INF), ("n_train",))
+
+
+class TestIntraclassFoldLogpArguments:
+    @pytest.mark.parametrize("x, sigma, rho, named", [
+        ([0.1], 1.0, 0.1, "x"), ([0.1, 0.2], 0.0, 0.1, "sigma"), ([0.1, 0.2], 1.0, 1.0, "rho"),
+        ([0.1, 0.2, 0.3], 1.0, -0.5, "rho"), ([0.1, float("nan")], 1.0, 0.1, "x")])
+    def test_intraclass_fold_logp_names_a_bad_argument(self, x, sigma, rho, named):
+        from pp_corr import intraclass_fold_logp
+
+        with pytest.raises(ValueError, match=named):
+            intraclass_fold_logp(x, 0.0, sigma, rho)
+
+    def test_intraclass_fold_logp_at_the_smallest_design_equals_the_bivariate_normal_conditional(self):
+        """n = 2: x_1 | x_2 ~ N(mu + rho (x_2 - mu), sigma^2 (1 - rho^2)), written out here."""
+        from pp_corr import intraclass_fold_logp
+
+        x, mu, sigma, rho = np.array([0.3, -0.1]), 0.05, 0.2, -0.6
+        got = intraclass_fold_logp(x, mu, sigma, rho)
+        want = [stats.norm(mu + rho * (x[1 - j] - mu), sigma * math.sqrt(1 - rho**2)).logpdf(x[j]) for j in (0, 1)]
+        assert np.allclose(got, want, rtol=1e-12, atol=0)

@@ -6,13 +6,17 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, strategies as st
+from hypothesis.extra import numpy as hnp
 from scipy import stats
 
+import pp_corr.studies.simulation
 from pp_corr import AssumptionWarning, MissingScoresWarning
 from pp_corr.cli import main
 from pp_corr.items import benchmark_scores, compare_items, load_items
 from pp_corr.items.comparison import pseudo_items
 from pp_corr.items.variance import run_shift_draws, two_way
+from tests.conftest import NAN, assert_close, campaign, check_error, names_any, quiet
 
 
 def continuous_benchmark(rng, items=300, runs=3, shift=0.0, difference=0.1):
@@ -100,6 +104,7 @@ def test_binary_one_run_is_the_dirichlet_law_of_the_three_outcomes():
     assert res.samples.mean() == pytest.approx(mean, abs=4 * res.samples.std() / np.sqrt(n_samples))
 
 
+@pytest.mark.long
 def test_width_at_2000_items_equals_the_item_clustered_interval():
     rng = np.random.default_rng(11)
     res = compare_items(continuous_benchmark(rng, items=2000), draws=100_000, random_seed=1)
@@ -245,6 +250,7 @@ def test_items_command_ranks_more_than_two_models(tmp_path, capsys):
 
 # --- planning ----------------------------------------------------------------------------------------------------
 
+@pytest.mark.long
 @pytest.mark.parametrize("runs", [3, 1])
 def test_assurance_equals_the_power_of_the_design(runs):
     """continuous_benchmark's item differences have variance 2 * 0.25 + 2 / R (b_mi and the runs' noise), so with
@@ -355,3 +361,72 @@ def test_binary_intervals_cover_the_population_difference():
             truths.append(truth)
         share, _ = coverage(intervals, np.array(truths))
         assert abs(share - 0.95) < 4 * np.sqrt(0.95 * 0.05 / 200), (shift, kind, share)
+
+
+# --- bad and extreme inputs: refused by name, or the documented answer (issue #10) ----------------------------------
+
+
+class TestItemArguments:
+    @campaign(60)
+    @given(a=hnp.arrays(float, st.tuples(st.integers(1, 12), st.integers(1, 3)),
+                        elements=st.sampled_from([0.0, 1.0, 0.5, NAN])),
+           shift=st.sampled_from([0.0, 1.0, -1.0]), rope=st.sampled_from([None, 0.05, (-0.2, 0.1)]),
+           strength=st.sampled_from([0.0, 1.0]))
+    def test_compare_items_answers_or_names_the_benchmark(self, a, shift, rope, strength):
+        """Small item tables with missing scores: an error naming the benchmark (too few items both models have) or
+        three probabilities in [0, 1] that add up, an interval holding its own median, and items counted right."""
+        b = np.clip(a + shift * (np.arange(a.size).reshape(a.shape) % 2), 0, 1)
+        call = lambda: pp_corr.compare_items({"A": a, "B": b}, rope=rope, prior_strength=strength, draws=200,
+                                             random_seed=0)
+        try:
+            res = quiet(call)
+        except ValueError as err:
+            assert names_any(str(err), ["benchmark"]) and "fewer than 2" in str(err), err
+            return
+        total = res.p_left + res.p_rope + res.p_right
+        assert_close(total, 1.0, "sum of the probabilities", atol=1e-12)
+        assert ((res.p_left >= 0) & (res.p_right >= 0) & (res.p_rope >= -1e-12)).all()
+        both = (np.isfinite(a).any(axis=1) & np.isfinite(b).any(axis=1)).sum()
+        assert res.items[0] == both
+        lo, hi = res.interval()
+        assert lo[0] <= np.median(res.samples) <= hi[0]
+
+    @pytest.mark.parametrize("call, names", [
+        (lambda: pp_corr.compare_items({"A": [1, 0], "B": [0, 1]}, rope=-1), ["rope"]),
+        (lambda: pp_corr.compare_items({"A": [1, 0], "B": [0, 1]}, runs="epochs"), ["runs"]),
+        (lambda: pp_corr.compare_items({"A": [1, 0], "B": [0, 1]}, draws=0), ["draws"]),
+        (lambda: pp_corr.compare_items({"A": [1, 0], "B": [0, 1]}, prior_strength=-1), ["prior_strength"]),
+        (lambda: pp_corr.compare_items({"A": [1, 0], "B": [0, 1]}, models=("A", "A")), ["models"]),
+        (lambda: pp_corr.compare_items({"A": [1, 0], "B": [0, 1]}, models=("A", "Z")), ["Z"]),
+        (lambda: pp_corr.compare_items({"A": [1, 0], "B": [0, 1]}, models="AB"), ["models"]),
+        (lambda: pp_corr.compare_items({"A": [1, 0], "B": [0, 1], "C": [1, 1]}), ["models"]),
+        (lambda: pp_corr.compare_items({"A": [1, 0], "B": [0, 1]}).interval(2), ["confidence_level"]),
+        (lambda: pp_corr.load_items(42), ["source"]),
+        (lambda: pp_corr.load_items({"A": [1, 0]}, na_values=5), ["na_values"]),
+        (lambda: pp_corr.load_items({"A": [1, 0]}, metric="acc"), ["metric"]),
+        (lambda: pp_corr.load_items({"A": [[1, 0]], "B": [[1, 1]]}, columns={"item": "q"}), ["columns"]),
+        (lambda: pp_corr.benchmark_scores(pp_corr.load_items({"A": [1, 0], "B": [0, 1]}), runs="x"), ["runs"]),
+        (lambda: pp_corr.benchmark_scores(pp_corr.load_items({"A": [1, 0], "B": [0, 1]}), runs="seeds"), ["runs"]),
+        (lambda: pp_corr.plan_items({"A": [1, 0, 1], "B": [0, 1, 1]}, items=1, difference=0.1), ["items"]),
+        (lambda: pp_corr.plan_items({"A": [1, 0, 1], "B": [0, 1, 1]}, items=9, difference="big"), ["difference"]),
+        (lambda: pp_corr.plan_items({"A": [1, 0, 1], "B": [0, 1, 1]}, items=9, difference=0.1, simulations=0),
+         ["simulations"]),
+        (lambda: pp_corr.plan_items({"A": [1, 0, 1], "B": [0, 1, 1]}, items=9, difference=0.1, level=1.5), ["level"]),
+        (lambda: pp_corr.rank_items({"A": [1, 0, 1], "B": [0, 1, 1]}, level=0), ["level"]),
+        (lambda: pp_corr.rank_items({"A": [1, 0, 1], "B": [0, 1, 1]}, runs="seeds"), ["runs"]),
+        (lambda: pp_corr.rank_items({"A": [1, 0, 1]}), ["model"]),
+    ], ids=["rope", "runs", "draws", "prior_strength", "same-model", "unknown-model", "models-text",
+            "three-models", "level", "source", "na_values", "metric", "columns", "scores-runs", "scores-one-run",
+            "plan-items", "plan-difference", "plan-simulations", "plan-level", "rank-level", "rank-seeds",
+            "rank-one-model"])
+    def test_item_arguments_are_checked_by_name(self, call, names):
+        err = check_error(call, names)
+        assert err is not None, "no error"
+
+    def test_item_comparison_to_dict_is_json(self):
+        res = pp_corr.compare_items({"A": [1, 0, 1], "B": [1, 1, 1]}, rope=0.1, random_seed=0)
+        assert isinstance(res, pp_corr.ItemComparison)
+        assert isinstance(pp_corr.plan_items({"A": [1, 0, 1], "B": [1, 1, 1]}, items=5, difference=0.1, simulations=5),
+                          pp_corr.ItemPlan)
+        record = json.loads(json.dumps(res.to_dict()))
+        assert record["results"][0]["items"] == 3 and record["rope"] == [-0.1, 0.1]

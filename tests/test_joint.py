@@ -6,19 +6,20 @@ import arviz as az
 import numpy as np
 import pymc as pm
 import pytensor.tensor as pt
-from pytensor.graph.basic import Constant
 import pytest
+from pytensor.graph.basic import Constant
 from scipy import integrate, stats
 
-from pp_corr.hierarchical.model import build_hierarchical_model as build_pairwise
-from pp_corr.hierarchical.preparation import prepare_hierarchical as prepare_pairwise
-from pp_corr.hierarchical.covariance import pivot_order
-from pp_corr.hierarchical.preparation import SIGMA_FLOOR
-from pp_corr.sampling import ConvergenceWarning
 import pp_corr.hierarchical.joint as joint
+from pp_corr.hierarchical.covariance import pivot_order
 from pp_corr.hierarchical.joint import (JointResult, _build, _draw_delta, _estimates, _orders, prepare_joint,
                                         _data_values, _scalings, _start, joint_model)
+from pp_corr.hierarchical.model import build_hierarchical_model as build_pairwise
+from pp_corr.hierarchical.preparation import prepare_hierarchical as prepare_pairwise
+from pp_corr.hierarchical.preparation import SIGMA_FLOOR
+from pp_corr.sampling import ConvergenceWarning
 from pp_corr.sampling import compilation_settings, sample
+from tests.conftest import HIER_MODEL_BAD, HIER_TEST_BAD, INF, JOINT_X, NAN, check_error
 
 RNG_SEED = 20261123
 
@@ -84,6 +85,7 @@ def random_point(model, rng, spread=0.7):
     return {name: rng.normal(0, spread, np.shape(value)) for name, value in model.initial_point().items()}
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("form", ["centered", "marginal"])
 def test_k2_log_density_equals_the_pairwise_model(uci54, form):
     """At k = 2 the joint model is the pairwise model, form by form: equal log densities (Jacobians included)
@@ -146,6 +148,7 @@ def with_gaps(scores):
     return scores
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("gaps", [False, True])
 @pytest.mark.parametrize("form", ["centered", "marginal"])
 def test_likelihood_equals_the_dense_kronecker_normal(form, gaps):
@@ -227,6 +230,7 @@ def test_each_data_sets_covariance_prior_is_set_on_the_differences_it_observes(g
     assert not gaps or [len(observed_map(block, data.scale)[1]) for block in scores] == [3, 2, 2, 1]
 
 
+@pytest.mark.long
 def test_a_model_with_gaps_compiles_its_gradient_without_numba_object_mode():
     """The maps of a design with gaps have static shapes: with a symbolic matrix size, Numba ran the gradient's
     batched AllocDiag in object mode (Python, under the GIL; uci54 with 24 gappy data sets: 2.5x the time per
@@ -473,6 +477,7 @@ def test_a_refit_sets_every_data_container_a_new_build_would_hold():
         np.testing.assert_allclose(value, fresh[name].get_value(), rtol=1e-12)
 
 
+@pytest.mark.long
 def test_a_refitted_model_has_the_log_density_of_a_model_built_on_the_new_data():
     """Refitted to new data whose orders of the coordinates are the first data's (the scores moved a little), the
     compiled model's log density equals that of a model built on the new data, at random points: the refit changes
@@ -570,6 +575,7 @@ def test_k2_fit_reports_what_the_pairwise_fit_reports(uci54, source):
         assert abs(a - b) < 4 * np.hypot(_mcse(ours["delta0"], prob), _mcse(theirs["delta0"], prob)), prob
 
 
+@pytest.mark.long
 def test_a_retry_in_the_first_attempts_form_samples_the_model_compiled_for_it(monkeypatch):
     """20 draws do not converge, so joint_test retries in the same (marginal) form: with the model built and
     compiled once, and giving the draws of that model built afresh and sampled with the retry's settings."""
@@ -594,3 +600,37 @@ def test_a_retry_in_the_first_attempts_form_samples_the_model_compiled_for_it(mo
                    compile_kwargs={"mode": "NUMBA"})
     np.testing.assert_array_equal(res.idata.posterior["delta0"].values,
                                   _draw_delta(fresh, data, 1).posterior["delta0"].values)
+
+
+# --- bad and extreme inputs: refused by name, or the documented answer (issue #10) ----------------------------------
+
+JOINT_BAD = {**HIER_TEST_BAD, **{label: HIER_MODEL_BAD[label] for label in (
+    "scale=0", "scale=-1", "bounds list", "bounds unknown key", "bounds sigma reversed", "priors unknown",
+    "folds=inf")},
+    "eta=0": ({"eta": 0.0}, ("eta",)), "missing unknown": ({"missing": "skip"}, ("missing",)),
+    "one algorithm": ({"x": JOINT_X[..., :1]}, ("at least 2 algorithms",)),
+    "x 2-D": ({"x": JOINT_X[..., 0]}, ("x",)),
+    "x with inf": ({"x": np.where(np.arange(3) == 1, INF, JOINT_X)}, ("x", "infinite")),
+    "reference unknown": ({"reference": "bogus"}, ("reference",)),
+}
+
+
+class TestJointArguments:
+    @pytest.mark.parametrize("label", sorted(JOINT_BAD))
+    def test_joint_test_refuses_bad_parameters(self, label):
+        """The joint model of k algorithms checks every argument before any work, naming it."""
+        from pp_corr import joint_test
+
+        kwargs, names = JOINT_BAD[label]
+        kwargs = dict(kwargs)
+        x = kwargs.pop("x", JOINT_X)
+        small = {"draws": 20, "tune": 20, "chains": 1, "random_seed": 0, "folds": 10}
+        check_error(lambda: joint_test(x, **{**small, **kwargs}), names)
+
+    def test_joint_model_names_the_data_set_an_algorithm_is_missing_on(self):
+        from pp_corr import JointResult, joint_model
+
+        x = JOINT_X.copy()
+        x[2, :, 1] = NAN
+        check_error(lambda: joint_model(x, folds=10, missing="raise"), ("D3", "A2", "missing='drop'"))
+        assert JointResult.__doc__

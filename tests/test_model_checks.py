@@ -98,6 +98,7 @@ def test_sampled_log_likelihood_equals_dense_oracles_per_draw():
     assert list(loglik["by_dataset"].dataset.values) == ["a", "b", "c"]
 
 
+@pytest.mark.long
 def test_loo_and_compare_by_dataset_and_by_fold_on_correlated_models():
     x = np.random.default_rng(4).normal(0.01, 0.02, (6, 10))
     fits = {name: sample(correlated_t_model(x, folds=10, prior=prior), draws=300, tune=300, chains=2, random_seed=5)
@@ -114,6 +115,7 @@ def test_loo_and_compare_by_dataset_and_by_fold_on_correlated_models():
     assert set(table.index) == {"matching", "normal-gamma"}
 
 
+@pytest.mark.long
 def test_student_t_noise_model_samples_without_log_likelihood_group():
     idata = sample(correlated_t_model(np.random.default_rng(6).normal(0, 0.02, 10), folds=10, noise="student_t",
                                       noise_df=5), draws=50, tune=50, chains=1, random_seed=1)
@@ -145,6 +147,7 @@ def test_dataset_rows_is_public_and_ragged(uci54):
     assert rows.many and len(rows.rows) == len(rows.names) == 54 and np.shape(rows.rho) == (54,)
 
 
+@pytest.mark.long
 def test_hierarchical_result_keeps_its_model_and_log_likelihood_and_any_rope():
     x = np.random.default_rng(9).normal(0.01, 0.02, (5, 10))
     res = hierarchical_test(x, folds=10, rope=0.01, method="exact", draws=500, chains=2, random_seed=1,
@@ -172,6 +175,7 @@ def test_hierarchical_result_keeps_its_model_and_log_likelihood_and_any_rope():
     assert not [w for w in caught if "Pareto" not in str(w.message)]
 
 
+@pytest.mark.long
 def test_log_prior_group_equals_pymcs_for_every_fit_sharing_its_compiled_function():
     """add_log_prior compiles one vectorised function per model shape and copies each model's data into it: every
     fit's log_prior group must equal PyMC's compute_log_prior on that fit's own model (the oracle), for data of
@@ -218,6 +222,7 @@ def test_uci54_loo_by_dataset(uci54):
     assert k.max() < 0.7  # the last: the integrated likelihood
 
 
+@pytest.mark.long
 def test_posterior_predictive_draws_a_new_run_from_each_draws_parameters():
     """A new run of a data set's folds, given a posterior draw's delta_i and sigma_i: its mean is
     N(delta_i, sigma_i^2 ((1 - rho)/n + rho)) and (n - 1) sd^2 / (sigma_i^2 (1 - rho)) is chi-square(n - 1), both

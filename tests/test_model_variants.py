@@ -58,6 +58,7 @@ CASES = [  # n, rho, delta0 (from xbar), sigma0, nu: wide and narrow kernels, he
     (5, 0.3, -0.7, 0.05, np.inf), (7, 0.25, 0.05, 0.015, 15.0)]
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("case", range(len(CASES)))
 def test_integrated_log_likelihood_equals_brute_force(case):
     n, rho, shift, sigma0, nu = CASES[case]
@@ -72,6 +73,7 @@ def test_integrated_log_likelihood_equals_brute_force(case):
     assert abs(fine - expected) < TOL and abs(default - expected) < TOL_DEFAULT
 
 
+@pytest.mark.long
 def test_integrated_log_likelihood_of_a_constant_data_set_and_many_draws():
     """A zero-variance data set (its likelihood peaks at sigma_i = lo) and draws as rows, against the one-draw calls."""
     x = np.full(6, 0.4)

@@ -91,6 +91,7 @@ def reduced():
     return one, elapsed, configurations, args
 
 
+@pytest.mark.long
 def test_reduced_study_is_fast(reduced):
     _, elapsed, _, _ = reduced
     assert elapsed < 60, elapsed
@@ -103,6 +104,7 @@ def test_reduced_study_is_the_same_on_two_workers(reduced):
     assert one.identical(two)
 
 
+@pytest.mark.long
 def test_repetitions_are_new_data_sets(reduced):
     # every chunk of repetitions draws from its own stream: no two repetitions alike, another seed other data
     results, _, configurations, args = reduced
@@ -113,6 +115,7 @@ def test_repetitions_are_new_data_sets(reduced):
     assert not np.array_equal(other.estimate.values[0], results.estimate.values[0])
 
 
+@pytest.mark.long
 def test_summaries_equal_hand_computations(reduced):
     results = reduced[0]
     summary = study_summary(results, alpha=0.05)
@@ -148,6 +151,7 @@ def test_errors_name_the_argument():
         nadeau_bengio_study(configurations=[], workers=1, progressbar=False)
 
 
+@pytest.mark.long
 def test_cli_simulate_writes_what_the_functions_compute(tmp_path, monkeypatch, capsys):
     """pp-corr simulate nadeau-bengio passes --repetitions, --seed and --alpha through, and its files hold the
     study's summary and power curves (a reduced design stands in for the full one)."""

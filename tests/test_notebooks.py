@@ -7,6 +7,9 @@ from nbclient import NotebookClient
 
 from tests.conftest import UCI54
 
+# Each notebook runs in its own kernel, fits included (15 to 80 s each): `make test` runs them.
+pytestmark = pytest.mark.long
+
 NOTEBOOKS = sorted((Path(__file__).resolve().parents[1] / "notebooks").glob("*.ipynb"))
 
 

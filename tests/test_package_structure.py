@@ -7,11 +7,15 @@ relative or absolute, at the top of a module or inside a function.
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
 
+import pp_corr
+
 PACKAGE = Path(__file__).resolve().parent.parent / "pp_corr"
+TESTS = Path(__file__).resolve().parent
 
 
 def module_name(path: Path) -> str:
@@ -115,3 +119,35 @@ def test_the_check_sees_private_names_and_private_modules(tmp_path, monkeypatch)
                      "pp_corr.figures",
                      "pp_corr/plots.py:7 imports the private name _late of pp_corr.a"]
     assert problems(root / "figures" / "pairs.py") == []
+
+
+# --- the suite as a whole: every public name tested, the edge campaign's size (moved from tests/test_edges.py) -----
+
+def suite_sources():
+    """The text of every module of the suite, by file name."""
+    return {path.name: path.read_text() for path in sorted(TESTS.glob("*.py"))}
+
+
+def test_every_public_function_is_exercised():
+    """Each name of pp_corr.__all__ appears in the tests (a new public function needs its edges in the test module
+    of the module that defines it); this module counts up to this check, whose own list would match."""
+    sources = suite_sources()
+    sources[Path(__file__).name] = sources[Path(__file__).name].split("def test_every")[0]
+    source = "\n".join(sources.values())
+    missing = [name for name in pp_corr.__all__ if not re.search(rf"\b{name}\b", source)]
+    assert not missing, missing
+
+
+def test_report_examples():
+    """The number of generated examples the edge campaign's properties ask for, ``@campaign(n)`` summed over the
+    suite (printed with -s)."""
+    EXAMPLES = {}
+    for name, source in suite_sources().items():
+        for node in ast.walk(ast.parse(source)):
+            if isinstance(node, ast.FunctionDef):
+                for d in node.decorator_list:
+                    if isinstance(d, ast.Call) and getattr(d.func, "id", None) == "campaign":
+                        EXAMPLES[f"{name}::{node.name}"] = d.args[0].value
+    total = sum(EXAMPLES.values())
+    print(f"\nhypothesis: {len(EXAMPLES)} properties, max {total} examples")
+    assert total > 1000

@@ -404,3 +404,24 @@ def test_regression_plot_posterior_of_a_point_mass():
     np.testing.assert_allclose(spike.get_segments()[0][:, 0], 0.02)
     assert ax.get_xlim()[0] < -0.01 and ax.get_xlim()[1] > 0.02
     assert "P(hnb better) = 1.000" in [t.get_text() for t in ax.get_legend().get_texts()]
+
+
+# --- bad and extreme inputs: refused by name, or the documented answer (issue #10) ----------------------------------
+from pp_corr import correlated_ttest, example_path, load_scores
+from tests.conftest import NAN, check_error, quiet
+
+
+class TestPlotArgumentsRegressions:
+    def test_regression_plot_confidence_level(self):
+        from pp_corr import plots
+
+        res = correlated_ttest(quiet(load_scores, example_path()), algorithms=("tree", "knn"))
+        for level in (0.0, 1.0, 1.5, NAN):
+            check_error(lambda: plots.plot_forest(res, confidence_level=level), ("confidence_level",))
+
+    def test_regression_plot_unknown_dataset(self):
+        from pp_corr import plots
+
+        res = correlated_ttest(quiet(load_scores, example_path()), algorithms=("tree", "knn"))
+        check_error(lambda: plots.plot_posterior(res, dataset="no such data set"), ("no such data set", "dataset"))
+        check_error(lambda: plots.plot_posterior(res, dataset=17), ("17", "dataset"))

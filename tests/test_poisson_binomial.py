@@ -10,6 +10,8 @@ from hypothesis import strategies as st
 from scipy import stats
 
 from pp_corr import PoissonBinomial, poisson_binomial_monte_carlo
+from tests.conftest import (INF, NAN, PROPERTY_SETTINGS, assert_close, assert_probability, campaign, check_error,
+                            poisson_binomial_exact)
 
 
 def exact_pmf(p, complement=None):
@@ -34,7 +36,7 @@ def test_equals_rational_arithmetic(q):
         assert X.sf(k) == pytest.approx(upper, rel=1e-14, abs=0 if upper else 1e-300)
 
 
-@pytest.mark.parametrize("q", [10, 200, 2000])
+@pytest.mark.parametrize("q", [10, 200, pytest.param(2000, marks=pytest.mark.long)])
 def test_cdf_equals_scipy(q):
     p = np.random.default_rng(q).uniform(size=q)
     k = np.unique(np.r_[np.arange(0, q + 1, max(1, q // 100)), q - 2:q + 1])  # scipy costs ~15 ms per k at q = 2000
@@ -99,6 +101,7 @@ probability_vectors = st.lists(st.one_of(st.floats(0, 1), st.floats(0, 1e-12), s
                                min_size=1, max_size=40)
 
 
+@pytest.mark.long
 @settings(max_examples=300, deadline=None)
 @given(probability_vectors)
 def test_probabilities_never_exceed_one(p):
@@ -215,3 +218,97 @@ class TestMonteCarlo:
         exact = PoissonBinomial(P_MC).pmf()
         assert (exact > 0.05).all()
         np.testing.assert_allclose(reported, spread, rtol=5 / np.sqrt(2 * (replications - 1)))
+
+
+# --- bad and extreme inputs, generated ones too: refused by name, or the documented answer (issue #10) --------------
+
+PROBS = st.one_of(st.floats(0, 1), st.sampled_from([0.0, 1.0, 1e-300, 0.5, 1 - 2**-53, 2**-53]))
+
+
+class TestPoissonBinomialEdges:
+    @pytest.mark.long
+    @campaign(150)
+    @given(p=st.lists(PROBS, min_size=0, max_size=7), near_one=st.lists(st.floats(1e-300, 1e-3), max_size=2))
+    def test_poisson_binomial_matches_exact_enumeration(self, p, near_one):
+        """pmf, cdf and sf against exact rational enumeration; every value a probability (never above 1)."""
+        complement = [1 - v for v in p] + list(near_one)  # exact for the first part, the accurate 1 - p for the rest
+        probs = list(p) + [1 - c for c in near_one]
+        X = PoissonBinomial(probs, complement=complement) if near_one else PoissonBinomial(probs)
+        exact_p = [Fraction(v) for v in p] + [1 - Fraction(c) for c in near_one]
+        pmf = poisson_binomial_exact(exact_p)
+        n = len(exact_p)
+        got = np.asarray(X.pmf(), dtype=float)
+        assert_close(got, [float(v) for v in pmf], "pmf", rtol=1e-11, atol=1e-300)
+        for k in range(-1, n + 2):
+            cdf, sf = float(X.cdf(k)), float(X.sf(k))
+            assert_probability(f"cdf({k})", cdf)
+            assert_probability(f"sf({k})", sf)
+            exact_cdf = float(sum(pmf[: max(0, min(k, n) + 1)], Fraction(0)))
+            assert_close(cdf, exact_cdf, f"cdf({k})", rtol=1e-11, atol=1e-300)
+            assert_close(sf, float(sum(pmf[max(0, k + 1):], Fraction(0))), f"sf({k})", rtol=1e-11, atol=1e-300)
+        assert_close(X.mean, float(sum(exact_p, Fraction(0))), "mean", rtol=1e-12, atol=1e-300)
+        assert_close(X.var, float(sum((v * (1 - v) for v in exact_p), Fraction(0))), "var", rtol=1e-10, atol=1e-300)
+
+    @campaign(30)
+    @given(bad=st.sampled_from([NAN, 1.5, -0.1, INF, "0.5"]), where=st.sampled_from(["p", "complement"]))
+    def test_poisson_binomial_refuses_bad_probabilities(self, bad, where):
+        if where == "p":
+            check_error(lambda: PoissonBinomial([0.2, bad, 0.7]), ("p",))
+        else:
+            check_error(lambda: PoissonBinomial([0.2, 0.5], complement=[0.8, bad]), ("complement",))
+
+    @pytest.mark.long
+    def test_regression_poisson_binomial_above_one(self):
+        """PoissonBinomial returned 1.0000000000000016: no cdf, sf or pmf value above 1 (seeded random p vectors)."""
+        rng = np.random.default_rng(0)
+        worst = 0.0
+        for _ in range(3000):
+            n = int(rng.integers(1, 30))
+            p = rng.random(n) ** rng.choice([1, 0.1, 10])
+            X = PoissonBinomial(p)
+            values = np.concatenate([X.pmf(), [X.cdf(k) for k in range(-1, n + 1)],
+                                     [X.sf(k) for k in range(-1, n + 1)]])
+            worst = max(worst, float(values.max()))
+        assert worst <= 1.0, f"a probability of {worst!r}"
+
+
+class TestPoissonBinomialMonteCarloEdges:
+    @campaign(40)
+    @given(p=st.lists(PROBS, min_size=1, max_size=5), n_draws=st.integers(500, 3000), seed=st.integers(0, 2**20))
+    def test_poisson_binomial_monte_carlo_within_its_standard_error(self, p, n_draws, seed):
+        pmf, se = poisson_binomial_monte_carlo(p, draws=n_draws, random_seed=seed)
+        exact = np.array([float(v) for v in poisson_binomial_exact(p)])
+        assert_probability("pmf", pmf)
+        assert np.isfinite(se).all() and (np.asarray(se) >= 0).all()
+        assert_close(np.sum(pmf), 1.0, "pmf sums to 1", rtol=0, atol=1e-9)
+        tolerance = 5 * np.sqrt(exact * (1 - exact) / n_draws) + 1e-12
+        assert np.all(np.abs(pmf - exact) <= tolerance), f"pmf {pmf} vs exact {exact}"
+
+    @campaign(40)
+    @given(case=st.sampled_from([("p", [0.5, 1.5]), ("p", [0.5, NAN]), ("p", [-0.2]), ("draws", 0), ("draws", -10),
+                                 ("draws", 2.5), ("chunk", 0), ("random_seed", -1)]))
+    def test_poisson_binomial_monte_carlo_refuses_bad_arguments(self, case):
+        name, value = case
+        kwargs = {"p": [0.3, 0.6], "draws": 100, "random_seed": 0, name: value}
+        check_error(lambda: poisson_binomial_monte_carlo(**kwargs), (name,))
+
+    def test_regression_poisson_binomial_monte_carlo_bad_p(self):
+        check_error(lambda: poisson_binomial_monte_carlo([0.5, 1.2], draws=100, random_seed=0), ("p",))
+        check_error(lambda: poisson_binomial_monte_carlo([0.5, NAN], draws=100, random_seed=0), ("p",))
+        check_error(lambda: poisson_binomial_monte_carlo([0.5, 0.2], draws=0, random_seed=0), ("draws",))
+
+
+class TestPoissonBinomialGenerated:
+    @pytest.mark.long
+    @PROPERTY_SETTINGS
+    @given(st.lists(st.one_of(st.floats(0, 1), st.floats(0, 1e-300), st.floats(1 - 1e-12, 1)), min_size=1,
+                    max_size=30), st.integers(0, 29), st.sampled_from([np.nan, -1e-300, 1 + 1e-15, np.inf]))
+    def test_poisson_binomial_in_unit_interval_or_names_p(self, p, where, bad):
+        X = PoissonBinomial(p)
+        k = np.arange(-1, len(p) + 2)
+        for values in (X.pmf(), X.cdf(k), X.sf(k)):
+            assert ((values >= 0) & (values <= 1)).all()
+        spoilt = list(p)
+        spoilt[where % len(p)] = bad
+        with pytest.raises(ValueError, match=r"^p (contains NaN|must lie in \[0, 1\])"):
+            PoissonBinomial(spoilt)

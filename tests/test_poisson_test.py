@@ -1,14 +1,17 @@
 """pairwise/poisson_test.py. What a user reads off a result is checked against an enumeration written here: the
 per-data-set probabilities from scipy's Student-t (the matching-prior posterior) and the counts' distributions from all
-2^q outcomes (tests/test_oracles_poisson.py)."""
+2^q outcomes (TestMajorityByEnumeration)."""
 import re
 
 import numpy as np
 import pytest
+from hypothesis import assume, given, strategies as st
 
 import pp_corr
 from pp_corr import correlated_ttest, poisson_test
-from tests.conftest import FOLDS, count_distribution, make_differences, posterior_tails
+from tests.conftest import (poisson_binomial_exact, FOLDS, INF, NAN, RHO, assert_close, assert_probability, campaign,
+                            check_error, count_distribution, grid, make_differences, matrices, posterior_tails, quiet,
+                            rope_bounds, t_oracle)
 
 
 def test_majority_probabilities_by_enumeration():
@@ -180,3 +183,81 @@ class TestResult:
             assert float(match[1]) == pytest.approx(value, abs=0.005), line
         assert lines[4] == "  decision at alpha = 0.1: knn"
         assert len(lines) == 5
+
+
+# --- bad and extreme inputs (issue #10); the majority by enumeration, an independent oracle (issue #19) -------------
+
+
+class TestPoissonTestArguments:
+    @campaign(30)
+    @given(alpha=st.sampled_from([NAN, INF, 0.0, 1.0, 2.0, -0.1, "0.05"]), x=matrices(grid(), q=(1, 4), n=(3, 8)))
+    def test_poisson_test_refuses_bad_alpha(self, alpha, x):
+        check_error(lambda: poisson_test(x, rho=0.1, alpha=alpha), ("alpha",))
+
+    @campaign(50)
+    @given(x=matrices(grid(-20, 20), q=(1, 6), n=(3, 6)), rho=st.sampled_from([0.0, 0.1]),
+           rope=st.sampled_from([None, 0.05, (-0.1, 0.02)]), alpha=st.sampled_from([0.05, 0.2]))
+    def test_poisson_test_matches_exact_enumeration(self, x, rho, rope, alpha):
+        assume(np.all(np.ptp(x, axis=-1) > 0))
+        res = quiet(poisson_test, x, rho=rho, rope=rope, alpha=alpha)
+        assert isinstance(res, pp_corr.PoissonTestResult)
+        bounds = rope_bounds(rope)
+        probs = t_oracle(x, rho, bounds)
+        q = x.shape[0]
+        pmf_b = poisson_binomial_exact(probs[:, 2])
+        pmf_a = poisson_binomial_exact(probs[:, 0])
+        p_b = float(sum(pmf_b[k] for k in range(q + 1) if 2 * k > q))
+        p_a = float(sum(pmf_a[k] for k in range(q + 1) if 2 * k > q))
+        assert_probability("p_b_majority", res.p_b_majority)
+        assert_probability("p_a_majority", res.p_a_majority)
+        assert_close([res.p_b_majority, res.p_a_majority], [p_b, p_a], "P(majority) vs enumeration", rtol=1e-6,
+                     atol=1e-8)
+        expected = "B" if res.p_b_majority > 1 - alpha else "A" if res.p_a_majority > 1 - alpha else "none"
+        names = getattr(res, "names", ("A", "B"))
+        assert res.decision in (expected, {"A": names[0], "B": names[1]}.get(expected, expected))
+
+
+class TestMajorityByEnumeration:
+    @pytest.mark.parametrize("q", [4, 6, 7, 10])
+    def test_majority_is_strictly_more_than_half_by_enumeration(self, q):
+        x = make_differences(q, seed=q)
+        p_right, _ = posterior_tails(x)
+        pmf = count_distribution(p_right)
+        counts = np.arange(q + 1)
+        res = poisson_test(x, folds=FOLDS)
+        np.testing.assert_allclose(res.per_dataset.p_right, p_right, rtol=1e-10)
+        assert res.p_b_majority == pytest.approx(pmf[counts > q / 2].sum(), rel=1e-10)
+        # without a rope A wins where B does not: Y = q - X
+        assert res.p_a_majority == pytest.approx(pmf[q - counts > q / 2].sum(), rel=1e-10)
+        if q % 2 == 0:
+            # a tie (X = q/2) is a majority for neither; it is likely here, so counting it would show
+            assert pmf[q // 2] > 0.15
+            assert res.p_b_majority < pmf[counts >= q / 2].sum() - 0.1
+            assert res.p_a_majority < pmf[q - counts >= q / 2].sum() - 0.1
+            assert res.p_b_majority + res.p_a_majority == pytest.approx(1 - pmf[q // 2], rel=1e-10)
+        else:
+            assert res.p_b_majority + res.p_a_majority == pytest.approx(1, rel=1e-10)
+
+    @pytest.mark.parametrize("q", [4, 7])
+    def test_with_a_rope_each_side_has_its_own_count(self, q):
+        rope = 0.004
+        x = make_differences(q, seed=100 + q)
+        p_right, p_left = posterior_tails(x, rope)
+        assert (p_right + p_left < 0.97).all()          # the rope holds real mass, so Y != q - X
+        res = poisson_test(x, folds=FOLDS, rope=rope)
+        counts = np.arange(q + 1)
+        assert res.p_b_majority == pytest.approx(count_distribution(p_right)[counts > q / 2].sum(), rel=1e-10)
+        assert res.p_a_majority == pytest.approx(count_distribution(p_left)[counts > q / 2].sum(), rel=1e-10)
+
+    @pytest.mark.parametrize("shift,decision", [(1.5, "B"), (-1.5, "A"), (0.0, "none")])
+    def test_decision_follows_the_enumerated_majority(self, shift, decision):
+        q = 7
+        x = make_differences(q, seed=200)
+        n = x.shape[1]
+        x = x + shift * x.std(axis=1, ddof=1, keepdims=True) * np.sqrt(1 / n + RHO / (1 - RHO))  # t moves by shift
+        p_right, p_left = posterior_tails(x)
+        counts = np.arange(q + 1)
+        b, a = (count_distribution(p)[counts > q / 2].sum() for p in (p_right, p_left))
+        expected = "B" if b > 0.95 else "A" if a > 0.95 else "none"
+        assert expected == decision
+        assert poisson_test(x, folds=FOLDS, alpha=0.05).decision == decision

@@ -40,6 +40,7 @@ def test_logp_of_several_groups_is_the_sum():
     np.testing.assert_allclose(model.compile_logp()({}), expected, rtol=1e-10)
 
 
+@pytest.mark.long
 def test_predictive_draws_have_the_intraclass_covariance():
     with pm.Model() as model:
         IntraclassNormal("x", 1.0, 2.0, 0.3, group=np.zeros(4, int))
@@ -60,6 +61,7 @@ def assert_matches(table, k=4):
 PRIORS = {"matching": None, "proper": NormalGamma(0.0, 1.0, 2.0, 0.005)}
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("prior", PRIORS.values(), ids=PRIORS.keys())
 def test_posterior_matches_analytic_on_simulated_data(prior):
     x = np.random.default_rng(3).normal(0.01, 0.03, size=30)
@@ -68,6 +70,7 @@ def test_posterior_matches_analytic_on_simulated_data(prior):
     assert_matches(compare_to_analytic(idata, correlated_ttest(x, folds=10, prior=prior)))
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("prior", PRIORS.values(), ids=PRIORS.keys())
 def test_posterior_and_w_match_analytic_on_uci54(uci54, prior):
     scores = uci54.isel(dataset=[0, 5, 12, 30, 41])

@@ -1,5 +1,5 @@
 """pairwise/rank_tests.py. Expected values: definitions written here, Dirichlet means and draws
-(tests/test_oracles_rank.py), scipy's frequentist tests and enumerations, and the documented decision rule."""
+(TestImpreciseSignedRankOracles below), scipy's frequentist tests and enumerations, and the documented decision rule."""
 import csv
 import itertools
 import math
@@ -9,15 +9,17 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
 from scipy import stats
 
-from pp_corr import (bayesian_sign_test, bayesian_signed_rank, compare_all_pairs, imprecise_signed_rank,
-                     mean_differences, sign_test, wilcoxon_test)
+import pp_corr.studies.simulation
+from pp_corr import (bayesian_sign_test, bayesian_signed_rank, compare_all_pairs, imprecise_signed_rank, load_scores,
+                     mean_differences, poisson_test, sign_test, wilcoxon_test)
 from pp_corr.pairwise.rank_tests import IDP_STRENGTH, PairSumRegions, RegionProbabilities, heaviside
-from tests.conftest import UCI54
-from tests.test_oracles_rank import close_in_mc, dirichlet_second_moments, idp_draws
+from tests.conftest import (INF, NAN, UCI54, assert_close, assert_probability, assert_sums_to_one, campaign,
+                            check_error, error_or_warning, quiet, rope_bounds, scores_frame)
 
 N = 50_000
 
@@ -37,7 +39,7 @@ def test_dp_mean_equals_r_plus():
 
 def test_imprecise_means_by_simulation(uci54):
     """The lower and upper posterior means against draws from their definitions (the closed forms are checked
-    independently, from Dirichlet moments, in test_oracles_rank.py)."""
+    independently, from Dirichlet moments, in TestImpreciseSignedRankOracles)."""
     z, _, _ = mean_differences(uci54, algorithms=("nbc", "aode"))
     q, s = len(z), (np.sqrt(17) - 3) / 2
     res = imprecise_signed_rank(z, draws=N, random_seed=2)
@@ -848,3 +850,374 @@ class TestImpreciseSignedRank:
         assert np.add.outer(z, z)[0, 1] > 1e-12
         assert imprecise_signed_rank(z, draws=10, random_seed=0).lower_mean == pytest.approx(idp_lower_mean(z),
                                                                                                   rel=1e-12)
+
+
+# --- bad and extreme inputs (issue #10); independent oracles (issue #19) --------------------------------------------
+
+SMALL_Z = st.integers(-8, 8).map(lambda i: i / 64)
+
+
+RANK_BAD = ([("rope", v) for v in [NAN, INF, -INF, -0.01, "0.01", [0.01], (0.02, -0.02), (NAN, 0.0)]]
+            + [("prior_strength", v) for v in [NAN, INF, -1.0, "1"]]
+            + [("z0", v) for v in [NAN, INF, -INF]]
+            + [("draws", v) for v in [0, -5, 2.5, INF, NAN]]
+            + [("random_seed", v) for v in [-1, "a"]])
+
+
+IMPRECISE_BAD = ([("loss_ratio", v) for v in [NAN, INF, 0.0, -1.0, "19"]] + [("draws", v) for v in [0, -5, 2.5]]
+                 + [("random_seed", -1)])
+
+
+def _regions(z, lo, hi):
+    return np.where(z < lo, 0, np.where(z > hi, 2, 1))
+
+
+S_IDP = (np.sqrt(17) - 3) / 2
+
+
+def pair_sums(z):
+    z = np.asarray(z, dtype=float)
+    return z[:, None] + z[None, :]
+
+
+def dirichlet_second_moments(alpha):
+    """E[w_i w_j] of Dir(alpha): (alpha_i alpha_j + alpha_i [i = j]) / (S (S + 1))."""
+    alpha = np.asarray(alpha, dtype=float)
+    total = alpha.sum()
+    return (np.outer(alpha, alpha) + np.diag(alpha)) / (total * (total + 1))
+
+
+def idp_draws(z, n, seed):
+    """(w0, lower g, upper g) of the imprecise DP, drawn here: (w0, w) ~ Dir(s, 1, ..., 1)."""
+    z = np.asarray(z, dtype=float)
+    w = np.random.default_rng(seed).dirichlet(np.concatenate([[S_IDP], np.ones(len(z))]), size=n)
+    lower = np.einsum("ni,ij,nj->n", w[:, 1:], step(pair_sums(z)), w[:, 1:])
+    return w[:, 0], lower, w[:, 0] * (2 - w[:, 0]) + lower
+
+
+def close_in_mc(p_lib, n_lib, p_own, n_own, k=4):
+    """Two Monte Carlo estimates of one probability agree within k standard errors of their difference."""
+    p = (p_lib * n_lib + p_own * n_own) / (n_lib + n_own)
+    se = np.sqrt(max(p * (1 - p), 1 / n_own) * (1 / n_lib + 1 / n_own))
+    return abs(p_lib - p_own) <= k * se
+
+
+# small q keeps w0 large, so lower and upper are far apart; the decisions cover B, A and indeterminate at the
+# default threshold 0.95 and at 1/2 (loss ratio 1)
+IDP_CASES = [
+    ([0.02, 0.01, 0.03, -0.005], 19.0, "indeterminate"),          # lower ~ .81, upper ~ .99
+    ([0.02, -0.01, -0.015], 19.0, "A"),                           # lower ~ .31, upper ~ .69
+    ([0.03, 0.02, 0.01, 0.04, 0.01, 0.02, 0.005, 0.01, 0.02, 0.03], 19.0, "B"),   # lower ~ .99
+    ([0.02, 0.01, -0.015, 0.005], 1.0, "B"),                      # lower ~ .59, upper ~ .88
+    ([0.02, -0.01, -0.03, -0.005], 1.0, "A"),                     # lower ~ .12, upper ~ .42
+    ([0.02, -0.01, -0.015], 1.0, "indeterminate"),                # lower ~ .31, upper ~ .69
+]
+
+
+TIES = np.array([0.0, 0.0, 0.25, -0.25, 0.5, -0.125, 0.125, 0.375])  # dyadic: every sum below is exact
+
+
+class TestRankTestsArguments:
+    @campaign(250)
+    @given(z=hnp.arrays(np.float64, st.integers(2, 10), elements=SMALL_Z),
+           case=st.sampled_from([("bayesian_sign_test", c) for c in RANK_BAD]
+                                + [("bayesian_signed_rank", c) for c in RANK_BAD]
+                                + [("imprecise_signed_rank", c) for c in IMPRECISE_BAD]
+                                + [(t, ("alternative", v)) for t in ("sign_test", "wilcoxon_test")
+                                   for v in ["bigger", "", None]]
+                                + [(t, ("x", "nan")) for t in ("bayesian_sign_test", "bayesian_signed_rank",
+                                                               "imprecise_signed_rank", "sign_test", "wilcoxon_test")]
+                                + [(t, ("y", "nan")) for t in ("bayesian_sign_test", "sign_test", "wilcoxon_test")]))
+    def test_rank_tests_refuse_bad_arguments(self, z, case):
+        test, (name, value) = case
+        fn = getattr(pp_corr, test)
+        kwargs = {"draws": 200, "random_seed": 0} if test.startswith(("bayesian", "imprecise")) else {}
+        if name == "x":
+            check_error(lambda: fn(np.where(np.arange(len(z)) == 0, NAN, z), **kwargs), ("x",))
+        elif name == "y":
+            check_error(lambda: fn(z, np.where(np.arange(len(z)) == 0, NAN, z), **kwargs), ("y",))
+        else:
+            check_error(lambda: fn(z, **{**kwargs, name: value}), (name,))
+
+    @campaign(30)
+    @given(z=hnp.arrays(np.float64, st.integers(2, 10), elements=SMALL_Z), r=st.sampled_from([0.0, 0.01, 0.05]),
+           seed=st.integers(0, 2**20))
+    def test_rope_pair_equals_half_width(self, z, r, seed):
+        for fn in (bayesian_sign_test, bayesian_signed_rank):
+            one = fn(z, rope=r, draws=500, random_seed=seed)
+            two = fn(z, rope=(-r, r), draws=500, random_seed=seed)
+            assert_close([two.p_left, two.p_rope, two.p_right], [one.p_left, one.p_rope, one.p_right], fn.__name__,
+                         rtol=0, atol=1e-12)
+
+    def test_regression_rank_tests_reject_nonfinite_parameters(self):
+        z = [0.02, 0.01, 0.03, -0.01, 0.02]
+        for fn in (bayesian_sign_test, bayesian_signed_rank):
+            for name, value in [("rope", NAN), ("rope", INF), ("prior_strength", NAN), ("prior_strength", INF),
+                                ("z0", NAN), ("z0", INF), ("draws", 0), ("draws", -1)]:
+                check_error(lambda: fn(z, **{name: value}, random_seed=0), (name,))
+        for name, value in [("loss_ratio", NAN), ("loss_ratio", INF), ("draws", 0), ("draws", -1)]:
+            check_error(lambda: imprecise_signed_rank(z, **{name: value}, random_seed=0), (name,))
+
+    def test_regression_rank_tests_accept_rope_pair(self):
+        """The rank tests rejected the rope pair that correlated_ttest accepts ('<' not supported)."""
+        z = [0.02, 0.01, 0.03, -0.01, 0.02, 0.0]
+        for fn in (bayesian_sign_test, bayesian_signed_rank):
+            pair = fn(z, rope=(-0.015, 0.015), draws=1000, random_seed=3)
+            half = fn(z, rope=0.015, draws=1000, random_seed=3)
+            assert_close([pair.p_left, pair.p_rope, pair.p_right], [half.p_left, half.p_rope, half.p_right],
+                         fn.__name__)
+        res = bayesian_sign_test(z, rope=(-0.005, 0.025), draws=20000, random_seed=0)
+        # left: -0.01; rope: 0.02, 0.01, -0.005 < 0, 0.02 and the prior at 0; right: 0.03 -> (1, 5 + 1, 1) / 7
+        assert_close([res.p_left, res.p_rope, res.p_right], [1 / 7, 5 / 7, 1 / 7], "asymmetric rope", rtol=0, atol=0.01)
+
+    def test_regression_rank_test_on_one_dataset(self):
+        """A rank test given the folds of one data set: an error or a warning that there is one data set."""
+        rng = np.random.default_rng(9)
+        one = rng.normal(0.01, 0.02, (1, 50))
+        ds = quiet(load_scores, {"A": rng.uniform(0.7, 0.9, (1, 50)), "B": rng.uniform(0.7, 0.9, (1, 50))}, runs=5)
+        for fn in (wilcoxon_test, sign_test, bayesian_signed_rank, bayesian_sign_test, imprecise_signed_rank):
+            kwargs = {"random_seed": 0, "draws": 200} if fn not in (wilcoxon_test, sign_test) else {}
+            error_or_warning(lambda: fn(one, **kwargs), ("x", "data set", "data sets"), ("data set",))
+            error_or_warning(lambda: fn(ds, **kwargs), ("x", "data set", "data sets"), ("data set",))
+
+
+class TestRankTestsAgainstFormulas:
+    @campaign(80)
+    @given(z=hnp.arrays(np.float64, st.integers(1, 12), elements=SMALL_Z),
+           rope=st.sampled_from([0.0, 0.01, 0.05, (-0.02, 0.01), (0.0, 0.03)]),
+           s=st.sampled_from([0.0, 0.5, 1.0, 2.0]), z0=st.sampled_from([0.0, 0.2, -0.2]), seed=st.integers(0, 2**20))
+    def test_bayesian_sign_test_matches_the_dirichlet_mean(self, z, rope, s, z0, seed):
+        """Posterior means (n_region + s [z0 in region]) / (q + s); zeros fall in the rope (closed) when rope = 0."""
+        lo, hi = rope_bounds(rope)
+        assume(s > 0 or len(z) > 0)
+        n_samples = 4000
+        res = bayesian_sign_test(z, rope=rope, prior_strength=s, z0=z0, draws=n_samples, random_seed=seed)
+        counts = np.bincount(_regions(z, lo, hi), minlength=3).astype(float)
+        counts[_regions(np.array([z0]), lo, hi)[0]] += s
+        expected = counts / counts.sum()
+        got = np.array([res.p_left, res.p_rope, res.p_right])
+        assert_probability("region probabilities", got)
+        assert_sums_to_one(*got)
+        samples = np.asarray(res.samples)
+        assert samples.shape == (n_samples, 3) and np.allclose(samples.sum(axis=1), 1)
+        sd = np.sqrt(expected * (1 - expected) / (counts.sum() + 1))
+        assert np.all(np.abs(got - expected) <= 5 * sd / math.sqrt(n_samples) + 1e-9), f"{got} vs {expected}"
+        wins = np.array([res.win_left, res.win_rope, res.win_right])
+        assert_probability("wins", wins)
+        assert_sums_to_one(*wins)
+
+    @campaign(60)
+    @given(z=hnp.arrays(np.float64, st.integers(1, 10), elements=SMALL_Z), r=st.sampled_from([0.01, 0.05]),
+           s=st.sampled_from([0.0, 0.5, 1.0]), seed=st.integers(0, 2**20))
+    def test_bayesian_signed_rank_matches_the_dirichlet_moments(self, z, r, s, seed):
+        """E[sum w_i w_j H(z_i + z_j - 2r)] with (w0, w) ~ Dir(s, 1, .., 1): E w_i w_j = a_i a_j / (S (S + 1)) off the
+        diagonal, a_i (a_i + 1) / (S (S + 1)) on it."""
+        n_samples = 4000
+        res = bayesian_signed_rank(z, rope=r, prior_strength=s, draws=n_samples, random_seed=seed)
+        values = np.concatenate([[0.0], z])
+        alpha = np.concatenate([[s], np.ones(len(z))])
+        big = alpha.sum()
+        pair = values[:, None] + values[None, :]
+        second = (np.outer(alpha, alpha) + np.diag(alpha)) / (big * (big + 1))
+        expected = np.array([(second * (pair < -2 * r)).sum(), 0.0, (second * (pair > 2 * r)).sum()])
+        expected[1] = 1 - expected[0] - expected[2]
+        got = np.array([res.p_left, res.p_rope, res.p_right])
+        assert_probability("region probabilities", got)
+        assert_sums_to_one(*got)
+        sd = np.asarray(res.samples).std(axis=0)
+        assert np.all(np.abs(got - expected) <= 5 * sd / math.sqrt(n_samples) + 1e-9), f"{got} vs {expected}"
+
+    @campaign(60)
+    @given(z=hnp.arrays(np.float64, st.integers(1, 12), elements=SMALL_Z), loss=st.sampled_from([1.0, 4.0, 19.0, 99.0]),
+           seed=st.integers(0, 2**20))
+    def test_imprecise_signed_rank_bounds_match_the_formula(self, z, loss, seed):
+        assume(np.all(z != 0) and np.all(z[:, None] + z[None, :] != 0))
+        res = imprecise_signed_rank(z, loss_ratio=loss, draws=2000, random_seed=seed)
+        assert isinstance(res, pp_corr.ImpreciseSignedRankResult)
+        s, q = (math.sqrt(17) - 3) / 2, len(z)
+        lower_mean = ((z[:, None] + z[None, :] > 0).sum() + (2 * z > 0).sum()) / ((s + q) * (s + q + 1))
+        upper_mean = lower_mean + (s * s + 2 * q * s + s) / ((s + q) * (s + q + 1))
+        assert_close([res.lower_mean, res.upper_mean], [lower_mean, upper_mean], "posterior means", rtol=1e-9)
+        for name in ("lower", "upper", "lower_mean", "upper_mean"):
+            assert_probability(name, getattr(res, name))
+        assert res.lower <= res.upper
+        threshold = loss / (1 + loss)
+        assert_close(res.threshold, threshold, "threshold l1 / (l0 + l1)")
+        expected = "B" if res.lower > threshold else "A" if res.upper < threshold else "indeterminate"
+        assert res.decision in (expected, {"A": res.names[0], "B": res.names[1]}.get(expected, expected))
+
+    @campaign(80)
+    @given(z=hnp.arrays(np.float64, st.integers(1, 14), elements=SMALL_Z),
+           alternative=st.sampled_from(["two-sided", "less", "greater"]))
+    def test_sign_and_wilcoxon_tests_match_scipy(self, z, alternative):
+        nonzero = z[z != 0]
+        sign = sign_test(z, alternative=alternative)
+        assert_probability("sign test pvalue", sign.pvalue)
+        if len(nonzero):
+            ref = stats.binomtest(int((nonzero > 0).sum()), len(nonzero), 0.5, alternative=alternative).pvalue
+            assert_close(sign.pvalue, ref, "sign test vs scipy.stats.binomtest", rtol=1e-12)
+        elif alternative == "two-sided":
+            assert float(sign.pvalue) == 1.0, "no non-zero difference: no evidence either way"
+        wil = wilcoxon_test(z, alternative=alternative)
+        assert_probability("wilcoxon pvalue", wil.pvalue)
+        if len(nonzero) == len(z) and len(np.unique(np.abs(z))) == len(z):
+            assert_close(wil.pvalue, stats.wilcoxon(z, alternative=alternative).pvalue, "wilcoxon vs scipy", rtol=1e-12)
+
+    def test_regression_sign_test_all_zero(self):
+        """sign_test on all-zero differences returned NaN: no evidence either way is p = 1."""
+        res = sign_test(np.zeros(6))
+        assert float(res.pvalue) == 1.0
+        for alternative in ("less", "greater"):
+            assert_probability("pvalue", sign_test(np.zeros(6), alternative=alternative).pvalue)
+        assert_probability("wilcoxon pvalue", wilcoxon_test(np.zeros(6)).pvalue)
+        bayes = bayesian_sign_test(np.zeros(6), rope=0, draws=2000, random_seed=0)
+        assert_close([bayes.p_left, bayes.p_rope, bayes.p_right], [0, 1, 0], "all ties and the prior in the rope",
+                     atol=1e-12)
+
+    def test_regression_wilcoxon_tie_on_one_dataset(self):
+        """Wilcoxon (and so compare_all_pairs) crashed when two algorithms tie on one data set."""
+        z = np.array([0.02, 0.0, 0.01, -0.005, 0.03, 0.015])
+        res = wilcoxon_test(z, alternative="greater")
+        assert_probability("pvalue", res.pvalue)
+        # zero dropped (Wilcoxon's own treatment): ranks of 0.005, 0.01, 0.015, 0.02, 0.03 -> W+ = 14 of 15, exact
+        assert_close(res.pvalue, stats.wilcoxon(z[z != 0], alternative="greater").pvalue, "wilcoxon without the tie",
+                     rtol=0, atol=0.06)
+        frame = scores_frame(np.random.default_rng(1), ["d1", "d2", "d3", "d4"], ["P", "Q", "R"], 1, 5)
+        tie = frame.query("dataset == 'd2' and algorithm == 'P'").score.values
+        frame.loc[(frame.dataset == "d2") & (frame.algorithm == "Q"), "score"] = tie
+        table = quiet(compare_all_pairs, quiet(load_scores, frame), draws=500, random_seed=0)
+        off = ~np.eye(3, dtype=bool)
+        for var in ("p_b_majority", "wilcoxon_pvalue", "signed_rank_right", "sign_right"):
+            assert_probability(var, table[var].values[off])
+
+
+class TestRegionProbabilitiesArguments:
+    @campaign(20)
+    @given(left=st.sampled_from([[NAN], [-0.1], [1.2], [0.7]]), right=st.sampled_from([[0.2], [0.6]]))
+    def test_region_probabilities_from_tails(self, left, right):
+        if 0 <= left[0] <= 1 and left[0] + right[0] <= 1:
+            res = RegionProbabilities.from_tails(left, right, "example", 0.01, ("A", "B"))
+            assert_sums_to_one(res.p_left, res.p_rope, res.p_right)
+            return
+        check_error(lambda: RegionProbabilities.from_tails(left, right, "example", 0.01, ("A", "B")), ("left", "right"))
+
+    @campaign(20)
+    @given(alpha=st.sampled_from([NAN, 0.0, 1.0, 2.0, "0.05"]))
+    def test_region_probabilities_decision_refuses_bad_alpha(self, alpha):
+        res = bayesian_sign_test([0.02, 0.01, -0.01, 0.03], rope=0.005, draws=200, random_seed=0)
+        check_error(lambda: res.decision(alpha), ("alpha",))
+
+
+class TestImpreciseSignedRankOracles:
+    @pytest.mark.parametrize("z,loss_ratio,decision", IDP_CASES)
+    def test_imprecise_lower_and_upper_probabilities_by_simulation(self, z, loss_ratio, decision):
+        res = imprecise_signed_rank(z, loss_ratio=loss_ratio, draws=N, random_seed=11)
+        _, lower, upper = idp_draws(z, N, seed=12)
+        own_lower, own_upper = np.mean(lower > 0.5), np.mean(upper > 0.5)
+        assert close_in_mc(res.lower, N, own_lower, N), (res.lower, own_lower)
+        assert close_in_mc(res.upper, N, own_upper, N), (res.upper, own_upper)
+        threshold = loss_ratio / (1 + loss_ratio)
+        assert res.threshold == pytest.approx(threshold, rel=1e-12)
+        # the documented rule on the independent estimates (each case is far from its threshold)
+        expected = "B" if own_lower > threshold else "A" if own_upper < threshold else "indeterminate"
+        assert expected == decision and res.decision == decision
+
+    def test_upper_probability_is_sensitive_to_the_upper_bound(self):
+        """The case above where the upper bound decides: the w0 (2 - w0) term moves P(upper g > 1/2) far more
+        than the Monte Carlo error, so a wrong upper-bound formula (w0 alone, w0^2, no term) cannot pass."""
+        z = [0.02, -0.01, -0.015]
+        res = imprecise_signed_rank(z, draws=N, random_seed=11)
+        w0, lower, _ = idp_draws(z, N, seed=12)
+        for wrong in (w0 + lower, w0**2 + lower, lower, w0 * (1 - w0) + lower):
+            assert not close_in_mc(res.upper, N, np.mean(wrong > 0.5), N, k=8)
+
+    @pytest.mark.parametrize("z", [
+        [0.02, -0.01, -0.015],
+        [0.0, 0.0, 0.25, -0.25, 0.5, -0.125, 0.125, 0.375],   # exact ties: z_i = 0 and z_i + z_j = 0
+        np.random.default_rng(13).normal(0.01, 0.02, 30),
+    ])
+    def test_imprecise_posterior_means_from_dirichlet_moments(self, z):
+        q = len(z)
+        moments = dirichlet_second_moments(np.concatenate([[S_IDP], np.ones(q)]))
+        lower = (moments[1:, 1:] * step(pair_sums(z))).sum()
+        # E[w0 (2 - w0)] = 2 E[w0] - E[w0^2]
+        upper = lower + 2 * S_IDP / (S_IDP + q) - moments[0, 0]
+        res = imprecise_signed_rank(z, draws=2000, random_seed=14)
+        assert res.lower_mean == pytest.approx(lower, rel=1e-9)
+        assert res.upper_mean == pytest.approx(upper, rel=1e-9)
+        # and the moments themselves against draws made here
+        _, g_lower, g_upper = idp_draws(z, N, seed=15)
+        for draws, mean in ((g_lower, lower), (g_upper, upper)):
+            assert abs(draws.mean() - mean) <= 4 * draws.std() / np.sqrt(N)
+
+
+class TestExactTies:
+    @pytest.mark.parametrize("prior_strength,rope", [(0.0, 0.0), (0.5, 0.0), (0.5, 0.125), (0.0, 0.0625)])
+    def test_signed_rank_exact_ties_count_one_half(self, prior_strength, rope):
+        """Pair sums exactly at the boundary (z_i = 0, z_i + z_j = 0, z_i + z_j = 2r) weigh 1/2 on each side
+        they touch. Expected means from the Dirichlet moments; the shares of largest regions from draws made here."""
+        z0 = 0.0
+        points = TIES if prior_strength == 0 else np.concatenate([[z0], TIES])
+        alpha = np.ones(len(TIES)) if prior_strength == 0 else np.concatenate([[prior_strength], np.ones(len(TIES))])
+        sums = pair_sums(points)
+        assert (sums - 2 * rope == 0).sum() >= 2 and (sums == 0).sum() >= 2  # ties at the boundaries do occur
+        moments = dirichlet_second_moments(alpha)
+        right, left = (moments * step(sums - 2 * rope)).sum(), (moments * step(-sums - 2 * rope)).sum()
+        res = bayesian_signed_rank(TIES, rope=rope, prior_strength=prior_strength, z0=z0, draws=N, random_seed=16)
+        for column, mean in ((2, right), (0, left)):
+            draws = res.samples[:, column]
+            assert abs(draws.mean() - mean) <= 4 * draws.std() / np.sqrt(N), (column, draws.mean(), mean)
+        # counting the ties as 0 or 1 instead of 1/2 moves the means by far more than the error
+        for wrong in ((sums - 2 * rope > 0), (sums - 2 * rope >= 0)):
+            assert abs(res.samples[:, 2].mean() - (moments * wrong).sum()) > 20 * res.samples[:, 2].std() / np.sqrt(N)
+        if rope == 0:
+            assert res.p_rope == pytest.approx(0, abs=1e-9)  # the half weights of a tie go left and right
+        # shares of the largest region, by simulation here (regions tied in a draw share it equally)
+        w = np.random.default_rng(17).dirichlet(alpha, size=N)
+        own_left, own_right = (np.einsum("ni,ij,nj->n", w, step(v), w) for v in (-sums - 2 * rope, sums - 2 * rope))
+        own = np.stack([own_left, 1 - own_left - own_right, own_right], axis=1)
+        top = np.isclose(own, own.max(axis=1, keepdims=True), rtol=0, atol=1e-12)
+        own_wins = (top / top.sum(axis=1, keepdims=True)).mean(axis=0)
+        for lib, mine in zip((res.win_left, res.win_rope, res.win_right), own_wins):
+            assert close_in_mc(lib, N, mine, N), (res.wins, own_wins)
+
+    def test_imprecise_exact_ties_count_one_half(self):
+        res = imprecise_signed_rank(TIES, draws=N, random_seed=18)
+        _, lower, upper = idp_draws(TIES, N, seed=19)
+        assert close_in_mc(res.lower, N, np.mean(lower > 0.5), N)
+        assert close_in_mc(res.upper, N, np.mean(upper > 0.5), N)
+        # H(0) = 0 or 1 would give other lower means (the closed form with ties is checked above)
+        moments = dirichlet_second_moments(np.concatenate([[S_IDP], np.ones(len(TIES))]))[1:, 1:]
+        for wrong in (pair_sums(TIES) > 0, pair_sums(TIES) >= 0):
+            assert abs(res.lower_mean - (moments * wrong).sum()) > 0.01
+
+    def test_regions_tied_in_every_draw_share_the_win(self):
+        """All differences zero, no rope: every draw gives P(left) = P(right) = 1/2 exactly (ties weigh 1/2 each
+        way), so the two regions share each draw's win equally; the hierarchical new-data-set summary uses the
+        same rule."""
+        res = bayesian_signed_rank([0.0, 0.0, 0.0], prior_strength=0.0, draws=1000, random_seed=24)
+        np.testing.assert_array_equal(res.samples, np.tile([0.5, 0.0, 0.5], (1000, 1)))
+        assert (res.win_left, res.win_rope, res.win_right) == (0.5, 0.0, 0.5)
+        assert res.decision() == "none"
+
+
+class TestOrientation:
+    def test_every_rank_test_reads_b_minus_a_from_raw_scores(self, raw_b_better):
+        scores, z = raw_b_better
+        ab, ba = ("old", "new"), ("new", "old")
+        greater = wilcoxon_test(scores, algorithms=ab, alternative="greater").pvalue
+        assert greater == pytest.approx(stats.wilcoxon(z, alternative="greater").pvalue, rel=1e-12) and greater < 0.05
+        assert wilcoxon_test(scores, algorithms=ba, alternative="greater").pvalue > 0.95
+        assert wilcoxon_test(scores, algorithms=ba, alternative="less").pvalue == pytest.approx(greater, rel=1e-12)
+        assert sign_test(scores, algorithms=ab, alternative="greater").pvalue == pytest.approx(
+            stats.binomtest(8, 10, alternative="greater").pvalue, rel=1e-12)
+        for test in (bayesian_signed_rank, bayesian_sign_test):
+            right, left = (test(scores, algorithms=names, random_seed=21) for names in (ab, ba))
+            assert right.p_right > 0.7 and right.p_left < 0.25, test.__name__
+            assert left.p_left == pytest.approx(right.p_right, abs=0.02) and left.p_right < 0.25, test.__name__
+            assert right.decision() == left.decision() == "new", test.__name__
+        idp_ab, idp_ba = (imprecise_signed_rank(scores, algorithms=names, random_seed=22) for names in (ab, ba))
+        assert idp_ab.lower > 0.95 and idp_ba.upper < 0.05 and idp_ab.decision == idp_ba.decision == "new"
+        assert poisson_test(scores, algorithms=ab).p_b_majority > 0.95
+        assert poisson_test(scores, algorithms=ba).p_a_majority > 0.95
+        assert poisson_test(scores, algorithms=ab).decision == poisson_test(scores, algorithms=ba).decision == "new"

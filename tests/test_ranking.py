@@ -11,9 +11,9 @@ import pytest
 from scipy import integrate, stats
 
 from pp_corr import load_scores
-from pp_corr.sampling import ConvergenceWarning
 from pp_corr.ranking import _break_ties, dataset_ranks, plackett_luce, plackett_luce_model
-from tests.conftest import UCI54
+from pp_corr.sampling import ConvergenceWarning
+from tests.conftest import INF, JOINT_X, UCI54, check_error
 
 
 def brute_log_probability(order, w):
@@ -52,6 +52,7 @@ def fit(frame, **kwargs):
         return plackett_luce(frame, **kwargs)
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("k", [3, 4])
 def test_log_likelihood_is_the_product_of_choices_and_sums_to_one(k):
     w = np.random.default_rng(k).dirichlet(np.ones(k))
@@ -76,6 +77,7 @@ def test_ties_average_the_log_probability_over_their_orders(ranks):
     assert model_log_likelihood([ranks], w) == pytest.approx(average_rule(ranks, w), rel=1e-12)
 
 
+@pytest.mark.long
 def test_two_algorithms_posterior_is_beta_with_ties_as_half_wins():
     # 9 wins of A, 4 of B, 5 ties; prior alpha = (2, 0.5): w_A ~ Beta(2 + 9 + 2.5, 0.5 + 4 + 2.5) exactly
     a = [0.9] * 9 + [0.5] * 4 + [0.7] * 5
@@ -94,6 +96,7 @@ def test_two_algorithms_posterior_is_beta_with_ties_as_half_wins():
     assert frame_out.loc["A", "p_first_mcse"] == pytest.approx(mcse, rel=1e-9)
 
 
+@pytest.mark.long
 def test_three_algorithms_posterior_matches_integration_over_the_simplex():
     ranks = np.array([[1, 2, 3], [2, 1, 3], [1, 2.5, 2.5], [1.5, 1.5, 3]])
     alpha = np.array([1.0, 2.0, 1.5])
@@ -135,6 +138,7 @@ def recovery():
     return truth, ranks, fit(frame, draws=1000, chains=2, random_seed=12)
 
 
+@pytest.mark.long
 def test_recovers_the_weights_of_simulated_rankings(recovery):
     truth, ranks, res = recovery
     w = res.weights
@@ -144,6 +148,7 @@ def test_recovers_the_weights_of_simulated_rankings(recovery):
     np.testing.assert_allclose(res.to_frame().loc[res.algorithms, "observed_mean_rank"], ranks.mean(axis=0))
 
 
+@pytest.mark.long
 def test_derived_quantities_match_enumeration_of_rankings(recovery):
     _, _, res = recovery
     w, names = res.weights, res.algorithms
@@ -346,7 +351,8 @@ def test_uci54_with_a_tenth_of_its_cells_missing_ranks_every_algorithm_as_the_co
     assert (np.abs(change) <= tolerance).all(), (change, tolerance)
     # the partial fit itself, against its posterior computed by importance sampling from the prior
     oracle, oracle_se = importance_expected_ranks(partial.ranks[table_c.index].to_numpy(), 400_000, seed=2)
-    assert (np.abs(table_p.expected_rank - oracle) <= 4 * np.sqrt(table_p.expected_rank_mcse ** 2 + oracle_se ** 2)).all()
+    assert (np.abs(table_p.expected_rank - oracle)
+            <= 4 * np.sqrt(table_p.expected_rank_mcse ** 2 + oracle_se ** 2)).all()
 
 
 def importance_expected_ranks(ranks, n, seed):
@@ -368,3 +374,53 @@ def importance_expected_ranks(ranks, n, seed):
     expected = 0.5 + (w[:, :, None] / (w[:, :, None] + w[:, None, :])).sum(axis=1)
     mean = weights @ expected
     return mean, np.sqrt((weights[:, None] ** 2 * (expected - mean) ** 2).sum(axis=0))
+
+
+# --- bad and extreme inputs: refused by name, or the documented answer (issue #10) ----------------------------------
+
+RANK_SCORES = JOINT_X.mean(axis=1)  # (4 data sets, 3 algorithms) of per-data-set mean scores
+
+
+RANKING_BAD = {
+    "one algorithm": (lambda f: f(pd.DataFrame(RANK_SCORES[:, :1])), ("at least two",)),
+    "no data set": (lambda f: f(pd.DataFrame(np.empty((0, 3)))), ("no data set",)),
+    "inf score": (lambda f: f(pd.DataFrame(np.where(np.eye(4, 3) == 1, INF, RANK_SCORES))), ("inf",)),
+    "text scores": (lambda f: f(pd.DataFrame([["a", "b"], ["c", "d"]])), ("scores",)),
+    "missing unknown": (lambda f: f(pd.DataFrame(RANK_SCORES), missing="skip"), ("missing",)),
+    "higher_is_better text": (lambda f: f(pd.DataFrame(RANK_SCORES), higher_is_better="yes"), ("higher_is_better",)),
+}
+
+
+class TestRankingArguments:
+    @pytest.mark.parametrize("label", sorted(RANKING_BAD))
+    def test_plackett_luce_and_dataset_ranks_refuse_bad_scores(self, label):
+        """dataset_ranks and plackett_luce check their scores first, naming the problem."""
+        from pp_corr import dataset_ranks, plackett_luce
+
+        call, names = RANKING_BAD[label]
+        for fn in (dataset_ranks, lambda *a, **k: plackett_luce(*a, draws=10, tune=10, chains=1, **k)):
+            if fn is dataset_ranks and label == "higher_is_better text":
+                continue
+            check_error(lambda: call(fn), names)
+
+    @pytest.mark.parametrize("rankings, names", [
+        (np.ones((0, 3)), ("rankings",)), (np.ones((3, 1)), ("rankings",)), ([["a", "b"]], ("rankings",)),
+        (np.array([[1.0, 2.0]]) * [[1, INF]], ("inf", "rankings")),
+    ])
+    def test_plackett_luce_model_refuses_bad_rankings(self, rankings, names):
+        from pp_corr import PlackettLuceResult, plackett_luce_model
+
+        check_error(lambda: plackett_luce_model(rankings), names)
+        check_error(lambda: plackett_luce_model(np.array([[1, 2], [2, 1]]), prior=-1.0), ("prior",))
+        assert PlackettLuceResult.__doc__
+
+    def test_order_by_ranking_needs_two_algorithms_a_scores_table_and_a_boolean_direction(self):
+        from pp_corr import example_path, load_scores, order_by_ranking
+
+        scores = load_scores(example_path())
+        with pytest.raises(ValueError, match="at least two"):
+            order_by_ranking(scores.sel(algorithm=["knn"]))
+        with pytest.raises(TypeError, match="scores"):
+            order_by_ranking([1, 2])
+        with pytest.raises(TypeError, match="higher_is_better"):
+            order_by_ranking(scores, higher_is_better="no")

@@ -650,3 +650,28 @@ def test_long_tables_break_across_pages(tmp_path):
     pdf = compile_latex(tmp_path / "long.tex", tmp_path)
     pages = re.search(r"Output written on paper\.pdf \((\d+) pages?", (pdf.parent / "paper.log").read_text())
     assert int(pages.group(1)) >= 2
+
+
+# --- bad and extreme inputs: refused by name, or the documented answer (issue #10) ----------------------------------
+
+
+class TestWriteReportArguments:
+    @pytest.mark.parametrize("kwargs, named", [({"rope": -1}, "rope"), ({"alpha": 2}, "alpha"),
+                                               ({"formats": ("pdf",)}, "formats"), ({"method": "x"}, "method"),
+                                               ({"random_seed": "a"}, "random_seed")])
+    def test_write_report_names_a_bad_argument_and_writes_nothing(self, tmp_path, kwargs, named):
+        from pp_corr import example_path, load_scores, write_report
+
+        with pytest.raises((ValueError, TypeError), match=named):
+            write_report(load_scores(example_path()), tmp_path / "report", progressbar=False, **kwargs)
+        assert list(tmp_path.iterdir()) == []
+
+    def test_write_report_refuses_a_file_in_place_of_its_directory_and_scores_of_another_type(self, tmp_path):
+        from pp_corr import example_path, load_scores, write_report
+
+        (tmp_path / "taken").write_text("x")
+        with pytest.raises(ValueError, match="not a directory"):
+            write_report(load_scores(example_path()), tmp_path / "taken", progressbar=False)
+        with pytest.raises(TypeError, match="scores"):
+            write_report([[0.8, 0.9]], tmp_path / "report", progressbar=False)
+        assert [p.name for p in tmp_path.iterdir()] == ["taken"]

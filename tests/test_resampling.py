@@ -105,6 +105,7 @@ def test_scores_feed_correlated_ttest(regression):
     assert dict(to_scores(kfold).score.sizes) == {"dataset": 1, "algorithm": 2, "run": 3, "fold": 4}
 
 
+@pytest.mark.long
 def test_parallel_and_seeded_estimators(classification):
     X, y = classification
     tree = DecisionTreeRegressor(max_features=2)  # random_state None: the runner seeds each split's fit

@@ -31,6 +31,7 @@ def normal_mean():
     return model
 
 
+@pytest.mark.long
 def test_a_fit_gives_the_draws_of_a_blocking_nutpie_run():
     """RefittableModel samples nutpie in the background (to be able to stop it): for a fit that runs to its end,
     the draws of nutpie.sample(blocking=True) on the same compiled model with the same seed, bit for bit."""
@@ -44,6 +45,7 @@ def test_a_fit_gives_the_draws_of_a_blocking_nutpie_run():
     assert "stopped_at_divergence" not in idata.sample_stats.attrs
 
 
+@pytest.mark.long
 def test_a_fit_asked_to_stop_at_a_divergence_stops_there_and_says_so():
     refit = RefittableModel(funnel(), sampler="nutpie")
     full = refit.fit({"scale": 3.0}, draws=40_000, tune=300, chains=2, random_seed=1)

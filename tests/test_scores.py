@@ -5,7 +5,9 @@ import pandas as pd
 import pytest
 
 import pp_corr
-from pp_corr import AssumptionWarning, MissingScoresWarning, correlated_ttest, load_scores, missing_cells
+from pp_corr import (AssumptionWarning, MissingScoresWarning, bayesian_sign_test, compare_all_pairs, correlated_ttest,
+                     example_path, load_scores, mean_differences, missing_cells, poisson_test, sign_test,
+                     wilcoxon_test)
 from pp_corr.testing import messy_benchmark
 
 
@@ -191,12 +193,23 @@ def test_bad_arguments():
 # --- loading scores at the edges ---------------------------------------------------------------------------
 
 import csv  # noqa: E402
+import json
+import math
+import sys
+import tempfile
+import textwrap
+from fractions import Fraction
+from pathlib import Path
 
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
+from scipy import stats
 
 from pp_corr.data import scores as scores_module  # noqa: E402
 from pp_corr.data.scores import differences, pick_algorithms  # noqa: E402
+from pp_corr.cli import main
+from tests.conftest import (run_limited, ERRORS, INF, NAN, assert_close, assert_probability, campaign, check_error,
+                            cli_error, error_or_warning, names_any, quiet, scores_frame)
 
 HEADER = "dataset,algorithm,run,fold,score"
 
@@ -420,6 +433,7 @@ FOLD_LABELS = {"plain": lambda d, r, f: f, "across_datasets": lambda d, r, f: 10
                "across_runs": lambda d, r, f: 100 * r + f, "text": lambda d, r, f: f"fold-{f}"}
 
 
+@pytest.mark.long
 @settings(max_examples=40, deadline=None)
 @given(st.integers(1, 3).flatmap(lambda q: st.tuples(st.lists(st.integers(1, 3), min_size=q, max_size=q),
                                                      st.lists(st.integers(2, 4), min_size=q, max_size=q))),
@@ -518,3 +532,361 @@ def test_percent_scores_as_arrays_with_a_rope_for_fractions_are_warned(test):
         warnings.simplefilter("error", AssumptionWarning)
         test(a, b, 1)
         test(a / 100, b / 100, 0.01)
+
+
+# --- bad and extreme inputs: refused by name, or the documented answer (issue #10) ----------------------------------
+
+
+def decimal_sum(values) -> Fraction:
+    """The exact sum of the values as written in decimal (the data's own resolution: 0.85 is 85/100)."""
+    return sum((Fraction(repr(float(v))) for v in np.ravel(values)), Fraction(0))
+
+
+TRICKY_NAMES = ["NA", "None", "null", "nan", "NaN", "N/A", "001", "1", "1.0", "01", "true", "0", "-", "a b", "é",
+                "x,y", "#1", "n/a"]
+
+
+LOAD_BAD = ([({"runs": v}, ("runs",)) for v in [0, -1, 2.5, INF, NAN, "2", 3]]
+            + [({"folds": v}, ("folds",)) for v in [INF, NAN, 0, 1, -2, 2.5, 7]]
+            + [({"n_test": 10, "n_train": v}, ("n_train",)) for v in [INF, NAN, -5]]
+            + [({"n_test": v, "n_train": 90}, ("n_test",)) for v in [INF, NAN, -1]]
+            + [({"rho": v}, ("rho",)) for v in [NAN, INF, 1.0]]
+            + [({"rho": {"nowhere": 0.1}}, ("nowhere", "rho")), ({"datasets": ["d1"]}, ("datasets",)),
+               ({"datasets": ["d1", "d1"]}, ("datasets", "d1"))])
+
+
+class TestDifferences:
+    @pytest.mark.long
+    @campaign(120)
+    @given(data=st.data(), q=st.integers(1, 6), n=st.integers(2, 12), resolution=st.sampled_from([30, 100, 1000]))
+    def test_a_tie_stays_zero(self, data, q, n, resolution):
+        """Fold scores on a resolution grid; B repeats A's scores in another order on some data sets (an exact tie):
+        the mean difference is exactly 0 there and has the sign of the exact difference elsewhere."""
+        a = np.array(data.draw(st.lists(st.lists(st.integers(0, resolution), min_size=n, max_size=n),
+                                        min_size=q, max_size=q))) / resolution
+        b = a.copy()
+        for i in range(q):
+            if data.draw(st.booleans(), label=f"tie on data set {i}"):
+                b[i] = data.draw(st.permutations(list(a[i])))
+            else:
+                b[i] = np.array(data.draw(st.lists(st.integers(0, resolution), min_size=n, max_size=n))) / resolution
+        exact = np.array([decimal_sum(b[i]) - decimal_sum(a[i]) for i in range(q)])
+        # the sign of the difference of the grid values (integers / resolution): the floats' own sums may differ by a
+        # rounding residue when the grid sums are equal (1/30 + 9/30 against 10/30), and that is a tie too
+        grid = np.rint(b * resolution).astype(int).sum(axis=1) - np.rint(a * resolution).astype(int).sum(axis=1)
+        sign = np.sign(grid)
+        z, names, datasets = mean_differences(a, b)
+        np.testing.assert_array_equal(np.sign(z), sign, err_msg=f"mean differences {z!r}, exact signs {sign}")
+        ds = quiet(load_scores, {"A": a, "B": b}, runs=1)
+        z_ds = mean_differences(ds, algorithms=("A", "B"))[0]
+        np.testing.assert_array_equal(np.sign(z_ds), sign, err_msg=f"Dataset path: {z_ds!r}")
+        assert_close(z, [float(d) / n for d in exact], "mean differences", rtol=1e-12, atol=1e-15)
+
+    def test_regression_rank_ties_uci54_j48_j48gr(self, uci54):
+        """uci54 j48 vs j48gr, rope 0: exact ties stay 0, so the sign test's P(j48gr better) is 28 / 55 = 0.509."""
+        a = uci54.score.sel(algorithm="j48").values
+        b = uci54.score.sel(algorithm="j48gr").values
+        exact = [decimal_sum(b[i][np.isfinite(b[i])]) - decimal_sum(a[i][np.isfinite(a[i])]) for i in range(a.shape[0])]
+        ties, wins = sum(d == 0 for d in exact), sum(d > 0 for d in exact)
+        z = mean_differences(uci54, algorithms=("j48", "j48gr"))[0]
+        assert int((z == 0).sum()) == ties and int((z > 0).sum()) == wins
+        q = len(z)
+        res = bayesian_sign_test(uci54, algorithms=("j48", "j48gr"), rope=0, random_seed=0)
+        expected = wins / (q + 1)  # prior 1 at z0 = 0, in the rope
+        se = math.sqrt(expected * (1 - expected) / (q + 2) / 50000)
+        assert abs(res.p_right - expected) < 4 * se, (res.p_right, expected)
+        assert round(expected, 3) == 0.509
+        freq = sign_test(uci54, algorithms=("j48", "j48gr"), alternative="greater")
+        assert_close(freq.pvalue, stats.binomtest(wins, q - ties, alternative="greater").pvalue, "sign test",
+                     rtol=1e-12)
+        # the 15 exact ties reach Wilcoxon as zeros (and so compare_all_pairs): an answer, that of scipy on exact z
+        counts = np.isfinite(a).reshape(q, -1).sum(axis=1)
+        z_exact = np.array([float(d / int(n)) for d, n in zip(exact, counts)])
+        wil = wilcoxon_test(uci54, algorithms=("j48", "j48gr"), alternative="greater")
+        assert_close(wil.pvalue, stats.wilcoxon(z_exact, alternative="greater").pvalue, "wilcoxon with ties", rtol=0,
+                     atol=0.01)
+        table = quiet(compare_all_pairs, uci54.sel(algorithm=["j48", "j48gr"]), rope=0.0, draws=1000, random_seed=0)
+        off = ~np.eye(2, dtype=bool)
+        for var in ("p_b_majority", "wilcoxon_pvalue", "signed_rank_right", "sign_right"):
+            assert_probability(var, table[var].values[off])
+
+    @campaign(40)
+    @given(case=st.sampled_from(["unknown a", "unknown b", "a == b", "text names"]))
+    def test_differences_refuses_bad_names(self, case):
+        ds = quiet(load_scores, example_path())
+        a, b = {"unknown a": ("nope", "knn"), "unknown b": ("knn", "nope"), "a == b": ("knn", "knn"),
+                "text names": (3, "knn")}[case]
+        names = {"a == b": ("knn", "a", "b"), "text names": ("a", "3")}.get(case, ("nope",))
+        check_error(lambda: differences(ds, a, b), names)
+        if case != "text names":
+            check_error(lambda: mean_differences(ds, algorithms=(a, b)), names + ("algorithms",))
+
+    @campaign(30)
+    @given(case=st.sampled_from(["y nan", "x nan", "shape", "3-D", "empty"]))
+    def test_mean_differences_refuses_bad_input(self, case):
+        x = np.array([[0.8, 0.9], [0.7, 0.6]])
+        args, names = {"y nan": ((x, np.array([[0.8, NAN], [0.7, 0.6]])), ("y",)),
+                       "x nan": ((np.array([[0.8, NAN], [0.7, 0.6]]), x), ("x",)),
+                       "shape": ((x, x[:, :1]), ("x", "y")),
+                       "3-D": ((np.zeros((2, 2, 2, 2)),), ("x",)),
+                       "empty": ((np.empty((0, 3)),), ("x", "data set", "data sets", "empty"))}[case]
+        check_error(lambda: mean_differences(*args), names)
+
+
+class TestLoadScoresEdges:
+    @pytest.mark.long
+    @campaign(60)
+    @given(data=st.data(), runs=st.integers(1, 2), folds=st.integers(2, 4), as_csv=st.booleans())
+    def test_load_scores_reads_names_as_text(self, data, runs, folds, as_csv):
+        datasets = data.draw(st.lists(st.sampled_from(TRICKY_NAMES), min_size=1, max_size=3, unique=True))
+        algorithms = data.draw(st.lists(st.sampled_from(TRICKY_NAMES), min_size=2, max_size=3, unique=True))
+        frame = scores_frame(np.random.default_rng(len(datasets) * 7 + folds), datasets, algorithms, runs, folds)
+        frame["dataset"] = frame["dataset"].astype(object)
+        frame["algorithm"] = frame["algorithm"].astype(object)
+        with tempfile.TemporaryDirectory() as tmp:
+            source = frame
+            if as_csv:
+                source = Path(tmp) / "scores.csv"
+                frame.to_csv(source, index=False)
+            ds = quiet(load_scores, source)
+        assert sorted(map(str, ds.dataset.values)) == sorted(datasets)
+        assert sorted(map(str, ds.algorithm.values)) == sorted(algorithms)
+        for (d, a), group in frame.groupby(["dataset", "algorithm"]):
+            values = ds.score.sel(dataset=d, algorithm=a).values.ravel()
+            assert sorted(values[np.isfinite(values)]) == sorted(group.score), f"scores of {d!r}, {a!r}"
+        assert_close(ds.rho.values, np.full(len(datasets), 1 / folds), "rho = 1 / folds")
+
+    @campaign(60)
+    @given(case=st.sampled_from(LOAD_BAD))
+    def test_load_scores_refuses_bad_arguments(self, case):
+        kwargs, names = case
+        rng = np.random.default_rng(0)
+        source = {"A": rng.uniform(0.7, 0.9, (2, 4)), "B": rng.uniform(0.7, 0.9, (2, 4))}
+        kwargs = {"runs": 2, **kwargs} if "runs" not in kwargs else kwargs
+        check_error(lambda: load_scores(source, **kwargs), names)
+
+    @campaign(20)
+    @given(case=st.sampled_from(["shapes differ", "text values", "one algorithm", "empty"]))
+    def test_load_scores_refuses_bad_arrays(self, case):
+        rng = np.random.default_rng(0)
+        source, names = {"shapes differ": ({"A": rng.random((2, 4)), "B": rng.random((3, 4))}, ("A", "B")),
+                         "text values": ({"A": [["x", "y"]], "B": [[0.5, 0.6]]}, ("A",)),
+                         "one algorithm": ({"A": rng.random((2, 4))}, ("algorithm", "algorithms", "A")),
+                         "empty": ({}, ("source", "algorithm", "algorithms", "empty"))}[case]
+        if case == "one algorithm":  # loading one may be fine; comparing it must not be
+            try:
+                ds = quiet(load_scores, source, runs=1)
+            except ERRORS as err:
+                assert names_any(str(err), names), str(err)
+                return
+            check_error(lambda: correlated_ttest(ds), ("algorithm", "algorithms", "A"))
+            return
+        check_error(lambda: load_scores(source, runs=1), names)
+
+    def test_regression_runs_zero(self):
+        source = {"A": [[0.8, 0.9, 0.85, 0.7]], "B": [[0.82, 0.93, 0.9, 0.75]]}
+        check_error(lambda: load_scores(source, runs=0), ("runs",))
+
+    def test_regression_null_like_names(self, tmp_path):
+        """NA, None and null are names (read as text); an empty name is refused clearly or kept as it is."""
+        frame = scores_frame(np.random.default_rng(2), ["NA", "None", "null"], ["NA", "B"], 1, 3)
+        path = tmp_path / "names.csv"
+        frame.to_csv(path, index=False)
+        ds = quiet(load_scores, path)
+        assert sorted(map(str, ds.dataset.values)) == ["NA", "None", "null"]
+        assert sorted(map(str, ds.algorithm.values)) == ["B", "NA"]
+        empty = frame.copy()
+        empty.loc[empty.dataset == "null", "dataset"] = ""
+        empty.to_csv(path, index=False)
+        try:
+            ds = quiet(load_scores, path)
+        except ERRORS as err:
+            assert names_any(str(err), ("dataset", "data set", "empty", "name", "line")) \
+                and "Categorical" not in str(err)
+        else:
+            assert "" in set(map(str, ds.dataset.values))
+
+    def test_regression_names_read_as_text(self, tmp_path):
+        """'001' stayed '1'; '1' and '1.0' merged and then failed as a duplicate."""
+        frame = scores_frame(np.random.default_rng(3), ["001", "1", "1.0"], ["01", "1"], 1, 3)
+        path = tmp_path / "numbers.csv"
+        frame.to_csv(path, index=False)
+        ds = quiet(load_scores, path)
+        assert sorted(map(str, ds.dataset.values)) == ["001", "1", "1.0"]
+        assert sorted(map(str, ds.algorithm.values)) == ["01", "1"]
+
+    def test_regression_text_n_test_column(self, tmp_path):
+        frame = scores_frame(np.random.default_rng(4), ["d1", "d2"], ["A", "B"], 1, 3)
+        frame["n_test"] = "abc"
+        frame["n_train"] = 90
+        path = tmp_path / "text.csv"
+        frame.to_csv(path, index=False)
+        check_error(lambda: load_scores(path), ("n_test",))
+
+    def test_regression_non_utf8_file(self, tmp_path):
+        path = tmp_path / "latin1.csv"
+        text = "dataset,algorithm,run,fold,score\n" + "".join(
+            f"caf\xe9,{a},1,{f},{0.7 + 0.01 * f + (0.02 if a == 'B' else 0):.2f}\n" for a in "AB" for f in range(1, 4))
+        path.write_bytes(text.encode("latin-1"))
+        try:
+            ds = quiet(load_scores, path)
+        except ERRORS as err:
+            assert names_any(str(err), (str(path), path.name)), f"the file is not named: {err}"
+        else:
+            assert list(map(str, ds.dataset.values)) == ["café"]
+
+    def test_regression_header_only_csv(self, tmp_path, capsys):
+        path = tmp_path / "header.csv"
+        path.write_text("dataset,algorithm,run,fold,score\n")
+        check_error(lambda: load_scores(path), (str(path), path.name, "empty", "no rows", "no scores", "no data"))
+        cli_error(capsys, ["compare", path], (str(path), path.name, "empty", "no rows", "no scores", "no data"))
+
+    def test_regression_one_algorithm(self, tmp_path, capsys):
+        frame = scores_frame(np.random.default_rng(5), ["d1", "d2", "d3"], ["A"], 1, 4)
+        path = tmp_path / "one.csv"
+        frame.to_csv(path, index=False)
+        names = ("algorithm", "algorithms", "A")
+        try:
+            ds = quiet(load_scores, path)
+        except ERRORS as err:
+            assert names_any(str(err), names)
+        else:
+            check_error(lambda: compare_all_pairs(ds, draws=200, random_seed=0), names)
+            check_error(lambda: poisson_test(ds), names)
+        cli_error(capsys, ["compare", path], names + (str(path),))
+        cli_error(capsys, ["compare", path, "--all-pairs"], names + (str(path),))
+
+    def test_regression_a_equals_b(self, tmp_path, capsys):
+        ds = quiet(load_scores, example_path())
+        check_error(lambda: differences(ds, "knn", "knn"), ("knn", "a", "b"))
+        check_error(lambda: correlated_ttest(ds, algorithms=("knn", "knn")), ("knn", "algorithms"))
+        check_error(lambda: poisson_test(ds, algorithms=("knn", "knn")), ("knn", "algorithms"))
+        cli_error(capsys, ["compare", example_path(), "-a", "knn", "-b", "knn"], ("knn", "-a", "-b"))
+
+    def test_regression_percent_scores(self, tmp_path, capsys):
+        """Scores in percent with the default rope 0.01: a warning saying what was assumed (or an error)."""
+        frame = scores_frame(np.random.default_rng(6), [f"d{i}" for i in range(5)], ["A", "B"], 1, 10)
+        frame["score"] = (frame.score * 100).round(1)
+        error_or_warning(lambda: poisson_test(load_scores(frame), rope=0.01), ("score", "scores", "rope"),
+                         ("percent", "%"))
+        path = tmp_path / "percent.csv"
+        frame.to_csv(path, index=False)
+        try:
+            main(["compare", str(path), "-a", "A", "-b", "B"])
+        except SystemExit as exc:
+            message = exc.code if isinstance(exc.code, str) else capsys.readouterr().err
+            assert exc.code not in (0, None) and ("percent" in message.lower() or "%" in message)
+        else:
+            err = capsys.readouterr().err
+            assert "percent" in err.lower() or "%" in err, f"no word about percentages on stderr: {err!r}"
+
+    def test_regression_dict_without_runs(self):
+        """load_scores({...}) without runs= on repeated CV: a warning (AssumptionWarning, a UserWarning) that one run
+        was assumed."""
+        assert issubclass(pp_corr.AssumptionWarning, UserWarning)
+        rng = np.random.default_rng(7)
+        source = {"A": rng.uniform(0.7, 0.9, (2, 100)), "B": rng.uniform(0.7, 0.9, (2, 100))}
+        with pytest.warns(pp_corr.AssumptionWarning, match="runs"):
+            load_scores(source)
+        ds = quiet(load_scores, source, runs=10)
+        assert_close(ds.rho.values, [0.1, 0.1], "10 runs of 10 folds: rho = 1/10")
+
+    def test_regression_folds_equal_number_of_scores(self):
+        """folds equal to the number of scores of a repeated CV (10 x 10): an error or a warning naming folds."""
+        rng = np.random.default_rng(8)
+        source = {"A": rng.uniform(0.7, 0.9, (2, 100)), "B": rng.uniform(0.7, 0.9, (2, 100))}
+        error_or_warning(lambda: load_scores(source, runs=10, folds=100), ("folds",), ("folds",))
+        ds = quiet(load_scores, source, runs=10)
+        error_or_warning(lambda: correlated_ttest(ds, folds=100), ("folds",), ("folds",))
+
+    def test_regression_lower_is_better(self):
+        frame = scores_frame(np.random.default_rng(10), ["d1", "d2", "d3"], ["A", "B"], 1, 10)
+        frame["score"] = 1 - frame.score  # errors
+        lower = quiet(load_scores, frame, higher_is_better=False)
+        negated = quiet(load_scores, frame.assign(score=-frame.score))
+        one = correlated_ttest(lower, algorithms=("A", "B"), rope=0.01)
+        two = correlated_ttest(negated, algorithms=("A", "B"), rope=0.01)
+        assert_close([one.p_left, one.p_rope, one.p_right], [two.p_left, two.p_rope, two.p_right], "lower is better")
+
+    @pytest.mark.long
+    def test_regression_memory_folds_numbered_across_datasets(self, tmp_path):
+        """A 100,000-row CSV whose folds are numbered across data sets loads in seconds and under 500 MB."""
+        script = textwrap.dedent("""
+        import json, sys, time
+        import numpy as np, pandas as pd
+        q, n = 1000, 50
+        d = np.repeat(np.arange(q), 2 * n)
+        a = np.tile(np.repeat(["A", "B"], n), q)
+        fold = d * n + np.tile(np.arange(1, n + 1), 2 * q)
+        score = np.round(np.random.default_rng(0).uniform(0.6, 0.9, len(d)), 3)
+        pd.DataFrame({"dataset": "d" + pd.Series(d).astype(str), "algorithm": a, "run": 1, "fold": fold,
+                      "score": score}).to_csv(sys.argv[1], index=False)
+        from pp_corr import load_scores
+        start = time.perf_counter()
+        try:
+            ds = load_scores(sys.argv[1])
+            out = {"cells": int(np.isfinite(ds.score.values).sum())}
+        except ValueError as err:
+            out = {"error": str(err)}
+        out["seconds"] = time.perf_counter() - start
+        # VmHWM, the peak of this program's own address space: ru_maxrss would also count the pytest worker's
+        # pages that the child held between fork and exec (600 MB late in a full run)
+        status = dict(line.split(":", 1) for line in open("/proc/self/status"))
+        out["max_rss_mb"] = int(status["VmHWM"].split()[0]) / 1024
+        print(json.dumps(out))
+    """)
+        proc = run_limited([sys.executable, "-c", script, str(tmp_path / "big.csv")], timeout=180)
+        assert proc.returncode == 0, proc.stderr[-2000:]
+        out = json.loads(proc.stdout.strip().splitlines()[-1])
+        if "error" in out:
+            assert "fold" in out["error"].lower(), out
+        else:
+            assert out["cells"] == 100_000, out
+        assert out["seconds"] < 30 and out["max_rss_mb"] < 500, out
+
+    def test_example_path_loads(self):
+        path = example_path()
+        assert path.is_file()
+        ds = quiet(load_scores, path)
+        assert ds.sizes["algorithm"] == 4 and ds.sizes["dataset"] == 4
+
+    def test_missing_scores_are_named_once_and_listed(self):
+        """A wide table with a failed fold: one MissingScoresWarning naming it, and missing_cells lists the same cell;
+        missing_cells refuses what is not a scores Dataset."""
+        frame = pd.DataFrame({"dataset": ["d1"] * 3, "fold": [1, 2, 3], "A": [0.8, 0.9, 0.85], "B": [0.8, np.nan, 0.9]})
+        with pytest.warns(pp_corr.MissingScoresWarning, match="B on d1, run 1: fold 2") as record:
+            scores = pp_corr.load_scores(frame)
+        assert len(record) == 1
+        assert pp_corr.missing_cells(scores).to_dict(orient="records") == [
+            {"dataset": "d1", "algorithm": "B", "run": 1, "folds": [2]}]
+        check_error(lambda: pp_corr.missing_cells(frame), ("scores",))
+
+
+class TestScoresDatasetChecks:
+    @pytest.mark.parametrize("call", [
+        lambda s: pp_corr.correlated_ttest(s, algorithms=("tree", "knn")),
+        lambda s: pp_corr.bayesian_sign_test(s, algorithms=("tree", "knn")),
+        lambda s: pp_corr.bayesian_signed_rank(s, algorithms=("tree", "knn")),
+        lambda s: pp_corr.poisson_test(s, algorithms=("tree", "knn")),
+        lambda s: pp_corr.hierarchical_model(s, algorithms=("tree", "knn")),
+        lambda s: pp_corr.joint_model(s),
+    ], ids=["ttest", "sign", "signed_rank", "poisson", "hierarchical", "joint"])
+    def test_scores_without_their_dataset_dimension_are_refused_by_name(self, call):
+        """scores.isel(dataset=0, drop=True) drops the dimension every test reads: an error that says so and how to
+        keep it, not an AttributeError from inside."""
+        scores = pp_corr.load_scores(pp_corr.data.scores.example_path()).isel(dataset=0, drop=True)
+        with pytest.raises(ValueError, match=r"lacks the dimension\(s\) \['dataset'\].*isel\(dataset=\[0\]\)"):
+            call(scores)
+
+    @pytest.mark.parametrize("test", ["correlated_ttest", "poisson_test", "bayesian_signed_rank", "bayesian_sign_test",
+                                      "imprecise_signed_rank", "wilcoxon_test", "sign_test", "hierarchical_test"])
+    def test_a_dataset_with_y_is_refused_and_the_pair_is_named(self, test):
+        """x a scores Dataset and y given: y was ignored (a pair passed positionally, or B's scores, gave the answer for
+        the Dataset's default pair or the "choose two" error); now the message says how the pair is chosen."""
+        scores = pp_corr.load_scores(pp_corr.example_path())
+        function = getattr(pp_corr, test)
+        with pytest.raises(ValueError, match=r"y is for arrays .* chosen by name: algorithms=\('tree', 'knn'\)$"):
+            function(scores, ("tree", "knn"))
+        two = scores.sel(algorithm=["tree", "knn"])
+        with pytest.raises(ValueError, match=r"y is for arrays .* chosen by name: algorithms=\(a, b\)$"):
+            function(two, two.score.sel(algorithm="knn").values)

@@ -15,6 +15,7 @@ from pp_corr.hierarchical.fit import exact_arguments
 from pp_corr.hierarchical.preparation import prepare_hierarchical
 from pp_corr.sequential.rules import decide, floor_regions, floor_success, posterior_regions, predictive_success
 from pp_corr.sequential.study import simulate_differences
+from tests.conftest import check_error
 
 
 def _diffs(seed, runs=6, folds=5, mu=0.01, sigma=0.02, rho=0.2, q=1):
@@ -140,6 +141,7 @@ def test_over_datasets_replays_the_tests_in_order():
     assert (first.p_left, first.p_right) == (oracle.p_a_majority, oracle.p_b_majority)
 
 
+@pytest.mark.long
 def test_over_datasets_with_the_hierarchical_model(capsys):
     """Each step is the hierarchical test of the data sets seen: the new data set's probability that each region
     is the largest, the exact posterior's (no draws: the seed does not change it), and that of hierarchical_test's
@@ -201,6 +203,7 @@ def test_bad_arguments_are_named(kwargs, name):
         pp_corr.sequential_test(_diffs(0, q=2), **kwargs)
 
 
+@pytest.mark.long
 def test_study_fixed_design_is_exact_and_calibration_is_the_smallest_level():
     """At the rope boundary the fixed design's wrong rate is the one-sided t-test's 1 - level (the matching prior
     is exact under the intraclass model); the calibrated level is the smallest whose rate is within nominal."""
@@ -301,3 +304,26 @@ def test_runs_added_by_hand_are_checked():
         seq.add_run([0.8] * 3, [0.9] * 3)
     with pytest.raises(ValueError, match="min_runs must be at most max_runs=2"):
         pp_corr.SequentialRuns(max_runs=2, min_runs=3)
+
+
+# --- bad and extreme inputs: refused by name, or the documented answer (issue #10) ----------------------------------
+
+
+class TestSequentialArguments:
+    @pytest.mark.parametrize("call, names", [
+        (lambda: pp_corr.sequential_test(np.zeros((3, 10)), rope=-0.01), ("rope",)),
+        (lambda: pp_corr.sequential_test(np.full((3, 10), np.nan)), ("NaN", "finite", "scores")),
+        (lambda: pp_corr.sequential_test(np.zeros((1, 10))), ("runs", "min_runs")),
+        (lambda: pp_corr.sequential_study(mus=(0.0, 0.01), repetitions=0), ("repetitions",)),
+        (lambda: pp_corr.sequential_study(levels=(0.95, 1.2)), ("levels", "level")),
+        (lambda: pp_corr.sequential_cv(None, None, np.zeros((20, 2)), np.zeros(20), max_runs=0), ("max_runs",)),
+        (lambda: pp_corr.SequentialRuns(rope=-0.01), ("rope",)),
+        (lambda: pp_corr.SequentialRuns(level=1.5), ("level",)),
+        (lambda: pp_corr.SequentialRuns(rho=1.0), ("rho",)),
+        (lambda: pp_corr.SequentialRuns().add_run(["a", "b"], [0.8, 0.9]), ("scores_a", "scores_b")),
+    ], ids=["negative rope", "all NaN", "one run", "no repetitions", "level above 1", "no runs", "runs: negative rope",
+            "runs: level above 1", "runs: rho 1", "runs: text scores"])
+    def test_sequential_edges_are_refused_by_name(self, call, names):
+        """The sequential comparison's entry points refuse degenerate input by name (its SequentialResult is what
+        sequential_test returns: tests/test_sequential.py checks it)."""
+        check_error(call, names)

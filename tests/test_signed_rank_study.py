@@ -168,6 +168,7 @@ def test_losses_of_known_decisions_worked_out_by_hand():
             assert float(table3.h1.sel(test=test, loss_pair=label)) == pytest.approx(np.mean(shares))
 
 
+@pytest.mark.long
 def test_standard_errors_of_ratio_means_cover_the_run_to_run_scatter():
     """The linearised standard error of the IDP-determinate area against the scatter of the area over 40
     independent groups of 25 runs (a chi-square bound on the ratio of the two variances)."""
@@ -231,6 +232,7 @@ def test_regions_of_rows_equal_one_by_one():
                 assert np.array_equal(getattr(batch, field), getattr(single, field)), (trial, field)
 
 
+@pytest.mark.long
 def test_cli_simulate_signed_rank_writes_results_tables_and_figure(tmp_path, capsys):
     argv = ["simulate", "signed-rank", "--repetitions", "30", "--draws", "200", "--workers", "1", "--seed", "2",
             "--no-progress", "-o", str(tmp_path)]

@@ -40,6 +40,7 @@ def chisquare_pooled(observed, expected):
     return stats.chisquare(f_obs, f_exp * f_obs.sum() / f_exp.sum()).pvalue
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("size", [25, 100])
 def test_counts_simulator_agrees_with_instance_level(size):
     reps, runs = 2000, 2
@@ -172,6 +173,7 @@ def test_hypergeometric_draw_maps_uniforms_to_the_exact_pmf(good, bad, share):
     assert_draws_follow_the_pmf(good, bad, int(round(share * (good + bad))))
 
 
+@pytest.mark.long
 @settings(max_examples=80, deadline=None)
 @given(good=st.integers(0, 60), bad=st.integers(1, 60), sample=st.integers(0, 16))
 def test_small_hypergeometric_draws_map_uniforms_to_the_exact_pmf(good, bad, sample):
@@ -267,6 +269,7 @@ def test_rejection_rates_and_power():
     assert (rates.rate.sel(delta=0.0) <= 0.05 + 4 * rates.se.sel(delta=0.0).clip(min=0.01)).all()
 
 
+@pytest.mark.long
 def test_toy_example():
     """Case 1: the ten |means| are exchangeable and the five of D1..D5 are the positive ones, so T+ is the rank
     sum of a uniformly random half of 1..10 (exact, by enumeration); T+ <= 40, so the Wilcoxon p-value never

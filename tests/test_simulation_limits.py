@@ -39,6 +39,7 @@ def test_regression_study_sizes_named(kwargs, name):
         simulation.toy_example(**{"repetitions": 5, **kwargs})
 
 
+@pytest.mark.long
 def test_streamed_chunks_land_in_their_places():
     """More chunks than the in-flight window: each chunk's statistics must land at its own repetitions (a
     chunk computed alone with its own seed is the oracle)."""

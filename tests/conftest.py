@@ -423,3 +423,79 @@ def raw_b_better():
     z = new.mean(axis=1) - old.mean(axis=1)   # computed here from the raw scores, not by the library
     assert (z > 0).sum() == 8 and (z != 0).all()
     return scores, z
+
+
+# --- references shared by several test modules (the t-test's posterior written out; the joint model's simulated
+# scores, covariance by recursion and a result of given draws)
+
+import arviz as az  # noqa: E402
+
+from pp_corr.hierarchical.joint import JointResult, prepare_joint  # noqa: E402
+
+
+def formula_probs(x, rho, rope, prior=None):
+    """The Normal-Gamma posterior (Corani & Benavoli 2015, Theorem 2, b corrected) for one data set, written out
+    with plain scalars: P(left), P(rope), P(right)."""
+    n = len(x)
+    xbar = float(np.mean(x))
+    ss = float(np.sum((x - xbar) ** 2))
+    A = n / (1 + (n - 1) * rho)
+    Q = ss / (1 - rho)
+    if prior is None:
+        df, loc, scale2 = n - 1, xbar, Q / (A * (n - 1))
+    else:
+        k = 1 / (A + 1 / prior.k0)
+        loc = k * (A * xbar + prior.mu0 / prior.k0)
+        a = prior.a + n / 2
+        b = prior.b + Q / 2 + (A / prior.k0) * (xbar - prior.mu0) ** 2 / (2 * (A + 1 / prior.k0))
+        df, scale2 = 2 * a, b * k / a
+    if np.ptp(x) == 0 and prior is None:
+        return (float(xbar < -rope), float(-rope <= xbar <= rope), float(xbar > rope))
+    t = stats.t(df, loc, np.sqrt(scale2))
+    left, right = t.cdf(-rope), t.sf(rope)
+    return left, 1 - left - right, right
+
+
+def simulated_scores(q=5, n=6, k=3, seed=0, ragged=False):
+    """Scores (q, n, k) with correlated algorithms and data sets of different difficulty."""
+    rng = np.random.default_rng(seed)
+    base = rng.uniform(0.6, 0.9, (q, 1, 1))
+    effect = rng.normal(0, 0.02, (q, 1, k))
+    shared = rng.normal(0, 0.03, (q, n, 1))
+    scores = base + effect + shared + rng.normal(0, 0.01, (q, n, k))
+    if ragged:
+        scores[0, -2:, :] = np.nan  # data set 1 has two folds fewer
+    return scores
+
+
+def regression_recursion(log_sd, slopes, order, scaling=0.0):
+    """Cov(x) for x_j = sum_{k<j} slope_jk x_k + sd_j e_j in ``order``, by the recursion Cov(x_j, x_l) =
+    sum_k slope_jk Cov(x_k, x_l) (l < j), Var(x_j) = sum_k slope_jk Cov(x_k, x_j) + sd_j^2 (written here, not the
+    library's triangular inverse), rows and columns put back in the model's order. The free values are the slopes
+    times (sd_k / sd_j)^scaling."""
+    m = len(log_sd)
+    scaling = np.broadcast_to(scaling, (m * (m - 1) // 2,))
+    slope, at = np.zeros((m, m)), 0
+    for j in range(m):
+        slope[j, :j] = slopes[at:at + j] * np.exp(scaling[at:at + j] * (log_sd[j] - log_sd[:j]))
+        at += j
+    cov = np.zeros((m, m))
+    for j in range(m):
+        for col in range(j):
+            cov[j, col] = cov[col, j] = sum(slope[j, k] * cov[k, col] for k in range(j))
+        cov[j, j] = sum(slope[j, k] * cov[k, j] for k in range(j)) + np.exp(2 * log_sd[j])
+    back = np.argsort(order)
+    return cov[np.ix_(back, back)]
+
+
+def result_from_levels(levels, cov0, nu, names, rope=(-0.01, 0.01)):
+    """A JointResult whose posterior holds the given delta0 draws (draws, m) with one fixed Sigma0 and nu."""
+    m = levels.shape[1]
+    data = prepare_joint(simulated_scores(q=3, n=6, k=m + 1, seed=9), rho=0.1, scale=1.0, algorithms=names)
+    sd = np.sqrt(np.diag(cov0))
+    draws = len(levels)
+    posterior = {"delta0": levels[None], "delta0_scaled": levels[None],
+                 "sigma0_scaled": np.broadcast_to(sd, (1, draws, m)).copy(),
+                 "corr0": np.broadcast_to(cov0 / np.outer(sd, sd), (1, draws, m, m)).copy(),
+                 "nu": np.full((1, draws), nu)}
+    return JointResult(az.from_dict({"posterior": posterior}), data, rope, random_seed=2)

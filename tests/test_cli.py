@@ -14,7 +14,7 @@ from pp_corr.cli import format_table, main, pair_record, write_figures
 from pp_corr.data.scores import example_path
 from pp_corr.pairwise.ttest import DegenerateWarning
 from tests.conftest import FOLDS, RHO, count_distribution, make_differences, posterior_tails
-from tests.test_uci54 import formula_probs
+from tests.conftest import formula_probs
 
 ROPE = 0.02
 

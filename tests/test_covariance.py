@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from scipy import stats
 
 from pp_corr.hierarchical.covariance import covariance_values, pivot_order, regression_covariance, regression_values
-from tests.test_joint import regression_recursion
+from tests.conftest import regression_recursion
 
 ORDER = np.array([2, 0, 3, 1])
 

@@ -12,48 +12,17 @@ from scipy import integrate, stats
 
 import pp_corr.hierarchical.joint as joint
 from pp_corr.hierarchical.covariance import pivot_order
-from pp_corr.hierarchical.joint import (JointResult, _build, _draw_delta, _estimates, _orders, prepare_joint,
+from pp_corr.hierarchical.joint import (_build, _draw_delta, _estimates, _orders, prepare_joint,
                                         _data_values, _scalings, _start, joint_model)
 from pp_corr.hierarchical.model import build_hierarchical_model as build_pairwise
 from pp_corr.hierarchical.preparation import prepare_hierarchical as prepare_pairwise
 from pp_corr.hierarchical.preparation import SIGMA_FLOOR
 from pp_corr.sampling import ConvergenceWarning
 from pp_corr.sampling import compilation_settings, sample
-from tests.conftest import HIER_MODEL_BAD, HIER_TEST_BAD, INF, JOINT_X, NAN, check_error
+from tests.conftest import (HIER_MODEL_BAD, HIER_TEST_BAD, INF, JOINT_X, NAN, check_error, regression_recursion,
+                            result_from_levels, simulated_scores)
 
 RNG_SEED = 20261123
-
-
-def simulated_scores(q=5, n=6, k=3, seed=0, ragged=False):
-    """Scores (q, n, k) with correlated algorithms and data sets of different difficulty."""
-    rng = np.random.default_rng(seed)
-    base = rng.uniform(0.6, 0.9, (q, 1, 1))
-    effect = rng.normal(0, 0.02, (q, 1, k))
-    shared = rng.normal(0, 0.03, (q, n, 1))
-    scores = base + effect + shared + rng.normal(0, 0.01, (q, n, k))
-    if ragged:
-        scores[0, -2:, :] = np.nan  # data set 1 has two folds fewer
-    return scores
-
-
-def regression_recursion(log_sd, slopes, order, scaling=0.0):
-    """Cov(x) for x_j = sum_{k<j} slope_jk x_k + sd_j e_j in ``order``, by the recursion Cov(x_j, x_l) =
-    sum_k slope_jk Cov(x_k, x_l) (l < j), Var(x_j) = sum_k slope_jk Cov(x_k, x_j) + sd_j^2 (written here, not the
-    library's triangular inverse), rows and columns put back in the model's order. The free values are the slopes
-    times (sd_k / sd_j)^scaling."""
-    m = len(log_sd)
-    scaling = np.broadcast_to(scaling, (m * (m - 1) // 2,))
-    slope, at = np.zeros((m, m)), 0
-    for j in range(m):
-        slope[j, :j] = slopes[at:at + j] * np.exp(scaling[at:at + j] * (log_sd[j] - log_sd[:j]))
-        at += j
-    cov = np.zeros((m, m))
-    for j in range(m):
-        for col in range(j):
-            cov[j, col] = cov[col, j] = sum(slope[j, k] * cov[k, col] for k in range(j))
-        cov[j, j] = sum(slope[j, k] * cov[k, j] for k in range(j)) + np.exp(2 * log_sd[j])
-    back = np.argsort(order)
-    return cov[np.ix_(back, back)]
 
 
 def dataset_covariances(data, log_sd, slopes, scaling):
@@ -292,19 +261,6 @@ def test_conditional_draws_of_delta_match_gaussian_conditioning_in_precision_for
         corr_draws = np.corrcoef(draws.T)[0, 1]
         corr_true = post_cov[0, 1] / np.sqrt(post_cov[0, 0] * post_cov[1, 1])
         assert abs(corr_draws - corr_true) < 4 * (1 - corr_true**2) / np.sqrt(len(draws))
-
-
-def result_from_levels(levels, cov0, nu, names, rope=(-0.01, 0.01)):
-    """A JointResult whose posterior holds the given delta0 draws (draws, m) with one fixed Sigma0 and nu."""
-    m = levels.shape[1]
-    data = prepare_joint(simulated_scores(q=3, n=6, k=m + 1, seed=9), rho=0.1, scale=1.0, algorithms=names)
-    sd = np.sqrt(np.diag(cov0))
-    draws = len(levels)
-    posterior = {"delta0": levels[None], "delta0_scaled": levels[None],
-                 "sigma0_scaled": np.broadcast_to(sd, (1, draws, m)).copy(),
-                 "corr0": np.broadcast_to(cov0 / np.outer(sd, sd), (1, draws, m, m)).copy(),
-                 "nu": np.full((1, draws), nu)}
-    return JointResult(az.from_dict({"posterior": posterior}), data, rope, random_seed=2)
 
 
 def test_pairs_and_ranking_against_integration():

@@ -25,7 +25,7 @@ from pp_corr import palette, plots
 from pp_corr.figures import rank_diagram
 from pp_corr.cli import main
 from pp_corr.ranking import PlackettLuceResult, order_by_ranking
-from tests.test_joint import result_from_levels
+from tests.conftest import result_from_levels
 
 SEED = 20261124
 

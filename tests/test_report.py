@@ -18,7 +18,7 @@ import pp_corr
 from pp_corr.reporting.report import FILES, SHOWN, write_report
 from pp_corr.reporting import document as report_document
 from pp_corr.reporting.document import NOT_CONVERGED, Document, Section, Table, tex_escape, to_latex
-from tests.test_uci54 import formula_probs
+from tests.conftest import formula_probs
 
 NUMBER = re.compile(r"\d+\.\d+")
 VOID = {"meta", "img", "br", "hr", "link", "input", "source", "col", "wbr"}
@@ -366,7 +366,7 @@ def test_unconverged_fits_are_marked_without_a_verdict(example_scores, tmp_path,
     import pp_corr.hierarchical.batch as batch
     import pp_corr.hierarchical.fit as hierarchical
     import pp_corr.hierarchical.joint as joint
-    from tests.test_joint import result_from_levels
+    from tests.conftest import result_from_levels
 
     scores = example_scores.sel(algorithm=["logistic", "knn", "tree"])
     order = pp_corr.order_by_ranking(scores)
@@ -469,7 +469,7 @@ def test_a_converged_joint_fit_shows_its_numbers_and_how_it_was_sampled(example_
     import arviz as az
 
     import pp_corr.hierarchical.joint as joint
-    from tests.test_joint import result_from_levels
+    from tests.conftest import result_from_levels
 
     scores = example_scores.sel(algorithm=["logistic", "knn", "tree"])
     rng = np.random.default_rng(8)

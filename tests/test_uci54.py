@@ -1,34 +1,13 @@
-"""All 10 pairs x 54 data sets of the shared uci54 results against the analytic posterior written out here."""
+"""All 10 pairs x 54 data sets of the shared uci54 results against the analytic posterior written out in conftest
+(:func:`tests.conftest.formula_probs`)."""
 import itertools
 import warnings
 
 import numpy as np
 import pytest
-from scipy import stats
 
 from pp_corr import DegenerateWarning, NormalGamma, correlated_ttest
-
-
-def formula_probs(x, rho, rope, prior=None):
-    """The Normal-Gamma posterior (Corani & Benavoli 2015, Theorem 2, b corrected) for one data set, written out with plain scalars."""
-    n = len(x)
-    xbar = float(np.mean(x))
-    ss = float(np.sum((x - xbar) ** 2))
-    A = n / (1 + (n - 1) * rho)
-    Q = ss / (1 - rho)
-    if prior is None:
-        df, loc, scale2 = n - 1, xbar, Q / (A * (n - 1))
-    else:
-        k = 1 / (A + 1 / prior.k0)
-        loc = k * (A * xbar + prior.mu0 / prior.k0)
-        a = prior.a + n / 2
-        b = prior.b + Q / 2 + (A / prior.k0) * (xbar - prior.mu0) ** 2 / (2 * (A + 1 / prior.k0))
-        df, scale2 = 2 * a, b * k / a
-    if np.ptp(x) == 0 and prior is None:
-        return (float(xbar < -rope), float(-rope <= xbar <= rope), float(xbar > rope))
-    t = stats.t(df, loc, np.sqrt(scale2))
-    left, right = t.cdf(-rope), t.sf(rope)
-    return left, 1 - left - right, right
+from tests.conftest import formula_probs
 
 
 @pytest.mark.parametrize("prior", [None, NormalGamma(0.0, 1.0, 1.0, 0.001)], ids=["matching", "proper"])

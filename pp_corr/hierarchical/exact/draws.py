@@ -216,8 +216,8 @@ def draw_members(lik: Likelihoods, delta0, sigma0, nu, rng):
     L_i(d) t_nu(d; delta0, sigma0) on the union of two grids, d = delta0 + sigma0 sinh(v) (v in equal steps of
     _STEP over L_i's support, or where that takes more than _SPAN_POINTS, that many steps and steps of _STEP out to
     _CORE) and L_i's profile points (steps of _STEP), so that either factor may be far narrower than the other and
-    both modes of a heavy-tailed kernel far from L_i are there; piecewise exponential in between. Compiled, the draws in parallel threads (numpy took 3 s for
-    4000 draws of 54 data sets, mostly sorting and temporaries)."""
+    both modes of a heavy-tailed kernel far from L_i are there; piecewise exponential in between. Compiled, the
+    draws in parallel threads (numpy took 3 s for 4000 draws of 54 data sets, mostly sorting and temporaries)."""
     u = rng.random((len(delta0), lik.q))
     profiles = [lik.profile_points(i, _STEP) for i in range(lik.q)]
     own = np.zeros((lik.q, max(len(p) for p in profiles)))

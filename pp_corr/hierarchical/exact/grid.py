@@ -185,6 +185,11 @@ class Segment:
         return self.center + self.scale * np.sinh(self.v)
 
     @property
+    def ends(self):
+        """delta0 at the segment's two ends."""
+        return self.center + self.scale * np.sinh([self.low, self.high])
+
+    @property
     def jacobian(self):
         return self.scale * np.cosh(self.v)
 
@@ -306,9 +311,8 @@ def trimmed(segments, log_density, bounds, points, sigma0=np.inf, splits=()):
         if not len(inside):
             continue
         j0, j1 = inside[0], inside[-1]
-        ends = segment.center + segment.scale * np.sinh([segment.low, segment.high])
-        a = _end(x, part, j0, -1, top) if j0 > 0 else ends[0]
-        b = _end(x, part, j1, 1, top) if j1 + 1 < len(x) else ends[1]
+        a = _end(x, part, j0, -1, top) if j0 > 0 else segment.ends[0]
+        b = _end(x, part, j1, 1, top) if j1 + 1 < len(x) else segment.ends[1]
         hard = a <= bounds[0] + 1e-12 * span or b >= bounds[1] - 1e-12 * span
         out.append(segment_between(segment.center, segment.scale, a, b, points, sigma0, splits, hard))
     return out or list(segments)

@@ -239,7 +239,7 @@ class Problem:
         peak_nodes = max(3, math.ceil(5 * self.grid.delta0_points / 16))
         for s in segments:
             part = profile[start : start + s.size]
-            ends = s.center + s.scale * np.sinh([s.low, s.high])
+            ends = s.ends
             start += s.size
             at_bound = (ends[0] <= self.bounds[0] + 1e-9 * span, ends[1] >= self.bounds[1] - 1e-9 * span)
             for j, bound in ((0, at_bound[0]), (-1, at_bound[1])):

@@ -133,14 +133,25 @@ def solve(xbar, ss, n, rho, delta0_max, sigma0_max, sigma_bounds, alpha, beta, r
     run = problem.run()
     result = _assemble(problem, *run)
     if grid.error_estimate:
-        coarse = exact_posterior(xbar, ss, n, rho, delta0_max=delta0_max, sigma0_max=sigma0_max,
-                                 sigma_bounds=(lo, hi), alpha=alpha, beta=beta, rope=rope, grid=grid.coarser(),
-                                 population=population, nu_distribution=nu_distribution)
-        error = {name: _change(getattr(result, name), getattr(coarse, name)) for name in SUMMARY_FIELDS}
-        error.update({name: float(np.max(np.abs(getattr(result, name) - getattr(coarse, name))))
-                      for name in DATASET_FIELDS})
-        result = replace(result, error=error)
+        result = replace(result, error=_error(result, _coarse(problem, run)))
     return result, problem, run
+
+
+def _coarse(problem: Problem, run) -> ExactPosterior:
+    """The posterior on a grid half as fine in every direction: ``problem`` at ``grid.coarser()`` on the sigma0
+    panels of its ``run`` merged in pairs, each node's delta0 segments started from the run's nearest node."""
+    coarse = problem.coarser()
+    panels, weighted, _ = run
+    seeds = {node.t: node for node, _ in weighted}
+    return _assemble(coarse, *coarse.run(coarse.coarser_panels(panels), seeds))
+
+
+def _error(result: ExactPosterior, coarse: ExactPosterior) -> dict:
+    """Each summary's change from ``coarse`` (the largest over data sets for the per-data-set arrays)."""
+    error = {name: _change(getattr(result, name), getattr(coarse, name)) for name in SUMMARY_FIELDS}
+    error.update({name: float(np.max(np.abs(getattr(result, name) - getattr(coarse, name))))
+                  for name in DATASET_FIELDS})
+    return error
 
 
 def _change(value, coarse) -> float:

@@ -48,13 +48,18 @@ class Problem:
                  population="student_t", nu_distribution=None):
         self.grid, self.bounds, self.sigma0_max, self.rope = grid, bounds, sigma0_max, rope
         self.data = xbar, ss, n, rho, lo, hi
-        self.alpha, self.beta, self.nu_distribution = alpha, beta, nu_distribution
+        self.alpha, self.beta, self.nu_distribution, self.population = alpha, beta, nu_distribution, population
         self.splits = tuple(sorted({rope[0], rope[1], 0.0}))
         self.lik = build_likelihoods(xbar, ss, n, rho, lo, hi, (rope[0], rope[1], 0.0), grid)
         self.nus = NuGrid.normal() if population == "normal" else NuGrid.build(alpha, beta, grid, nu_distribution)
         self.floor = math.log(_SIGMA0_FLOOR * min(1.0, sigma0_max))
         self.ceiling = math.log(sigma0_max)
         self.evaluations = 0
+
+    def coarser(self) -> Problem:
+        """The same posterior at the resolution of ``grid.coarser()`` (the error estimate's)."""
+        return Problem(*self.data, self.bounds, self.sigma0_max, self.alpha, self.beta, self.rope, self.grid.coarser(),
+                       self.population, self.nu_distribution)
 
     # --- pilot: every g_i replaced by a t density, to find where the posterior lives
     def pilot(self):
@@ -93,23 +98,23 @@ class Problem:
         return ts, np.array(values), segments
 
     # --- the sigma0 panels
-    def run(self):
+    def run(self, panels=None, seeds=None):
         """Nodes of log sigma0 (Gauss-Legendre panels, adapted) with their weights, the panels and the extra
-        weights of the end nodes for the tails beyond them."""
-        ts, values, pilot_segments = self.pilot()
-        inside = np.flatnonzero(values > values.max() - _SIGMA0_NATS)
-        start, stop = ts[max(inside[0] - 1, 0)], ts[min(inside[-1] + 1, len(ts) - 1)]
-        flat = math.log(1e-3 * self.lik.scale.min())  # below, prod g_i barely depends on sigma0
-        start = max(start, min(flat, ts[int(np.argmax(values))] - 1.0))
-        width = min(self.grid.sigma0_panel, max((stop - start) / 4, 0.05))
-        panels = panels_covering(start, stop, width, (math.log(0.01), *self._kinks()))
-        nodes = {}
+        weights of the end nodes for the tails beyond them. Given ``panels``, those as they are (no pilot, no
+        adaptation), each node's delta0 segments started from the nearest of ``seeds`` (nodes evaluated at another
+        resolution) or of its own: the error estimate's run on the main run's panels."""
+        fixed = panels is not None
+        if not fixed:
+            ts, values, pilot_segments = self.pilot()
+            panels, flat = self._first_panels(ts, values)
+        nodes, seeds = {}, dict(seeds or {})
 
         def guess(t):
-            if nodes:
-                near = min(nodes, key=lambda u: abs(u - t))
-                if abs(near - t) <= 1.0 and nodes[near].segments:
-                    return self._refitted(nodes[near], t)
+            known = {**seeds, **nodes}
+            if known:
+                near = min(known, key=lambda u: abs(u - t))
+                if (fixed or abs(near - t) <= 1.0) and known[near].segments:
+                    return self._refitted(known[near], t)
             found = [j for j in np.argsort(np.abs(ts - t)) if pilot_segments[j]]
             return pilot_segments[found[0]]
 
@@ -131,6 +136,8 @@ class Problem:
             tolerance = self.grid.sigma0_tolerance * sum(masses)
             (low, high), steady = self._tails(panels, weighted), self._steady(weighted)
             result = panels, weighted, (low, high)  # the panels the weights belong to
+            if fixed:
+                break
             first, last = panels[0], panels[-1]
             grow_down = (first[0] > self.floor + 1e-9 and math.exp(weighted[0][0].log_value - top) * low > tolerance
                          and not (first[0] <= flat and steady[0]))
@@ -146,6 +153,36 @@ class Problem:
             if not (split or grow_down or grow_up):
                 break
         return result
+
+    def _first_panels(self, ts, values):
+        """The log sigma0 panels over the pilot's region (``values``, its log marginal at ``ts``), and the log
+        sigma0 below which prod g_i barely depends on sigma0."""
+        inside = np.flatnonzero(values > values.max() - _SIGMA0_NATS)
+        start, stop = ts[max(inside[0] - 1, 0)], ts[min(inside[-1] + 1, len(ts) - 1)]
+        flat = math.log(1e-3 * self.lik.scale.min())  # below, prod g_i barely depends on sigma0
+        start = max(start, min(flat, ts[int(np.argmax(values))] - 1.0))
+        width = min(self.grid.sigma0_panel, max((stop - start) / 4, 0.05))
+        return panels_covering(start, stop, width, self.cuts), flat
+
+    @property
+    def cuts(self):
+        """log sigma0 where the panels have an edge: sigma0 = 0.01 (for P(sigma0 < 0.01)) and the kinks."""
+        return (math.log(0.01), *self._kinks())
+
+    def coarser_panels(self, panels):
+        """``panels`` twice as wide: neighbours merged in pairs from the lowest, never across one of
+        :attr:`cuts` (the error estimate's panels)."""
+        cuts = self.cuts
+        out, j = [], 0
+        while j < len(panels):
+            a, b = panels[j]
+            if j + 1 < len(panels) and not any(abs(b - c) < 1e-12 for c in cuts):
+                out.append((a, panels[j + 1][1]))
+                j += 2
+            else:
+                out.append((a, b))
+                j += 1
+        return out
 
     def _kinks(self):
         """log sigma0 where the rope stops being the most probable region at its centre, for the smallest and

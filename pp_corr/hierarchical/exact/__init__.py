@@ -71,7 +71,9 @@ rope's centre), so the probability of each region being the largest is the condi
 points. Given the hyperparameters the delta_i are independent, so the count of delta_i > 0 is Poisson-binomial.
 
 The numerical error is estimated by the same computation on a grid half as fine in every direction (at least
-three nodes per nu panel and 12 per delta0 segment).
+three nodes per nu panel and 12 per delta0 segment): on the finer computation's log sigma0 panels merged in pairs
+(never across a cut), without a pilot or adaptation, each node's delta0 segments started from the finer
+computation's nearest node (a third of the finer computation's cost; re-adapting them cost as much as it).
 
 Draws (:func:`exact_draws`) follow the same grid, each level given the one above, without evaluating anything
 new but each data set's L_i: log sigma0 from the interpolant of its density within a panel (exponential tails

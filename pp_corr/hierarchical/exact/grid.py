@@ -38,8 +38,8 @@ class ExactGrid:
     ``support_nats``: L_i is cut this many nats below its top. ``error_estimate`` repeats the computation on
     ``coarser()`` and reports the differences.
 
-    >>> ExactGrid().coarser().delta0_points
-    12
+    >>> ExactGrid().scaled(2).delta0_points  # twice as fine in every direction
+    32
     """
 
     delta0_points: int = 16
@@ -69,12 +69,19 @@ class ExactGrid:
                        error_estimate=False)
 
     def coarser(self) -> ExactGrid:
-        """Half the resolution in every direction, with at least three nodes per nu panel and 12 per delta0
-        segment (the error estimate's grid: with two nu nodes its error in P(nu < 2) and the regions'
-        probabilities is ten times the finer grid's; with 8 delta0 nodes on segments that end where the density
-        does, up to 1e-3 in a data set's probabilities, where 12 or the default 16 err by 5e-5 or less)."""
+        """Half the resolution in every direction, with at least three nodes per nu panel, 12 per delta0 segment
+        and as many per sigma0 panel (the error estimate's grid: with two nu nodes its error in P(nu < 2) and the
+        regions' probabilities is ten times the finer grid's; with 8 delta0 nodes on segments that end where the
+        density does, up to 1e-3 in a data set's probabilities, where 12 or the default 16 err by 5e-5 or less; the
+        estimate's sigma0 panels are the finer grid's merged in pairs, on which four nodes instead of five made the
+        estimate of P(nu < 2) and the regions' up to ten times larger, for the same cost).
+
+        >>> ExactGrid().coarser().delta0_points, ExactGrid().coarser().sigma0_points
+        (12, 5)
+        """
         return replace(self.scaled(0.5), nu_points=max(3, round(self.nu_points * 0.5)),
-                       delta0_points=min(self.delta0_points, max(12, round(self.delta0_points * 0.5))))
+                       delta0_points=min(self.delta0_points, max(12, round(self.delta0_points * 0.5))),
+                       sigma0_points=self.sigma0_points)
 
 
 @dataclass(frozen=True)

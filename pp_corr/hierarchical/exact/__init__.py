@@ -71,9 +71,11 @@ rope's centre), so the probability of each region being the largest is the condi
 points. Given the hyperparameters the delta_i are independent, so the count of delta_i > 0 is Poisson-binomial.
 
 The numerical error is estimated by the same computation on a grid half as fine in every direction (at least
-three nodes per nu panel and 12 per delta0 segment): on the finer computation's log sigma0 panels merged in pairs
-(never across a cut), without a pilot or adaptation, each node's delta0 segments started from the finer
-computation's nearest node (a third of the finer computation's cost; re-adapting them cost as much as it).
+three nodes per nu panel and 12 per delta0 segment), its log sigma0 panels adapted from the finer computation's
+merged in pairs (never across a cut), without a pilot, each node's delta0 segments started from the finer
+computation's nearest node (adapted from a pilot of their own, they cost as much as the finer computation; kept as
+merged, without adaptation, the estimate of the probabilities of the regions being largest, whose integrands have
+kinks in sigma0, was up to 100 times the error).
 
 Draws (:func:`exact_draws`) follow the same grid, each level given the one above, without evaluating anything
 new but each data set's L_i: log sigma0 from the interpolant of its density within a panel (exponential tails

@@ -100,11 +100,13 @@ class Problem:
     # --- the sigma0 panels
     def run(self, panels=None, seeds=None):
         """Nodes of log sigma0 (Gauss-Legendre panels, adapted) with their weights, the panels and the extra
-        weights of the end nodes for the tails beyond them. Given ``panels``, those as they are (no pilot, no
-        adaptation), each node's delta0 segments started from the nearest of ``seeds`` (nodes evaluated at another
-        resolution) or of its own: the error estimate's run on the main run's panels."""
-        fixed = panels is not None
-        if not fixed:
+        weights of the end nodes for the tails beyond them. Given ``panels`` and ``seeds`` (nodes evaluated at
+        another resolution), the adaptation starts from those panels and each node's delta0 segments from the
+        nearest seed or node of its own, without the pilot: the error estimate's run from the main run's panels."""
+        seeded = panels is not None
+        if seeded:
+            flat = self._flat()
+        else:
             ts, values, pilot_segments = self.pilot()
             panels, flat = self._first_panels(ts, values)
         nodes, seeds = {}, dict(seeds or {})
@@ -113,7 +115,7 @@ class Problem:
             known = {**seeds, **nodes}
             if known:
                 near = min(known, key=lambda u: abs(u - t))
-                if (fixed or abs(near - t) <= 1.0) and known[near].segments:
+                if (seeded or abs(near - t) <= 1.0) and known[near].segments:
                     return self._refitted(known[near], t)
             found = [j for j in np.argsort(np.abs(ts - t)) if pilot_segments[j]]
             return pilot_segments[found[0]]
@@ -136,8 +138,6 @@ class Problem:
             tolerance = self.grid.sigma0_tolerance * sum(masses)
             (low, high), steady = self._tails(panels, weighted), self._steady(weighted)
             result = panels, weighted, (low, high)  # the panels the weights belong to
-            if fixed:
-                break
             first, last = panels[0], panels[-1]
             grow_down = (first[0] > self.floor + 1e-9 and math.exp(weighted[0][0].log_value - top) * low > tolerance
                          and not (first[0] <= flat and steady[0]))
@@ -155,14 +155,18 @@ class Problem:
         return result
 
     def _first_panels(self, ts, values):
-        """The log sigma0 panels over the pilot's region (``values``, its log marginal at ``ts``), and the log
-        sigma0 below which prod g_i barely depends on sigma0."""
+        """The log sigma0 panels over the pilot's region (``values``, its log marginal at ``ts``), and
+        :meth:`_flat`."""
         inside = np.flatnonzero(values > values.max() - _SIGMA0_NATS)
         start, stop = ts[max(inside[0] - 1, 0)], ts[min(inside[-1] + 1, len(ts) - 1)]
-        flat = math.log(1e-3 * self.lik.scale.min())  # below, prod g_i barely depends on sigma0
+        flat = self._flat()
         start = max(start, min(flat, ts[int(np.argmax(values))] - 1.0))
         width = min(self.grid.sigma0_panel, max((stop - start) / 4, 0.05))
         return panels_covering(start, stop, width, self.cuts), flat
+
+    def _flat(self):
+        """log sigma0 below which prod g_i barely depends on sigma0."""
+        return math.log(1e-3 * self.lik.scale.min())
 
     @property
     def cuts(self):

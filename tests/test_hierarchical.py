@@ -150,7 +150,7 @@ def test_to_dict_is_plain_and_recomputed_from_the_draws(zero_variance_fit):
 def test_convergence_problems_are_kept_and_nan_is_written_as_none(zero_variance_fit):
     from dataclasses import replace
 
-    from pp_corr.hierarchical.fit import python_values
+    from pp_corr.results import python_values
 
     failed = replace(zero_variance_fit, convergence_problems=("R-hat of delta0 is 1.2 > 1.01",),
                      attempts=({"form": "centered"}, {"form": "noncentered"}))

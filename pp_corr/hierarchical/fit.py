@@ -10,7 +10,6 @@ that fails them says ``converged = False`` and gives no verdict.
 """
 from __future__ import annotations
 
-import math
 import sys
 import textwrap
 import warnings
@@ -31,6 +30,7 @@ from ..pairwise.intraclass import check_no_runs
 from ..pairwise.poisson_binomial import PoissonBinomial
 from ..pairwise.rank_tests import RegionProbabilities
 from ..pairwise.ttest import DegenerateWarning, correlated_ttest
+from ..results import Result, python_values
 from ..sampling import ConvergenceWarning, RefittableModel, diagnose, kept
 from .exact import check_method, exact_draws
 from .model import (add_dataset_log_likelihood, add_log_prior, build_hierarchical_model, check_hierarchical_form,
@@ -291,20 +291,6 @@ class HierarchicalResult:
 
     def __repr__(self):
         return self.summary()
-
-
-def python_values(value):
-    """``value`` with numpy scalars and arrays as Python values and NaN as None, recursively (JSON-ready). Unlike
-    :func:`pp_corr.reporting.output.plain`, infinities stay as they are."""
-    if isinstance(value, dict):
-        return {str(k): python_values(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple, np.ndarray)):
-        return [python_values(v) for v in value]
-    if isinstance(value, np.generic):
-        value = value.item()
-    if isinstance(value, float) and math.isnan(value):
-        return None
-    return value
 
 
 def check_convergence(idata, var_names=CHECKED, *, max_rhat=1.01, min_ess=400) -> list[str]:

@@ -83,7 +83,8 @@ from scipy import stats
 from .._args import as_generator, as_rope, check_probability_level, check_real
 from ..sampling import RefittableModel
 from .covariance import covariance_values, pivot_order, regression_covariance, regression_values
-from .fit import CHECKED, check_fit_settings, fit_with_policy, python_values, unconverged_lines
+from ..results import Result, python_values
+from .fit import CHECKED, check_fit_settings, fit_with_policy, unconverged_lines
 from .fit import DEFAULT as PAIRWISE_DEFAULT, ROBUST as PAIRWISE_ROBUST
 from .joint_data import JointData, prepare_joint
 from .model import centred_uniform

@@ -341,7 +341,7 @@ def _pair_tables(scores, pairs, poisson, signed, decisions) -> tuple[Table, Tabl
         diff = float((means.sel(algorithm=b) - means.sel(algorithm=a)).mean())
         ranks.append((a, b, _diff(diff), _p(sr.p_left), _p(sr.p_rope), _p(sr.p_right), decisions[a, b].words()))
         majorities.append((a, b, _p(pt.p_a_majority), _p(pt.p_b_majority),
-                           {a: f"{a} better", b: f"{b} better"}.get(pt.decision, "no decision")))
+                           {a: f"{a} better", b: f"{b} better"}.get(pt.decision(), "no decision")))
     signed_rank = Table("ppcorr-signed-rank", "Every pair: Bayesian signed-rank test, B - A",
                         ("A", "B", "Mean B - A", "P(A)", "P(rope)", "P(B)", "Verdict (share)"),
                         tuple(ranks), (False, False, True, True, True, True, False), widths=(None,) * 6 + (VERDICT,),

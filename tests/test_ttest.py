@@ -77,8 +77,8 @@ class TestToDict:
         assert (d["a"], d["b"], d["rope"], d["rho"], d["prior"], d["left_out"]) == ("svm", "knn", (-ROPE, ROPE), RHO,
                                                                                   "matching", [])
         assert len(d["results"]) == len(X)
-        for got, want in zip(d["results"], expected_records(X, ROPE)):
-            assert list(got) == list(want)
+        for got, want, decision in zip(d["results"], expected_records(X, ROPE), result.decision()):
+            assert list(got) == [*want, "decision"] and got["decision"] == decision
             assert got["dataset"] == want["dataset"] and got["degenerate"] is False
             for key in list(want)[1:-1]:
                 assert got[key] == pytest.approx(want[key], rel=1e-9, abs=1e-14), key
@@ -102,7 +102,7 @@ class TestToXarray:
 
 class TestToFrame:
     def test_to_frame_labels_the_interval_with_its_level(self, result):
-        frame = result.to_frame(0.975)
+        frame = result.to_frame(confidence_level=0.975)
         lo, hi = posterior(X).interval(0.975)
         assert list(frame.columns[1:3]) == ["97.5% lo", "97.5% hi"]
         np.testing.assert_allclose(frame["97.5% lo"], lo, rtol=1e-9)
@@ -750,7 +750,8 @@ class TestTTestsOnGeneratedProblems:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", DegenerateWarning)
             res = correlated_ttest(x, y, **options)
-            for fn in (res.interval, res.to_frame, paired_ttest(x, y).confidence_interval):
+            for fn in (res.interval, lambda level: res.to_frame(confidence_level=level),
+                       paired_ttest(x, y).confidence_interval):
                 with pytest.raises((ValueError, TypeError), match="^confidence_level must"):
                     fn(level)
             with pytest.raises((ValueError, TypeError), match="^alpha must"):

@@ -8,7 +8,7 @@ import pandas as pd
 import xarray as xr
 
 from .._args import check_probability_level, warn_percent_scale
-from ..results import Result, python_values
+from ..results import Result
 from .frequentist import as_differences
 from .incomplete import left_out_line
 from .poisson_binomial import PoissonBinomial
@@ -94,14 +94,12 @@ class PoissonTestResult(Result):
         >>> record = res.to_dict(); record["decision"], record["results"][0]["dataset"]
         ('B', 'D1')
         """
-        test = self.per_dataset
-        return python_values({"a": self.names[0], "b": self.names[1], "rope": test.rope, "rho": test.rho,
-                              "prior": "matching" if test.prior.is_matching else vars(test.prior),
-                              "alpha": self.alpha, "n_datasets": self.n_datasets, "left_out": list(self.left_out),
-                              "p_b_majority": self.p_b_majority, "p_a_majority": self.p_a_majority,
-                              "decision": self.decision(),
-                              "results": self.to_frame().drop(columns=["a", "b", "p_b_majority", "p_a_majority",
-                                                                       "decision"]).to_dict(orient="records")})
+        test = self.per_dataset.to_dict()
+        return {"a": self.names[0], "b": self.names[1], **{key: test[key] for key in ("rope", "rho", "prior")},
+                "alpha": self.alpha, "n_datasets": self.n_datasets, "left_out": list(self.left_out),
+                "p_b_majority": self.p_b_majority, "p_a_majority": self.p_a_majority, "decision": self.decision(),
+                "results": self.to_frame().drop(columns=["a", "b", "p_b_majority", "p_a_majority", "decision"])
+                .to_dict(orient="records")}
 
     def summary(self, *, alpha=None) -> str:
         """In words (the ``repr``): the expected count, the probabilities of a majority and the decision at

@@ -13,7 +13,7 @@ from scipy import special, stats
 
 from .._args import as_rope, check_probability_level, warn_percent_scale
 from ..data.scores import differences, pick_algorithms
-from ..results import Result, python_values, region_decision
+from ..results import Result, region_decision
 from .frequentist import TTestResult, shaped_differences, t_from_stats
 from .incomplete import common_datasets, left_out_line
 from .intraclass import SufficientStats, check_no_runs, rho_for
@@ -132,17 +132,17 @@ class CorrelatedTTestResult(Result):
                                                              rope=str(self.rope), prior=repr(self.prior))
 
     def to_dict(self) -> dict:
-        """Plain Python values (NaN as None): names, rope, rho, prior, the data sets left out and one record per
-        data set (:meth:`to_frame`'s, with its decision at 0.05).
+        """Plain Python values: names, rope, rho, prior, the data sets left out and one record per data set
+        (:meth:`to_frame`'s, with its decision at 0.05).
 
         >>> correlated_ttest([0.01, 0.03, 0.02, 0.04], folds=4).to_dict()["results"][0]["decision"]
         'B'
         """
         frame = self.to_frame().assign(decision=self.decision())
-        return python_values({"a": self.names[0], "b": self.names[1], "rope": self.rope,
-                              "left_out": list(self.left_out), "rho": self.rho,
-                              "prior": "matching" if self.prior.is_matching else vars(self.prior),
-                              "results": frame.reset_index().to_dict(orient="records")})
+        return {"a": self.names[0], "b": self.names[1], "rope": self.rope, "left_out": list(self.left_out),
+                "rho": np.asarray(self.rho).tolist() if self.rho is not None else None,
+                "prior": "matching" if self.prior.is_matching else vars(self.prior),
+                "results": frame.reset_index().to_dict(orient="records")}
 
     def _decide(self, alpha):
         return region_decision(self.names, self.p_left, self.p_rope, self.p_right, alpha)

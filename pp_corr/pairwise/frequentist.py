@@ -29,6 +29,7 @@ class TTestResult(Result):
     estimate: np.ndarray
     standard_error: np.ndarray
     alternative: str
+    names: tuple[str, str] = ("A", "B")
 
     def confidence_interval(self, confidence_level=0.95):
         """Confidence interval for the mean difference, matching ``alternative`` (one-sided bounds are inf).
@@ -75,15 +76,16 @@ class TTestResult(Result):
           decision at alpha = 0.05: none
         """
         level = f"{100 * confidence_level:g}%"
+        a, b = self.names
         lines = []
         for row in self.to_frame(confidence_level=confidence_level).itertuples():
-            lines.append(f"t-test of B - A ({self.alternative}): mean {row.estimate:+.3g}, {level} interval "
+            lines.append(f"t-test of {b} - {a} ({self.alternative}): mean {row.estimate:+.3g}, {level} interval "
                          f"[{row.lower:+.3g}, {row.upper:+.3g}], t = {row.statistic:.4g} (df {row.df:g}), "
                          f"p = {row.pvalue:.4g};\n  decision at alpha = {self.alpha:g}: {row.decision}")
         return "\n".join(lines)
 
     def _decide(self, alpha):
-        return pvalue_decision(("A", "B"), self.pvalue, self.estimate, alpha)
+        return pvalue_decision(self.names, self.pvalue, self.estimate, alpha)
 
 
 def t_from_stats(stats_: SufficientStats, alternative="two-sided") -> TTestResult:

@@ -320,7 +320,7 @@ def _figures(subject) -> list[Figure]:
 
 
 def _ranking_table(ranking, order, level) -> Table:
-    frame = ranking.to_frame(level).loc[order]
+    frame = ranking.to_frame(confidence_level=level).loc[order]
     percent = f"{100 * level:g}%"
     rows = tuple((name, f"{r.expected_rank:.2f}", _p(r.p_first), f"[{_p(r.w_lower)}, {_p(r.w_upper)}]",
                   _p(r.p_best), f"{r.observed_mean_rank:.2f}") for name, r in zip(order, frame.itertuples()))
@@ -356,7 +356,7 @@ def _pair_tables(scores, pairs, poisson, signed, decisions) -> tuple[Table, Tabl
 
 def _verdict_many(ranking, decisions, hier, joint, settings) -> list[str]:
     level = settings["level"]
-    frame = ranking.to_frame(level)
+    frame = ranking.to_frame(confidence_level=level)
     top = str(frame["p_best"].idxmax())
     p_best = frame.loc[top, "p_best"]
     if not ranking.converged:

@@ -18,6 +18,7 @@ from pp_corr.hierarchical.fit import ROBUST, check_convergence, hierarchical_tes
 from pp_corr.hierarchical.model import hierarchical_model
 from pp_corr.hierarchical.preparation import OutlierWarning
 from pp_corr.sampling import ConvergenceWarning
+from pp_corr.testing import check_result
 from tests.conftest import FOLDS, HIER_MODEL_BAD, HIER_TEST_BAD, HIER_X, INF, check_error, names_any, quiet
 
 
@@ -632,3 +633,30 @@ class TestNewDatasetProbabilities:
         np.testing.assert_allclose([new.win_left, new.win_rope, new.win_right], wins, rtol=0, atol=1e-12)
         # draw by draw (the order of the draws aside)
         np.testing.assert_allclose(np.sort(new.samples, axis=0), np.sort(regions, axis=0), rtol=1e-7, atol=1e-10)
+
+
+@pytest.mark.long
+class TestHierarchicalResultProtocol:
+    """The Result methods of a fit (the module's MCMC fixture: no cheaper HierarchicalResult exists)."""
+
+    def test_contract(self, zero_variance_fit):
+        check_result(zero_variance_fit)
+
+    def test_frame_numbers_are_the_datasets(self, zero_variance_fit):
+        res = zero_variance_fit
+        frame, shrunk = res.to_frame(), res.datasets()
+        np.testing.assert_array_equal(frame["hier_mean"], shrunk["hier. mean"])
+        np.testing.assert_array_equal(frame["indep_p_right"], shrunk["indep. P(nbc better)"])
+
+    @pytest.mark.parametrize("alpha", [0.05, 0.6])
+    def test_decision_is_the_new_data_sets(self, zero_variance_fit, alpha):
+        res = zero_variance_fit
+        new = res.new_dataset()
+        wins = {"j48": new.win_left, "rope": new.win_rope, "nbc": new.win_right}
+        best = max(wins, key=wins.get)
+        want = best if wins[best] > 1 - alpha and res.converged else "none"
+        assert res.decision(alpha) == want
+        if res.converged:
+            assert f"decision at alpha = {alpha:g}: {want} (" in res.summary(alpha=alpha)
+        with pytest.raises(ValueError, match="^alpha must"):
+            res.decision(alpha=-alpha)

@@ -1,6 +1,7 @@
 """pairwise/poisson_test.py. What a user reads off a result is checked against an enumeration written here: the
 per-data-set probabilities from scipy's Student-t (the matching-prior posterior) and the counts' distributions from all
 2^q outcomes (TestMajorityByEnumeration)."""
+import json
 import re
 
 import numpy as np
@@ -9,6 +10,7 @@ from hypothesis import assume, given, strategies as st
 
 import pp_corr
 from pp_corr import correlated_ttest, poisson_test
+from pp_corr.testing import check_result
 from tests.conftest import (poisson_binomial_exact, FOLDS, INF, NAN, RHO, assert_close, assert_probability, campaign,
                             check_error, count_distribution, grid, make_differences, matrices, posterior_tails, quiet,
                             rope_bounds, t_oracle)
@@ -261,3 +263,32 @@ class TestMajorityByEnumeration:
         expected = "B" if b > 0.95 else "A" if a > 0.95 else "none"
         assert expected == decision
         assert poisson_test(x, folds=FOLDS, alpha=0.05).decision() == decision
+
+
+class TestPoissonTestResultProtocol:
+    X = np.random.default_rng(5).normal(0.004, 0.02, size=(8, 10))
+
+    def test_contract(self):
+        check_result(poisson_test(self.X, folds=10))
+
+    def test_frame_numbers_are_the_fields(self):
+        res = poisson_test(self.X, folds=10, rope=0.005)
+        frame = res.to_frame()
+        np.testing.assert_array_equal(frame["p_right"], res.per_dataset.p_right)
+        np.testing.assert_array_equal(frame["p_left"], res.per_dataset.p_left)
+        assert (frame["p_b_majority"] == res.p_b_majority).all() and (frame["decision"] == res.decision()).all()
+        record = json.loads(json.dumps(res.to_dict()))
+        assert (record["p_b_majority"], record["p_a_majority"]) == (res.p_b_majority, res.p_a_majority)
+
+    @pytest.mark.parametrize("alpha", [0.05, 0.6])
+    def test_decision_at_any_alpha_from_the_majority_probabilities(self, alpha):
+        res = poisson_test(self.X, folds=10)
+        want = "B" if res.p_b_majority > 1 - alpha else "A" if res.p_a_majority > 1 - alpha else "none"
+        assert res.decision(alpha) == want == poisson_test(self.X, folds=10, alpha=alpha).decision()
+        assert res.summary(alpha=alpha).endswith(f"decision at alpha = {alpha}: {want}")
+
+    def test_the_tests_alpha_is_the_default_and_a_bad_one_is_refused(self):
+        res = poisson_test(self.X, folds=10, alpha=0.6)
+        assert res.decision() == res.decision(0.6)
+        with pytest.raises(ValueError, match="^alpha must"):
+            res.decision(1.0)

@@ -18,6 +18,7 @@ import pp_corr.studies.simulation
 from pp_corr import (bayesian_sign_test, bayesian_signed_rank, compare_all_pairs, imprecise_signed_rank, load_scores,
                      mean_differences, poisson_test, sign_test, wilcoxon_test)
 from pp_corr.pairwise.rank_tests import IDP_STRENGTH, PairSumRegions, RegionProbabilities, heaviside
+from pp_corr.testing import check_result
 from tests.conftest import (INF, NAN, UCI54, assert_close, assert_probability, assert_sums_to_one, campaign,
                             check_error, error_or_warning, quiet, rope_bounds, scores_frame)
 
@@ -1221,3 +1222,81 @@ class TestOrientation:
         assert poisson_test(scores, algorithms=ab).p_b_majority > 0.95
         assert poisson_test(scores, algorithms=ba).p_a_majority > 0.95
         assert poisson_test(scores, algorithms=ab).decision() == poisson_test(scores, algorithms=ba).decision() == "new"
+
+
+Z_PROTOCOL = np.array([0.02, 0.01, 0.03, -0.01, 0.02, 0.04, 0.0, 0.015])
+
+
+class TestRegionProbabilitiesProtocol:
+    def result(self):
+        return bayesian_signed_rank(Z_PROTOCOL, rope=0.005, draws=4000, random_seed=0)
+
+    def test_contract(self):
+        check_result(self.result())
+
+    def test_frame_numbers_are_the_fields(self):
+        res = self.result()
+        frame = res.to_frame()
+        assert frame["p"].tolist() == [res.p_left, res.p_rope, res.p_right]
+        assert frame["win"].tolist() == [res.win_left, res.win_rope, res.win_right]
+        assert res.to_dict()["decision"] == res.decision()
+
+    @pytest.mark.parametrize("alpha", [0.05, 0.5])
+    def test_decision_follows_the_shares_of_largest_regions(self, alpha):
+        res = self.result()
+        wins = {"A": res.win_left, "rope": res.win_rope, "B": res.win_right}
+        best = max(wins, key=wins.get)
+        assert res.decision(alpha) == (best if wins[best] > 1 - alpha else "none")
+        assert f"decision at alpha = {alpha:g}: {res.decision(alpha)} (" in res.summary(alpha=alpha)
+
+
+class TestImpreciseSignedRankResultProtocol:
+    def result(self):
+        return imprecise_signed_rank(Z_PROTOCOL, draws=4000, random_seed=0)
+
+    def test_contract(self):
+        check_result(self.result())
+
+    def test_frame_numbers_are_the_fields(self):
+        res = self.result()
+        frame = res.to_frame()
+        assert frame["p_theta_above_half"].tolist() == [res.lower, res.upper]
+        assert frame["theta_mean"].tolist() == [res.lower_mean, res.upper_mean]
+
+    @pytest.mark.parametrize("alpha", [0.05, 0.4])
+    def test_decision_against_one_minus_alpha(self, alpha):
+        res = self.result()
+        want = "B" if res.lower > 1 - alpha else "A" if res.upper < 1 - alpha else "indeterminate"
+        assert res.decision(alpha) == want
+
+    def test_default_is_the_loss_ratios_threshold(self):
+        res = imprecise_signed_rank(Z_PROTOCOL, loss_ratio=1.0, draws=4000, random_seed=0)
+        assert res.alpha == 0.5 and res.decision() == res.decision(0.5) and res.decision() in res.summary()
+        with pytest.raises(ValueError, match="^alpha must"):
+            res.decision(-0.5)
+
+
+class TestWilcoxonAndSignTestResultProtocol:
+    @pytest.mark.parametrize("test", [wilcoxon_test, sign_test])
+    def test_contract_and_names(self, test):
+        res = test(Z_PROTOCOL)
+        check_result(res)
+        assert res.to_frame().loc[0, "pvalue"] == res.pvalue and res.to_dict()["statistic"] == res.statistic
+
+    @pytest.mark.parametrize("alpha", [0.01, 0.1])
+    @pytest.mark.parametrize("sign", [1, -1])
+    def test_decision_is_the_side_the_data_favour_when_rejected(self, alpha, sign):
+        z = sign * Z_PROTOCOL
+        for res in (wilcoxon_test(z), sign_test(z)):
+            assert res.decision(alpha) == (("B" if sign > 0 else "A") if res.pvalue < alpha else "none")
+
+    def test_rank_sums_are_t_plus_and_t_minus(self):
+        res = wilcoxon_test(Z_PROTOCOL)
+        ranks = stats.rankdata(np.abs(Z_PROTOCOL))
+        assert res.t_plus == ranks[Z_PROTOCOL > 0].sum() + ranks[Z_PROTOCOL == 0].sum() / 2
+        assert res.t_plus + res.t_minus == ranks.sum() and res.statistic == min(res.t_plus, res.t_minus)
+
+    def test_names_come_from_the_scores(self, raw_b_better):
+        scores, _ = raw_b_better
+        res = sign_test(scores, algorithms=("old", "new"))
+        assert res.names == ("old", "new") and res.decision(0.2) == "new" and "new vs old" in res.summary()

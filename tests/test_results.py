@@ -2,9 +2,7 @@
 the decision rules it shares. Each type's numbers are checked in the test module of its own module."""
 from __future__ import annotations
 
-import arviz as az
 import numpy as np
-import pandas as pd
 import pytest
 
 import pp_corr
@@ -12,21 +10,9 @@ from pp_corr.pairwise.pairs import OneSided
 from pp_corr.pairwise.rank_tests import SignTestResult, WilcoxonTestResult
 from pp_corr.results import Result, per_row, pvalue_decision, python_values, region_decision
 from pp_corr.testing import check_result
-from tests.conftest import result_from_levels
+from tests.conftest import result_from_levels, result_from_weights
 
 X = np.random.default_rng(0).normal(0.01, 0.02, size=(6, 10))
-
-
-def plackett_luce_result(best_share=0.9, draws=400):
-    """A PlackettLuceResult of given Dirichlet draws of the weights, without a fit: A's weight is the largest in
-    about ``best_share`` of them."""
-    rng = np.random.default_rng(1)
-    w = rng.dirichlet([8.0, 2.0, 1.0], size=draws)
-    posterior = {"w": w[None]}
-    idata = az.from_dict({"posterior": posterior}, coords={"algorithm": ["A", "B", "C"]},
-                         dims={"w": ["algorithm"]})
-    ranks = pd.DataFrame({"A": [1.0, 1.0, 2.0], "B": [2.0, 3.0, 1.0], "C": [3.0, 2.0, 3.0]})
-    return pp_corr.PlackettLuceResult(idata, ranks, (), {"prior": (1.0, 1.0, 1.0), "ties": "average"})
 
 
 RESULTS = {  # one cheap object of every public result type (HierarchicalResult: tests/test_hierarchical.py)
@@ -42,7 +28,7 @@ RESULTS = {  # one cheap object of every public result type (HierarchicalResult:
                                                     draws=2000, random_seed=0),
     "JointResult": lambda: result_from_levels(np.random.default_rng(2).normal([0.02, -0.01], 0.01, (300, 2)),
                                               np.diag([1e-4, 1e-4]), 5.0, ["ref", "x", "y"]),
-    "PlackettLuceResult": plackett_luce_result,
+    "PlackettLuceResult": result_from_weights,
 }
 
 

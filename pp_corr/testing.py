@@ -104,9 +104,9 @@ def remove_cells(scores: xr.Dataset, fraction=0.1, *, random_seed=None) -> tuple
 
 def check_result(result, alphas=(0.01, 0.3)) -> None:
     """Assert that ``result`` keeps the contract of :class:`pp_corr.results.Result`: it is one; its ``summary()`` is
-    text that names its decision (or says "practically equivalent" for "rope", "no decision" for "none"); ``to_dict()`` survives ``json.dumps``; ``to_frame()`` is a non-empty DataFrame;
-    ``decision(alpha)`` at each of ``alphas`` is an algorithm's name, "rope", "none" (or the imprecise test's
-    "indeterminate"), or a tuple of them; a bad ``alpha`` is refused with an error that names ``alpha``. The
+    text that names its decision (or says "practically equivalent" for "rope", "no decision" for "none");
+    ``to_dict()`` survives ``json.dumps``; ``to_frame()`` is a non-empty DataFrame; ``decision(alpha)`` at each of
+    ``alphas`` is an algorithm's name, "rope", "none" (or the imprecise test's "indeterminate"), or a tuple of them; a bad ``alpha`` is refused with an error that names ``alpha``. The
     numbers themselves are each type's tests' to check.
 
     >>> import pp_corr

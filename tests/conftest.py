@@ -506,7 +506,8 @@ def result_from_weights(concentration=(8.0, 2.0, 1.0), converged=True, draws=400
     """A PlackettLuceResult of A, B, C whose posterior holds Dirichlet(``concentration``) draws of the weights (no
     fit), on three data sets' ranks."""
     w = np.random.default_rng(1).dirichlet(concentration, size=draws)
-    idata = az.from_dict({"posterior": {"w": w[None]}}, coords={"algorithm": ["A", "B", "C"]}, dims={"w": ["algorithm"]})
+    idata = az.from_dict({"posterior": {"w": w[None]}}, coords={"algorithm": ["A", "B", "C"]},
+                         dims={"w": ["algorithm"]})
     ranks = pd.DataFrame({"A": [1.0, 1.0, 2.0], "B": [2.0, 3.0, 1.0], "C": [3.0, 2.0, 3.0]})
     return PlackettLuceResult(idata, ranks, () if converged else ("R-hat of w is 1.3 > 1.01",),
                               {"prior": (1.0, 1.0, 1.0), "ties": "average"})

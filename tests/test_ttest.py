@@ -19,7 +19,7 @@ import pp_corr
 from pp_corr import (DegenerateWarning, NormalGamma, bayesian_sign_test, bayesian_signed_rank, compare_all_pairs,
                      corrected_ttest, correlated_ttest, example_path, imprecise_signed_rank, intraclass_logp,
                      load_scores, mean_differences, paired_ttest, poisson_test, sign_test, wilcoxon_test)
-from pp_corr.testing import check_result
+from pp_corr.testing import check_result as check_protocol
 from tests.conftest import (BASE_MATRIX, ERRORS, INF, NAN, RHO_KEYS, PROPERTY_SETTINGS, TINY, WIDE, assert_close,
                             assert_probability, assert_sums_to_one, bad_corr, campaign, check_error, grid, matrices,
                             names_any, quiet, rope_bounds, scores_frame, t_oracle)
@@ -799,7 +799,7 @@ class TestCorrelatedTTestResultProtocol:
     result = staticmethod(lambda: correlated_ttest(X, rho=RHO, rope=ROPE, names=("svm", "knn")))
 
     def test_contract(self):
-        check_result(self.result())
+        check_protocol(self.result())
 
     def test_frame_numbers_are_the_fields(self):
         res = self.result()

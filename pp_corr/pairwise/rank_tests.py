@@ -19,8 +19,8 @@ import pandas as pd
 import xarray as xr
 from scipy import stats
 
-from .._args import (as_generator, as_rope, b_minus_a, check_alternative, check_count, check_probability_level,
-                     check_real, warn_percent_scale)
+from .._args import (as_generator, as_rope, b_minus_a, check_alternative, check_count, check_real,
+                     warn_percent_scale)
 from ..data.scores import mean_differences, pick_algorithms
 from ..results import Result, pvalue_decision, python_values
 from .incomplete import common_datasets, left_out_line

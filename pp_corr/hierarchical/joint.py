@@ -633,8 +633,8 @@ def joint_test(x, *, rope=0.01, algorithms=None, reference=None, rho=None, n_tes
     >>> scores = rng.normal([0.80, 0.81, 0.85], 0.02, (12, 10, 3)) + rng.normal(0, 0.02, (12, 1, 3))
     >>> res = joint_test(scores, folds=10, algorithms=["a", "b", "c"], random_seed=1, draws=500, tune=500,
     ...                  chains=2, retry=False)
-    >>> res.converged, res.ranking().index[0]
-    (True, 'c')
+    >>> res.converged, res.ranking().index[0], len(res.to_frame())
+    (True, 'c', 3)
     """
     chains, given = check_fit_settings(_check_form, form=form, draws=draws, tune=tune,
                                        target_accept=target_accept, chains=chains, sampler=sampler,

@@ -73,16 +73,28 @@ class OneSided(Result):
         return self.names[1] if self.b < alpha else self.names[0] if self.a < alpha else "none"
 
     def to_dict(self) -> dict:
-        """The pair, the two p-values and the decision at 0.05, as plain values."""
+        """The pair, the two p-values and the decision at 0.05, as plain values.
+
+        >>> OneSided(("A", "B"), 0.5, 0.5).to_dict()["decision"]
+        'none'
+        """
         return {"a": self.names[0], "b": self.names[1], "pvalue_b_better": float(self.b),
                 "pvalue_a_better": float(self.a), "decision": self.decision()}
 
     def to_frame(self) -> pd.DataFrame:
-        """:meth:`to_dict` as one row."""
+        """:meth:`to_dict` as one row.
+
+        >>> OneSided(("A", "B"), 0.5, 0.5).to_frame().shape
+        (1, 5)
+        """
         return pd.DataFrame([self.to_dict()])
 
     def summary(self) -> str:
-        """The two p-values and the decision at 0.05, in words."""
+        """The two p-values and the decision at 0.05, in words.
+
+        >>> OneSided(("A", "B"), 0.5, 0.5).summary().endswith("none")
+        True
+        """
         a, b = self.names
         return (f"one-sided p-values: {b} better {self.b:.4g}, {a} better {self.a:.4g}; decision at alpha = "
                 f"{self.alpha:g}: {self.decision()}")

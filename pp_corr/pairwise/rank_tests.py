@@ -600,16 +600,28 @@ class _FrequentistResult(Result):
     """What the Wilcoxon and sign tests' results share: one row of numbers, the decision by p-value."""
 
     def to_frame(self) -> pd.DataFrame:
-        """One row: the fields but ``names`` and ``left_out``, then the decision at 0.05."""
+        """One row: the fields but ``names`` and ``left_out``, then the decision at 0.05.
+
+        >>> sign_test([0.02, 0.01, 0.03, -0.01]).to_frame().columns.tolist()
+        ['a', 'b', 'k', 'n', 'alternative', 'statistic', 'pvalue', 'decision']
+        """
         fields = {k: v for k, v in vars(self).items() if k not in ("names", "left_out")}
         return pd.DataFrame([{"a": self.names[0], "b": self.names[1], **fields, "decision": self.decision()}])
 
     def to_dict(self) -> dict:
-        """Plain Python values: :meth:`to_frame`'s row and the data sets left out (NaN as None)."""
+        """Plain Python values: :meth:`to_frame`'s row and the data sets left out (NaN as None).
+
+        >>> wilcoxon_test([0.02, 0.01, 0.03, -0.01]).to_dict()["t_plus"]  # ranks 3 + 1.5 + 4 (0.01 ties with -0.01)
+        8.5
+        """
         return python_values({**self.to_frame().iloc[0].to_dict(), "left_out": list(self.left_out)})
 
     def summary(self) -> str:
-        """In words: the test, its statistic, p-value and decision at 0.05."""
+        """In words: the test, its statistic, p-value and decision at 0.05.
+
+        >>> print(sign_test([0.02, 0.01, 0.03, -0.01]).summary())
+        Sign test, B vs A (two-sided): statistic 0.75, p = 0.625; decision at alpha = 0.05: none
+        """
         a, b = self.names
         gaps = _left_out_tail(self.left_out, self.names)
         return (f"{self.test_name}, {b} vs {a} ({self.alternative}): statistic {self.statistic:.4g}, "
@@ -644,6 +656,7 @@ class WilcoxonTestResult(_FrequentistResult):
 
     @property
     def direction(self) -> float:
+        """T+ - T-: positive when the data favour B."""
         return self.t_plus - self.t_minus
 
     def __repr__(self):
@@ -672,6 +685,7 @@ class SignTestResult(_FrequentistResult):
 
     @property
     def direction(self) -> float:
+        """k - n/2: positive when the data favour B."""
         return self.k - self.n / 2
 
     def __repr__(self):

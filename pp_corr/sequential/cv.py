@@ -24,15 +24,19 @@ class SequentialCV(Result):
 
     @property
     def alpha(self) -> float:
+        """The replay's 1 - level."""
         return self.result.alpha
 
     def summary(self) -> str:
+        """The replay's summary."""
         return self.result.summary()
 
     def to_frame(self):
+        """The replay's history."""
         return self.result.to_frame()
 
     def to_dict(self) -> dict:
+        """The replay's record."""
         return self.result.to_dict()
 
     def _decide(self, alpha):
@@ -58,6 +62,8 @@ def sequential_cv(estimator_a, estimator_b, X, y, *, cv=10, max_runs=10, min_run
     >>> res = sequential_cv(DecisionTreeClassifier(max_depth=1), GaussianNB(), X, y, max_runs=5, random_seed=0,
     ...                     names=("stump", "nb"))
     >>> bool(res.result.runs_used.iloc[0] <= 5), bool(res.scores.sizes["run"] == res.result.runs_used.iloc[0])
+    (True, True)
+    >>> res.decision() == res.result.decision(), res.to_frame().equals(res.result.to_frame())
     (True, True)
     """
     folds = check_count("cv", cv, minimum=2)

@@ -317,7 +317,7 @@ class PlackettLuceResult(Result):
                      f"with probability {frame.p_best.iloc[0]:.3f}")
         shown_frame = frame.drop(columns=["expected_rank_mcse", "p_first_mcse"])
         lines += ["  " + line for line in shown_frame.to_string(float_format=lambda v: f"{v:.3f}").splitlines()]
-        alpha = self.alpha if alpha is None else alpha
+        alpha = self._alpha(alpha)
         lines.append(f"  decision at alpha = {alpha:g}: {self._verdict(alpha)} (the largest weight with probability "
                      f"above {1 - alpha:g}, else none)")
         return "\n".join(lines)

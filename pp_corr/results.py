@@ -64,7 +64,11 @@ class Result(abc.ABC):
         ...
         ValueError: alpha must be in (0, 1), got 1.5
         """
-        return self._decide(self.alpha if alpha is None else check_probability_level("alpha", alpha))
+        return self._decide(self._alpha(alpha))
+
+    def _alpha(self, alpha) -> float:
+        """``alpha`` checked, or the result's own :attr:`alpha` for None (also the level a summary shows)."""
+        return self.alpha if alpha is None else check_probability_level("alpha", alpha)
 
     @abc.abstractmethod
     def _decide(self, alpha: float):

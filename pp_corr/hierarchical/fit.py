@@ -293,7 +293,7 @@ class HierarchicalResult(Result):
                   f"  P({b} better) = {new.p_right:.3f}",
                   f"  a new data set, P(region largest): {a} {new.win_left:.3f}  rope {new.win_rope:.3f}  "
                   f"{b} {new.win_right:.3f}  (ties shared)"]
-        alpha = self.alpha if alpha is None else alpha
+        alpha = self._alpha(alpha)
         lines.append(f"  decision at alpha = {alpha:g}: {new.decision(alpha)} (the region largest in more than "
                      f"{100 * (1 - alpha):g}% of a new data set's draws)")
         return "\n".join(lines)

@@ -598,7 +598,7 @@ class JointResult(Result):
         table = self.pairs()[["a", "b", "p_delta0_positive", "p_left", "p_rope", "p_right"]]
         table.columns = ["a", "b", "P(delta0 b-a > 0)", "new: P(a better)", "new: P(rope)", "new: P(b better)"]
         lines.append(table.to_string(index=False, float_format=lambda v: f"{v:.3f}"))
-        alpha = self.alpha if alpha is None else alpha
+        alpha = self._alpha(alpha)
         lines.append(f"decision at alpha = {alpha:g}: {self._verdict(alpha)} (the best in the population with "
                      f"probability above {1 - alpha:g}, else none)")
         return "\n".join(lines)

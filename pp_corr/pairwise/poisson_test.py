@@ -110,7 +110,7 @@ class PoissonTestResult(Result):
         >>> res.summary(alpha=0.01).splitlines()[-1]
         '  decision at alpha = 0.01: B'
         """
-        alpha = self.alpha if alpha is None else alpha
+        alpha = self._alpha(alpha)
         a, b = self.names
         q = self.distribution.n_trials
         single = (f"  (one data set: the majority is that data set, so this is its correlated t-test, "

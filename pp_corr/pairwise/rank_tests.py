@@ -381,7 +381,7 @@ class RegionProbabilities(Result):
         >>> print(res.summary(alpha=0.2).splitlines()[-1])
           decision at alpha = 0.2: B (B better: its region is the largest in more than 80% of the draws)
         """
-        alpha = self.alpha if alpha is None else alpha
+        alpha = self._alpha(alpha)
         decision = self.decision(alpha)
         share = f"in more than {100 * (1 - alpha):g}% of the draws"
         meaning = {"rope": f"practically equivalent: the rope is the largest region {share}",

@@ -159,7 +159,7 @@ class CorrelatedTTestResult(Result):
         frame = self.to_frame(confidence_level=confidence_level)
         a, b = self.names
         lo, hi = frame.columns[1], frame.columns[2]
-        alpha = self.alpha if alpha is None else alpha
+        alpha = self._alpha(alpha)
         table = pd.DataFrame({
             "mean diff": frame["mean"].map("{:+.4f}".format),
             f"{lo[:-3]} interval": [f"[{x:+.4f}, {y:+.4f}]" for x, y in zip(frame[lo], frame[hi])],

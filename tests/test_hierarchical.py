@@ -115,8 +115,8 @@ def test_to_frame_recomputed_from_the_draws(zero_variance_fit):
     for column, values in (("indep_mean", indep.mean), ("indep_p_left", indep.p_left),
                            ("indep_p_rope", indep.p_rope), ("indep_p_right", indep.p_right)):
         np.testing.assert_allclose(frame[column], values, rtol=1e-12, atol=1e-15)
-    assert list(res.to_frame(0.5).columns) == COLUMNS
-    np.testing.assert_allclose(res.to_frame(0.5)["hier_upper"], np.quantile(delta, 0.75, axis=0), rtol=1e-12)
+    assert list(res.to_frame(confidence_level=0.5).columns) == COLUMNS
+    np.testing.assert_allclose(res.to_frame(confidence_level=0.5)["hier_upper"], np.quantile(delta, 0.75, axis=0), rtol=1e-12)
 
 
 @pytest.mark.long

@@ -173,7 +173,7 @@ def test_derived_quantities_match_enumeration_of_rankings(recovery):
     np.testing.assert_allclose(table.loc[names, "mode_rank"], stats.rankdata(-w, axis=1).mean(axis=0), rtol=1e-12)
     np.testing.assert_allclose(table.loc[names, "p_best"], np.bincount(w.argmax(axis=1), minlength=4) / len(w))
     lower, upper = np.quantile(w, [0.05, 0.95], axis=0)
-    interval = res.to_frame(0.9)
+    interval = res.to_frame(confidence_level=0.9)
     np.testing.assert_allclose(interval.loc[names, "w_lower"], lower)
     np.testing.assert_allclose(interval.loc[names, "w_upper"], upper)
     assert table.index.tolist() == list(before.index) == list(before.columns)

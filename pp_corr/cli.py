@@ -38,83 +38,22 @@ from .items.command import add_command as add_items_command
 from .sequential.command import add_command as add_sequential_command
 
 
-def format_table(result, confidence_level=0.95, *, negated=False) -> str:
-    """The per-data-set table printed by ``pp-corr compare``; ``negated``: the scores are losses, negated on
-    loading (``--lower-is-better``), so the title names the difference in the units given, a - b.
+def format_table(result, *, negated=False, alpha=None) -> str:
+    """The per-data-set table printed by ``pp-corr compare``, the correlated t-test's summary; ``negated``: the
+    scores are losses, negated on loading (``--lower-is-better``), so the title names the difference in the units
+    given, a - b.
 
     >>> from pp_corr import correlated_ttest
-    >>> print(format_table(correlated_ttest([0.01, 0.03, 0.02, 0.04], folds=4, names=("a", "b"))))
-    b - a (positive: b better), rope None, prior matching
-      mean diff        95% interval P(a better) P(rope) P(b better)
-    0   +0.0250  [-0.0064, +0.0564]       0.043   0.000       0.957
+    >>> print(format_table(correlated_ttest([0.01, 0.03, 0.02, 0.04], folds=4, names=("a", "b")), negated=True))
+    a - b (lower is better, positive: b better), rope None, prior matching
+      mean diff        95% interval P(a better) P(rope) P(b better) decision
+    0   +0.0250  [-0.0064, +0.0564]       0.043   0.000       0.957        b
     """
-    frame = result.to_frame(confidence_level)
+    text = result.summary(alpha=alpha)
+    if not negated:
+        return text
     a, b = result.names
-    level = f"{round(100 * confidence_level):g}%"
-    lo, hi = frame.columns[1], frame.columns[2]
-    table = pd.DataFrame({
-        "mean diff": frame["mean"].map("{:+.4f}".format),
-        f"{level} interval": [f"[{x:+.4f}, {y:+.4f}]" for x, y in zip(frame[lo], frame[hi])],
-        f"P({a} better)": frame[f"P({a} better)"].map("{:.3f}".format),
-        "P(rope)": frame["P(rope)"].map("{:.3f}".format),
-        f"P({b} better)": frame[f"P({b} better)"].map("{:.3f}".format),
-    }, index=frame.index)
-    flags = np.flatnonzero(frame["degenerate"].values)
-    if len(flags):
-        table.index = [f"{d}*" if i in set(flags) else d for i, d in enumerate(table.index)]
-    difference = f"{a} - {b} (lower is better, positive: {b} better)" if negated else \
-        f"{b} - {a} (positive: {b} better)"
-    title = f"{difference}, rope {result.rope}, prior " + \
-        ("matching" if result.prior.is_matching else repr(result.prior))
-    note = "\n* all differences equal: the posterior is a point mass" if len(flags) else ""
-    return f"{title}\n{table.to_string()}{note}"
-
-
-def format_signed_rank(result, alpha=0.05) -> str:
-    """The Bayesian signed-rank test of a pair across data sets, printed beside the Poisson test: its decision tells
-    practical equivalence ("rope") from no decision ("none"), which the Poisson test's "none" does not.
-
-    >>> from pp_corr import bayesian_signed_rank, load_scores, example_path
-    >>> res = bayesian_signed_rank(load_scores(example_path()), algorithms=("logistic", "knn"), rope=0.01,
-    ...                            random_seed=0)
-    >>> print(format_signed_rank(res).splitlines()[-1])
-      decision at alpha = 0.05: none (undecided: no region is the largest in more than 95% of the draws)
-    """
-    decision = result.decision(alpha)
-    share = f"in more than {100 * (1 - alpha):g}% of the draws"
-    meaning = {"rope": f"practically equivalent: the rope is the largest region {share}",
-               "none": f"undecided: no region is the largest {share}"}.get(
-        decision, f"{decision} better: its region is the largest {share}")
-    return f"{result!r}\n  decision at alpha = {alpha:g}: {decision} ({meaning})"
-
-
-def pair_frame(result) -> pd.DataFrame:
-    """One row per data set of a Poisson test, with stable column names whatever the algorithms are called:
-    ``a, b, dataset, mean, lower, upper, p_left, p_rope, p_right, pvalue, degenerate`` (the correlated t-test,
-    95% interval, two-sided p-value), then the pair's ``p_b_majority, p_a_majority, decision``.
-
-    >>> from pp_corr import load_scores, example_path, poisson_test
-    >>> res = poisson_test(load_scores(example_path()), algorithms=("tree", "knn"), rope=0.01)
-    >>> list(pair_frame(res).columns[:4]), len(pair_frame(res))
-    (['a', 'b', 'dataset', 'mean'], 4)
-    """
-    frame = result.per_dataset.to_xarray().to_dataframe().reset_index()
-    frame.insert(0, "a", result.names[0])
-    frame.insert(1, "b", result.names[1])
-    return frame.assign(p_b_majority=result.p_b_majority, p_a_majority=result.p_a_majority,
-                        decision=result.decision)
-
-
-def pair_record(result) -> dict:
-    """A Poisson test as plain values: the pair, its settings, the Poisson test and the per-data-set records."""
-    test = result.per_dataset
-    return {"a": result.names[0], "b": result.names[1], "rope": test.rope,
-            "rho": np.asarray(test.rho).tolist() if test.rho is not None else None,
-            "prior": "matching" if test.prior.is_matching else vars(test.prior), "alpha": result.alpha,
-            "n_datasets": result.distribution.n_trials, "p_b_majority": result.p_b_majority,
-            "p_a_majority": result.p_a_majority, "decision": result.decision,
-            "results": pair_frame(result).drop(columns=["a", "b", "p_b_majority", "p_a_majority", "decision"])
-            .to_dict(orient="records")}
+    return text.replace(f"{b} - {a} (positive: {b} better)", f"{a} - {b} (lower is better, positive: {b} better)", 1)
 
 
 def _parse_prior(text):
@@ -231,14 +170,14 @@ def _compare(args):
             results = [poisson_test(scores, algorithms=pair, rope=args.rope, prior=prior, alpha=args.alpha)
                        for pair in pairs]
         for result in results:
-            print(format_table(result.per_dataset, negated=args.lower_is_better), end="\n\n")
-            if result.distribution.n_trials > 1:
-                print(result, end="\n\n")
-                print(format_signed_rank(bayesian_signed_rank(scores, algorithms=result.names, rope=args.rope,
-                                                              random_seed=args.seed), args.alpha), end="\n\n")
+            print(format_table(result.per_dataset, negated=args.lower_is_better, alpha=args.alpha), end="\n\n")
+            if result.n_datasets > 1:
+                print(result.summary(), end="\n\n")
+                print(bayesian_signed_rank(scores, algorithms=result.names, rope=args.rope, random_seed=args.seed)
+                      .summary(alpha=args.alpha), end="\n\n")
         if output:
-            write_result(output, lambda: [pair_record(r) for r in results],
-                         lambda: pd.concat([pair_frame(r) for r in results], ignore_index=True))
+            write_result(output, lambda: [r.to_dict() for r in results],
+                         lambda: pd.concat([r.to_frame() for r in results], ignore_index=True))
         if plots_dir:
             write_figures(plots_dir, args.plot_format,
                            [f for r in results for f in pair_figures(r, args.plot_dataset or [], scores,

@@ -230,7 +230,7 @@ def plot_poisson_binomial(result: PoissonTestResult, *, ax=None):
     ax.axvline(q / 2, color=INK, ls="--", lw=1, label=f"majority threshold q/2 = {q / 2:g}")
     ax.set_xlabel(f"number of data sets (of {q}) where the algorithm is better")
     ax.set_ylabel("probability")
-    title = f"Poisson test, {b} vs {a}: {_verdict(result.decision, result.alpha)}"
+    title = f"Poisson test, {b} vs {a}: {_verdict(result.decision(), result.alpha)}"
     _legend_on_top(ax, ax.get_legend_handles_labels()[0], title, ncols=2)
     return ax
 

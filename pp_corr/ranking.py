@@ -72,6 +72,7 @@ import pytensor.tensor as pt
 import xarray as xr
 
 from ._args import as_generator, check_count, check_flag, check_probability_level, check_real
+from .results import Result, python_values
 from .sampling import ConvergenceWarning, diagnose, sample
 
 TIES = ("average", "random")
@@ -168,8 +169,10 @@ def plackett_luce_model(rankings, *, prior=1.0, algorithms=None, ties="average",
 
 
 @dataclass(frozen=True)
-class PlackettLuceResult:
-    """Posterior of the Plackett-Luce weights and what follows from them (see the module's docstring).
+class PlackettLuceResult(Result):
+    """Posterior of the Plackett-Luce weights and what follows from them (see the module's docstring). Its
+    :meth:`decision` names the algorithm whose weight is the largest with probability above 1 - alpha (``p_best``),
+    else ``"none"`` (also when the fit did not converge).
 
     ``ranks`` holds the observed ranks (:func:`dataset_ranks`; NaN where an algorithm is absent),
     ``convergence_problems`` what :func:`pp_corr.sampling.diagnose` found (empty: converged), ``settings`` the
@@ -212,7 +215,7 @@ class PlackettLuceResult:
                           coords={"chain": w.chain.values, "draw": w.draw.values, "algorithm": self.algorithms,
                                   "other": self.algorithms})
 
-    def to_frame(self, confidence_level=0.95) -> pd.DataFrame:
+    def to_frame(self, *, confidence_level=0.95) -> pd.DataFrame:
         """One row per algorithm, best expected rank first: ``expected_rank`` (its posterior mean and MCSE),
         ``p_first`` = P(ranked first on a new data set) = E[w_a] (MCSE, and the equal-tailed credible interval
         ``w_lower``, ``w_upper`` of w_a), ``p_best`` = P(w_a is the largest weight), ``mode_rank`` (the
@@ -259,8 +262,33 @@ class PlackettLuceResult:
                              columns=pd.Index(self.algorithms, name="after"))
         return frame.loc[order, order]
 
-    def summary(self) -> str:
-        """The ranking in words and a table (the ``repr``); an unconverged fit says so first.
+    def _decide(self, alpha) -> str:
+        return self._verdict(alpha) if self.converged else "none"
+
+    def _verdict(self, alpha) -> str:
+        """The algorithm whose weight is the largest with probability above 1 - alpha (converged or not), or
+        "none"."""
+        p_best = self.to_frame()["p_best"]
+        return str(p_best.idxmax()) if p_best.max() > 1 - alpha else "none"
+
+    def to_dict(self, *, confidence_level=0.95) -> dict:
+        """Plain Python values (NaN as None): the settings, the decision at 0.05, convergence and one record per
+        algorithm as in :meth:`to_frame`.
+
+        >>> res = plackett_luce(pd.DataFrame({"A": [0.9, 0.8, 0.7], "B": [0.8, 0.7, 0.75]}), draws=500, tune=300,
+        ...                     chains=2, random_seed=0)
+        >>> record = res.to_dict(); record["decision"], record["ranking"][0]["algorithm"]
+        ('none', 'A')
+        """
+        frame = self.to_frame(confidence_level=confidence_level)
+        return python_values({"test": "Plackett-Luce", "settings": dict(self.settings),
+                              "confidence_level": confidence_level, "decision": self.decision(),
+                              "converged": self.converged, "convergence_problems": list(self.convergence_problems),
+                              "ranking": frame.reset_index().to_dict(orient="records")})
+
+    def summary(self, *, alpha=None) -> str:
+        """The ranking in words and a table (the ``repr``), and the decision at ``alpha`` (default 0.05); an
+        unconverged fit says so first.
 
         >>> res = plackett_luce(pd.DataFrame({"A": [0.9, 0.8, 0.7], "B": [0.8, 0.7, 0.75]}), draws=500, tune=300,
         ...                     chains=2, random_seed=0)
@@ -289,6 +317,9 @@ class PlackettLuceResult:
                      f"with probability {frame.p_best.iloc[0]:.3f}")
         shown_frame = frame.drop(columns=["expected_rank_mcse", "p_first_mcse"])
         lines += ["  " + line for line in shown_frame.to_string(float_format=lambda v: f"{v:.3f}").splitlines()]
+        alpha = self._alpha(alpha)
+        lines.append(f"  decision at alpha = {alpha:g}: {self._verdict(alpha)} (the largest weight with probability "
+                     f"above {1 - alpha:g}, else none)")
         return "\n".join(lines)
 
     def __repr__(self):

@@ -1,4 +1,5 @@
-"""Benchmarks made for trying pp_corr as a user would: files shaped like the ones real papers publish.
+"""Benchmarks made for trying pp_corr as a user would: files shaped like the ones real papers publish; and
+:func:`check_result`, the contract every result type keeps, for the tests of each.
 
 :func:`messy_benchmark` writes what a new user brings: a wide table of per-fold accuracies of many classifiers on
 many data sets, with the data-set column under a name of its own, and some folds that failed, written as R writes a
@@ -7,11 +8,14 @@ removed at random, as an algorithm that failed or was not run on some data sets 
 """
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pandas as pd
 import xarray as xr
 
 from ._args import as_generator, check_count
+from .results import Result
 
 _NEAR_COPIES = {"ridge": "lr", "svm_lin": "lr", "extra_trees": "rf"}  # near-identical pairs: mostly exact ties
 CLASSIFIERS = ("lr", "ridge", "svm_lin", "svm_rbf", "knn", "nbc", "lda", "qda", "tree", "rf", "extra_trees",
@@ -96,3 +100,34 @@ def remove_cells(scores: xr.Dataset, fraction=0.1, *, random_seed=None) -> tuple
     gappy = scores.copy(deep=True)
     gappy["score"] = scores.score.where(mask)
     return gappy, mask
+
+
+def check_result(result, alphas=(0.01, 0.3)) -> None:
+    """Assert that ``result`` keeps the contract of :class:`pp_corr.results.Result`: it is one; its ``summary()`` is
+    text that names its decision (or says "practically equivalent" for "rope", "no decision" for "none");
+    ``to_dict()`` survives ``json.dumps``; ``to_frame()`` is a non-empty DataFrame; ``decision(alpha)`` at each of
+    ``alphas`` is an algorithm's name, "rope", "none" (or the imprecise test's "indeterminate"), or a tuple of them; a bad ``alpha`` is refused with an error that names ``alpha``. The
+    numbers themselves are each type's tests' to check.
+
+    >>> import pp_corr
+    >>> check_result(pp_corr.paired_ttest([0.02, 0.01, 0.03, 0.00]))
+    """
+    assert isinstance(result, Result), type(result).__name__
+    summary = result.summary()
+    assert isinstance(summary, str) and str(result) == summary
+    said = {"rope": ("rope", "practically equivalent"), "none": ("none", "no decision")}
+    for decision in np.atleast_1d(result.decision()):
+        assert any(words in summary for words in said.get(decision, (decision,))), (decision, summary)
+    json.dumps(result.to_dict())
+    frame = result.to_frame()
+    assert isinstance(frame, pd.DataFrame) and len(frame) > 0
+    names = set(getattr(result, "names", None) or getattr(result, "algorithms", ()))
+    for alpha in alphas:
+        assert set(np.atleast_1d(result.decision(alpha))) <= names | {"rope", "none", "indeterminate"}
+    for bad in (0.0, 1.0, -0.1, float("nan")):
+        try:
+            result.decision(bad)
+        except ValueError as err:
+            assert str(err).startswith("alpha "), err
+        else:
+            raise AssertionError(f"decision({bad!r}) was not refused")

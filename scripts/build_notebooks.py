@@ -402,7 +402,7 @@ runs.plot(dataset=slowest);"""),
         "j48gr, which differ on a handful of data sets only (from the second data set on)."),
         code("""orders = [pp_corr.sequential_test(scores, ("nbc", "hnb"), over="datasets", rope=0.01, random_seed=seed)
           for seed in range(10)]
-pd.DataFrame({"stopped after": [r.stopped_at for r in orders], "decision": [r.decision for r in orders],
+pd.DataFrame({"stopped after": [r.stopped_at for r in orders], "decision": [r.decision() for r in orders],
               "all 54": [r.full_decision for r in orders]}, index=pd.Index(range(10), name="order"))"""),
         code("""hier = pp_corr.sequential_test(scores, ("j48", "j48gr"), over="datasets", test="hierarchical", rope=0.01,
                                min_datasets=2, random_seed=0)

@@ -431,6 +431,7 @@ def raw_b_better():
 import arviz as az  # noqa: E402
 
 from pp_corr.hierarchical.joint import JointResult, prepare_joint  # noqa: E402
+from pp_corr.ranking import PlackettLuceResult  # noqa: E402
 
 
 def formula_probs(x, rho, rope, prior=None):
@@ -499,3 +500,14 @@ def result_from_levels(levels, cov0, nu, names, rope=(-0.01, 0.01)):
                  "corr0": np.broadcast_to(cov0 / np.outer(sd, sd), (1, draws, m, m)).copy(),
                  "nu": np.full((1, draws), nu)}
     return JointResult(az.from_dict({"posterior": posterior}), data, rope, random_seed=2)
+
+
+def result_from_weights(concentration=(8.0, 2.0, 1.0), converged=True, draws=400):
+    """A PlackettLuceResult of A, B, C whose posterior holds Dirichlet(``concentration``) draws of the weights (no
+    fit), on three data sets' ranks."""
+    w = np.random.default_rng(1).dirichlet(concentration, size=draws)
+    idata = az.from_dict({"posterior": {"w": w[None]}}, coords={"algorithm": ["A", "B", "C"]},
+                         dims={"w": ["algorithm"]})
+    ranks = pd.DataFrame({"A": [1.0, 1.0, 2.0], "B": [2.0, 3.0, 1.0], "C": [3.0, 2.0, 3.0]})
+    return PlackettLuceResult(idata, ranks, () if converged else ("R-hat of w is 1.3 > 1.01",),
+                              {"prior": (1.0, 1.0, 1.0), "ties": "average"})

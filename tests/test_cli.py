@@ -10,7 +10,7 @@ import pytest
 from scipy import stats
 
 from pp_corr import NormalGamma, correlated_ttest, poisson_test
-from pp_corr.cli import format_table, main, pair_record, write_figures
+from pp_corr.cli import format_table, main, write_figures
 from pp_corr.data.scores import example_path
 from pp_corr.pairwise.ttest import DegenerateWarning
 from tests.conftest import FOLDS, RHO, count_distribution, make_differences, posterior_tails
@@ -532,12 +532,12 @@ def proper_prior_tail(x, prior, rope):
 
 
 class TestPairRecord:
-    """The JSON of ``pp-corr compare -o``."""
+    """The JSON of ``pp-corr compare -o``: the Poisson test's ``to_dict``."""
 
     def test_pair_record_keys_and_values(self, x):
-        d = pair_record(poisson_test(x, folds=FOLDS, rope=POISSON_ROPE, alpha=0.2, names=("svm", "knn")))
-        assert list(d) == ["a", "b", "rope", "rho", "prior", "alpha", "n_datasets", "p_b_majority", "p_a_majority",
-                           "decision", "results"]
+        d = poisson_test(x, folds=FOLDS, rope=POISSON_ROPE, alpha=0.2, names=("svm", "knn")).to_dict()
+        assert list(d) == ["a", "b", "rope", "rho", "prior", "alpha", "n_datasets", "left_out", "p_b_majority",
+                           "p_a_majority", "decision", "results"]
         p_right, p_left = posterior_tails(x, POISSON_ROPE)
         majority = np.arange(Q + 1) > Q / 2
         p_b, p_a = (count_distribution(p)[majority].sum() for p in (p_right, p_left))
@@ -551,7 +551,7 @@ class TestPairRecord:
 
     def test_pair_record_of_a_proper_prior_and_rho_per_data_set(self, x):
         prior = NormalGamma(0.0, 2.0, 3.0, 0.001)
-        d = pair_record(poisson_test(x, rho=[0.1, 0.2, 0.1, 0.25], prior=prior))
+        d = poisson_test(x, rho=[0.1, 0.2, 0.1, 0.25], prior=prior).to_dict()
         assert d["prior"] == {"mu0": 0.0, "k0": 2.0, "a": 3.0, "b": 0.001}
         assert d["rho"] == [0.1, 0.2, 0.1, 0.25] and d["rope"] is None
 
@@ -565,7 +565,7 @@ class TestFormatTable:
         lines = text.splitlines()
         assert lines[0] == "knn - svm (positive: knn better), rope None, prior matching"
         assert [line.split()[0] for line in lines[2:5]] == ["D1", "D2", "D3*"]
-        assert lines[4].split()[1:] == ["+0.0100", "[+0.0100,", "+0.0100]", "0.000", "0.000", "1.000"]
+        assert lines[4].split()[1:] == ["+0.0100", "[+0.0100,", "+0.0100]", "0.000", "0.000", "1.000", "knn"]
         assert lines[5:] == ["* all differences equal: the posterior is a point mass"]
         prior = NormalGamma(0.0, 2.0, 3.0, 0.001)
         plain = format_table(correlated_ttest(x, folds=FOLDS, prior=prior)).splitlines()
@@ -1346,7 +1346,7 @@ class TestArgumentEdges:
             poi = quiet(poisson_test, ds, algorithms=(str(a), str(b)), rope=0.02)
             assert_close(rows.p_b_majority, poi.p_b_majority, "p_b_majority", rtol=1e-9)
             assert_close(rows.p_a_majority, poi.p_a_majority, "p_a_majority", rtol=1e-9)
-            assert set(rows.decision.astype(str)) == {str(poi.decision)}
+            assert set(rows.decision.astype(str)) == {str(poi.decision())}
         out_json = tmp_path / "pairs.json"
         cli_ok(capsys, ["compare", small_csv, "-o", out_json])
         text = out_json.read_text()

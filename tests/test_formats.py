@@ -41,8 +41,8 @@ def same_as(ds, reference, pair=PAIR):
             np.testing.assert_array_equal(getattr(result, field), getattr(expected, field))
     if ds.sizes["dataset"] > 1:
         got, want = (poisson_test(d, algorithms=pair, rope=0.01) for d in (ds, reference))
-        assert (got.p_b_majority, got.p_a_majority, got.decision) == (want.p_b_majority, want.p_a_majority,
-                                                                      want.decision)
+        assert (got.p_b_majority, got.p_a_majority, got.decision()) == (want.p_b_majority, want.p_a_majority,
+                                                                        want.decision())
 
 
 def wide_of(tidy, sizes=True):

@@ -10,6 +10,7 @@ import pp_corr.studies.simulation
 from pp_corr import corrected_ttest, paired_ttest
 from pp_corr.pairwise.frequentist import t_from_stats
 from pp_corr.pairwise.intraclass import SufficientStats
+from pp_corr.testing import check_result
 from tests.conftest import TINY, WIDE, assert_close, assert_probability, campaign, matrices, unit_scale
 
 
@@ -75,3 +76,31 @@ class TestFrequentistTtestsAtEveryScale:
         assert_close(cor.statistic, t, "corrected_ttest statistic", rtol=1e-6)
         assert_close(cor.pvalue, p, "corrected_ttest pvalue", rtol=1e-6, atol=1e-12)
         assert_probability("pvalue", cor.pvalue)
+
+
+class TestTTestResultProtocol:
+    X = np.array([[0.02, 0.01, 0.03, 0.00, 0.02], [-0.01, 0.0, 0.01, -0.02, 0.0]])
+
+    def test_contract(self):
+        check_result(corrected_ttest(self.X, rho=0.1))
+
+    def test_frame_numbers_are_the_fields(self):
+        res = corrected_ttest(self.X, rho=0.1)
+        frame = res.to_frame(confidence_level=0.9)
+        lo, hi = res.confidence_interval(0.9)
+        for column, field in (("estimate", res.estimate), ("standard_error", res.standard_error), ("lower", lo),
+                              ("upper", hi), ("statistic", res.statistic), ("df", res.df), ("pvalue", res.pvalue)):
+            np.testing.assert_array_equal(frame[column], field)
+        assert res.to_dict()["results"][0]["pvalue"] == res.pvalue[0]
+
+    @pytest.mark.parametrize("alpha", [0.05, 0.5])
+    def test_decision_is_the_favoured_side_when_rejected(self, alpha):
+        res = paired_ttest(self.X)
+        want = tuple(("B" if t > 0 else "A") if p < alpha else "none" for t, p in zip(res.statistic, res.pvalue))
+        assert res.decision(alpha) == want
+        assert paired_ttest(self.X[0]).decision(alpha) == want[0]
+        assert f"decision at alpha = 0.05: {paired_ttest(self.X[0]).decision()}" in paired_ttest(self.X[0]).summary()
+
+    def test_a_bad_alpha_is_refused_by_name(self):
+        with pytest.raises(ValueError, match="^alpha must"):
+            paired_ttest(self.X[0]).decision(0.0)

@@ -18,6 +18,7 @@ from pp_corr.hierarchical.fit import ROBUST, check_convergence, hierarchical_tes
 from pp_corr.hierarchical.model import hierarchical_model
 from pp_corr.hierarchical.preparation import OutlierWarning
 from pp_corr.sampling import ConvergenceWarning
+from pp_corr.testing import check_result
 from tests.conftest import FOLDS, HIER_MODEL_BAD, HIER_TEST_BAD, HIER_X, INF, check_error, names_any, quiet
 
 
@@ -114,8 +115,8 @@ def test_to_frame_recomputed_from_the_draws(zero_variance_fit):
     for column, values in (("indep_mean", indep.mean), ("indep_p_left", indep.p_left),
                            ("indep_p_rope", indep.p_rope), ("indep_p_right", indep.p_right)):
         np.testing.assert_allclose(frame[column], values, rtol=1e-12, atol=1e-15)
-    assert list(res.to_frame(0.5).columns) == COLUMNS
-    np.testing.assert_allclose(res.to_frame(0.5)["hier_upper"], np.quantile(delta, 0.75, axis=0), rtol=1e-12)
+    assert list(res.to_frame(confidence_level=0.5).columns) == COLUMNS
+    np.testing.assert_allclose(res.to_frame(confidence_level=0.5)["hier_upper"], np.quantile(delta, 0.75, axis=0), rtol=1e-12)
 
 
 @pytest.mark.long
@@ -150,7 +151,7 @@ def test_to_dict_is_plain_and_recomputed_from_the_draws(zero_variance_fit):
 def test_convergence_problems_are_kept_and_nan_is_written_as_none(zero_variance_fit):
     from dataclasses import replace
 
-    from pp_corr.hierarchical.fit import python_values
+    from pp_corr.results import python_values
 
     failed = replace(zero_variance_fit, convergence_problems=("R-hat of delta0 is 1.2 > 1.01",),
                      attempts=({"form": "centered"}, {"form": "noncentered"}))
@@ -632,3 +633,30 @@ class TestNewDatasetProbabilities:
         np.testing.assert_allclose([new.win_left, new.win_rope, new.win_right], wins, rtol=0, atol=1e-12)
         # draw by draw (the order of the draws aside)
         np.testing.assert_allclose(np.sort(new.samples, axis=0), np.sort(regions, axis=0), rtol=1e-7, atol=1e-10)
+
+
+@pytest.mark.long
+class TestHierarchicalResultProtocol:
+    """The Result methods of a fit (the module's MCMC fixture: no cheaper HierarchicalResult exists)."""
+
+    def test_contract(self, zero_variance_fit):
+        check_result(zero_variance_fit)
+
+    def test_frame_numbers_are_the_datasets(self, zero_variance_fit):
+        res = zero_variance_fit
+        frame, shrunk = res.to_frame(), res.datasets()
+        np.testing.assert_array_equal(frame["hier_mean"], shrunk["hier. mean"])
+        np.testing.assert_array_equal(frame["indep_p_right"], shrunk["indep. P(nbc better)"])
+
+    @pytest.mark.parametrize("alpha", [0.05, 0.6])
+    def test_decision_is_the_new_data_sets(self, zero_variance_fit, alpha):
+        res = zero_variance_fit
+        new = res.new_dataset()
+        wins = {"j48": new.win_left, "rope": new.win_rope, "nbc": new.win_right}
+        best = max(wins, key=wins.get)
+        want = best if wins[best] > 1 - alpha and res.converged else "none"
+        assert res.decision(alpha) == want
+        if res.converged:
+            assert f"decision at alpha = {alpha:g}: {want} (" in res.summary(alpha=alpha)
+        with pytest.raises(ValueError, match="^alpha must"):
+            res.decision(alpha=-alpha)

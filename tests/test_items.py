@@ -16,6 +16,7 @@ from pp_corr.cli import main
 from pp_corr.items import benchmark_scores, compare_items, load_items
 from pp_corr.items.comparison import pseudo_items
 from pp_corr.items.variance import run_shift_draws, two_way
+from pp_corr.testing import check_result
 from tests.conftest import NAN, assert_close, campaign, check_error, names_any, quiet
 
 
@@ -430,3 +431,35 @@ class TestItemArguments:
                           pp_corr.ItemPlan)
         record = json.loads(json.dumps(res.to_dict()))
         assert record["results"][0]["items"] == 3 and record["rope"] == [-0.1, 0.1]
+
+
+class TestItemComparisonProtocol:
+    A, B = np.r_[np.ones(30), np.zeros(30)], np.r_[np.ones(45), np.zeros(15)]
+
+    def result(self, rope=None):
+        """Two benchmarks of 60 items: B better on x, A and B identical on y."""
+        n = len(self.A)
+        table = pd.DataFrame({"benchmark": np.repeat(["x", "y"], 2 * n), "item": np.tile(np.arange(n), 4),
+                              "model": np.tile(np.repeat(["A", "B"], n), 2),
+                              "score": np.concatenate([self.A, self.B, self.A, self.A])})
+        return compare_items(load_items(table), rope=rope, draws=4000, random_seed=0)
+
+    def test_contract(self):
+        check_result(self.result())
+
+    def test_frame_numbers_are_the_fields(self):
+        res = self.result(rope=0.02)
+        frame = res.to_frame()
+        np.testing.assert_array_equal(frame["mean"], res.mean)
+        for column, field in (("P(A better)", res.p_left), ("P(rope)", res.p_rope), ("P(B better)", res.p_right)):
+            np.testing.assert_array_equal(frame[column], field)
+        assert json.loads(json.dumps(res.to_dict()))["results"][0]["P(B better)"] == res.p_right[0]
+
+    @pytest.mark.parametrize("alpha", [0.05, 0.5])
+    def test_decisions_per_benchmark_follow_the_probabilities(self, alpha):
+        res = self.result(rope=0.02)
+        want = tuple("B" if r > 1 - alpha else "A" if lo > 1 - alpha else "rope" if mid > 1 - alpha else "none"
+                     for lo, mid, r in zip(res.p_left, res.p_rope, res.p_right))
+        assert res.decision(alpha) == want and want[0] == "B"
+        assert [line.split()[-1] for line in res.summary(alpha=alpha).splitlines()[3:]] == list(want)
+        check_error(lambda: res.decision(alpha=2.0), ("alpha",))

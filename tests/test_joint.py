@@ -19,6 +19,7 @@ from pp_corr.hierarchical.preparation import prepare_hierarchical as prepare_pai
 from pp_corr.hierarchical.preparation import SIGMA_FLOOR
 from pp_corr.sampling import ConvergenceWarning
 from pp_corr.sampling import compilation_settings, sample
+from pp_corr.testing import check_result
 from tests.conftest import (HIER_MODEL_BAD, HIER_TEST_BAD, INF, JOINT_X, NAN, check_error, regression_recursion,
                             result_from_levels, simulated_scores)
 
@@ -590,3 +591,30 @@ class TestJointArguments:
         x[2, :, 1] = NAN
         check_error(lambda: joint_model(x, folds=10, missing="raise"), ("D3", "A2", "missing='drop'"))
         assert JointResult.__doc__
+
+
+class TestJointResultProtocol:
+    def result(self, spread=0.01):
+        levels = np.random.default_rng(2).normal([0.02, -0.01], spread, (400, 2))
+        return result_from_levels(levels, np.diag([1e-4, 1e-4]), 5.0, ["ref", "x", "y"])
+
+    def test_contract(self):
+        check_result(self.result())
+
+    def test_frame_is_the_pairs(self):
+        res = self.result()
+        assert res.to_frame().equals(res.pairs()) and len(res.to_frame()) == 3
+
+    @pytest.mark.parametrize("alpha", [0.01, 0.2])
+    def test_decision_is_the_best_in_the_population_above_the_level(self, alpha):
+        for spread in (0.01, 0.03):
+            res = self.result(spread)
+            best = res.ranking()["P(best)"]
+            want = str(best.idxmax()) if best.max() > 1 - alpha else "none"
+            assert res.decision(alpha) == want and f"decision at alpha = {alpha:g}: {want}" in res.summary(alpha=alpha)
+
+    def test_unconverged_decides_nothing(self):
+        from dataclasses import replace
+
+        failed = replace(self.result(), convergence_problems=("R-hat of nu is 1.3 > 1.01",))
+        assert failed.decision(0.2) == "none" and failed.to_dict()["decision"] == "none"

@@ -14,6 +14,8 @@ from pp_corr import (bayesian_signed_rank, compare_all_pairs, example_path, form
                      wilcoxon_test)
 from pp_corr.cli import main
 from pp_corr.pairwise.pairs import TESTS
+from pp_corr.pairwise.pairs import OneSided
+from pp_corr.testing import check_result
 from tests.conftest import INF, NAN, assert_close, assert_probability, campaign, check_error, quiet, scores_frame
 
 
@@ -501,3 +503,13 @@ class TestOrientation:
         assert float(cell.p_b_majority) > 0.95
         for test in ("poisson", "wilcoxon", "signed_rank"):
             assert cell[f"decision_{test}"] == "new" and table[f"decision_{test}"].sel(a="new", b="old") == "new"
+
+
+class TestOneSidedProtocol:
+    @pytest.mark.parametrize("b, a, alpha, want", [(0.01, 0.99, 0.05, "B"), (0.99, 0.01, 0.05, "A"),
+                                                   (0.04, 0.96, 0.01, "none"), (0.2, 0.8, 0.3, "B")])
+    def test_decision_and_frame(self, b, a, alpha, want):
+        res = OneSided(("A", "B"), b, a)
+        check_result(res)
+        assert res.decision(alpha) == want
+        assert res.to_frame().loc[0, ["pvalue_b_better", "pvalue_a_better"]].tolist() == [b, a]

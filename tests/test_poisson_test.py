@@ -1,6 +1,7 @@
 """pairwise/poisson_test.py. What a user reads off a result is checked against an enumeration written here: the
 per-data-set probabilities from scipy's Student-t (the matching-prior posterior) and the counts' distributions from all
 2^q outcomes (TestMajorityByEnumeration)."""
+import json
 import re
 
 import numpy as np
@@ -9,6 +10,7 @@ from hypothesis import assume, given, strategies as st
 
 import pp_corr
 from pp_corr import correlated_ttest, poisson_test
+from pp_corr.testing import check_result
 from tests.conftest import (poisson_binomial_exact, FOLDS, INF, NAN, RHO, assert_close, assert_probability, campaign,
                             check_error, count_distribution, grid, make_differences, matrices, posterior_tails, quiet,
                             rope_bounds, t_oracle)
@@ -29,7 +31,7 @@ def test_majority_probabilities_by_enumeration():
 def test_rope_counts_each_side_separately():
     x = np.random.default_rng(1).normal(0.0, 0.002, size=(20, 10))  # all equivalent within 0.01
     res = poisson_test(x, folds=10, rope=0.01)
-    assert res.p_b_majority < 1e-6 and res.p_a_majority < 1e-6 and res.decision == "none"
+    assert res.p_b_majority < 1e-6 and res.p_a_majority < 1e-6 and res.decision() == "none"
     np.testing.assert_allclose(res.distribution_a.pmf(), poisson_test(-x, folds=10, rope=0.01).distribution.pmf(),
                                rtol=1e-12, atol=1e-300)
 
@@ -41,14 +43,16 @@ def test_decision(shift, winner):
         x -= x.mean(axis=1, keepdims=True) * np.resize([1, 1.0], (30, 1))
         x[::2] += 0.004
         x[1::2] -= 0.004
-    assert poisson_test(x, folds=10).decision == winner
+    assert poisson_test(x, folds=10).decision() == winner
 
 
 def test_uci54_names_and_exports(uci54):
     res = poisson_test(uci54, algorithms=("nbc", "hnb"))
-    assert "hnb better on a majority" in repr(res) and res.decision == "hnb"
+    assert "hnb better on a majority" in repr(res) and res.decision() == "hnb"
     assert res.to_xarray().pmf_b.sum() == pytest.approx(1)
-    assert res.to_dict()["p_right"]["anneal"] == correlated_ttest(uci54, algorithms=("nbc", "hnb")).p_right[0]
+    first = res.to_dict()["results"][0]
+    assert first["dataset"] == "anneal"
+    assert first["p_right"] == correlated_ttest(uci54, algorithms=("nbc", "hnb")).p_right[0]
 
 
 def test_one_dataset_says_what_it_is():
@@ -61,7 +65,7 @@ def test_one_dataset_says_what_it_is():
         assert res.p_b_majority == pytest.approx(float(single.p_right), rel=1e-14)
         assert res.p_a_majority == pytest.approx(float(single.p_left), rel=1e-14)
         assert "one data set" in repr(res) and "1 data set " in repr(res)
-        assert res.to_dict()["p_right"] == {"D1": float(single.p_right)}
+        assert [(r["dataset"], r["p_right"]) for r in res.to_dict()["results"]] == [("D1", float(single.p_right))]
         assert res.to_xarray().pmf_b.values.tolist() == pytest.approx([float(single.p_not_right),
                                                                        float(single.p_right)])
     assert "one data set" not in repr(poisson_test(np.stack([x, x]), folds=10))
@@ -141,15 +145,13 @@ class TestResult:
         res, expected = case
         d = res.to_dict()
         assert d.pop("left_out") == []
-        assert set(d) == {"a", "b", "n_datasets", "p_b_majority", "p_a_majority", "alpha", "decision", "pmf_b", "pmf_a",
-                          "p_right"}
+        assert set(d) == {"a", "b", "rope", "rho", "prior", "n_datasets", "p_b_majority", "p_a_majority", "alpha",
+                          "decision", "results"}   # and left_out, popped above
         assert (d["a"], d["b"], d["n_datasets"], d["alpha"], d["decision"]) == ("svm", "knn", Q, 0.1, "knn")
         for key in ("p_b_majority", "p_a_majority"):
             assert d[key] == pytest.approx(expected[key], rel=1e-10), key
-        for key in ("pmf_b", "pmf_a"):
-            assert d[key] == pytest.approx(expected[key].tolist(), rel=1e-10, abs=1e-15), key
-        assert list(d["p_right"]) == [f"D{i + 1}" for i in range(Q)]
-        assert list(d["p_right"].values()) == pytest.approx(expected["p_right"].tolist(), rel=1e-10)
+        assert [r["dataset"] for r in d["results"]] == [f"D{i + 1}" for i in range(Q)]
+        assert [r["p_right"] for r in d["results"]] == pytest.approx(expected["p_right"].tolist(), rel=1e-10)
 
     def test_to_xarray_variables_dimensions_coordinates_and_attributes(self, case):
         res, expected = case
@@ -214,7 +216,7 @@ class TestPoissonTestArguments:
                      atol=1e-8)
         expected = "B" if res.p_b_majority > 1 - alpha else "A" if res.p_a_majority > 1 - alpha else "none"
         names = getattr(res, "names", ("A", "B"))
-        assert res.decision in (expected, {"A": names[0], "B": names[1]}.get(expected, expected))
+        assert res.decision() in (expected, {"A": names[0], "B": names[1]}.get(expected, expected))
 
 
 class TestMajorityByEnumeration:
@@ -260,4 +262,33 @@ class TestMajorityByEnumeration:
         b, a = (count_distribution(p)[counts > q / 2].sum() for p in (p_right, p_left))
         expected = "B" if b > 0.95 else "A" if a > 0.95 else "none"
         assert expected == decision
-        assert poisson_test(x, folds=FOLDS, alpha=0.05).decision == decision
+        assert poisson_test(x, folds=FOLDS, alpha=0.05).decision() == decision
+
+
+class TestPoissonTestResultProtocol:
+    X = np.random.default_rng(5).normal(0.004, 0.02, size=(8, 10))
+
+    def test_contract(self):
+        check_result(poisson_test(self.X, folds=10))
+
+    def test_frame_numbers_are_the_fields(self):
+        res = poisson_test(self.X, folds=10, rope=0.005)
+        frame = res.to_frame()
+        np.testing.assert_array_equal(frame["p_right"], res.per_dataset.p_right)
+        np.testing.assert_array_equal(frame["p_left"], res.per_dataset.p_left)
+        assert (frame["p_b_majority"] == res.p_b_majority).all() and (frame["decision"] == res.decision()).all()
+        record = json.loads(json.dumps(res.to_dict()))
+        assert (record["p_b_majority"], record["p_a_majority"]) == (res.p_b_majority, res.p_a_majority)
+
+    @pytest.mark.parametrize("alpha", [0.05, 0.6])
+    def test_decision_at_any_alpha_from_the_majority_probabilities(self, alpha):
+        res = poisson_test(self.X, folds=10)
+        want = "B" if res.p_b_majority > 1 - alpha else "A" if res.p_a_majority > 1 - alpha else "none"
+        assert res.decision(alpha) == want == poisson_test(self.X, folds=10, alpha=alpha).decision()
+        assert res.summary(alpha=alpha).endswith(f"decision at alpha = {alpha}: {want}")
+
+    def test_the_tests_alpha_is_the_default_and_a_bad_one_is_refused(self):
+        res = poisson_test(self.X, folds=10, alpha=0.6)
+        assert res.decision() == res.decision(0.6)
+        with pytest.raises(ValueError, match="^alpha must"):
+            res.decision(1.0)

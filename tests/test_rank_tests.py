@@ -18,6 +18,7 @@ import pp_corr.studies.simulation
 from pp_corr import (bayesian_sign_test, bayesian_signed_rank, compare_all_pairs, imprecise_signed_rank, load_scores,
                      mean_differences, poisson_test, sign_test, wilcoxon_test)
 from pp_corr.pairwise.rank_tests import IDP_STRENGTH, PairSumRegions, RegionProbabilities, heaviside
+from pp_corr.testing import check_result
 from tests.conftest import (INF, NAN, UCI54, assert_close, assert_probability, assert_sums_to_one, campaign,
                             check_error, error_or_warning, quiet, rope_bounds, scores_frame)
 
@@ -64,10 +65,10 @@ def test_imprecise_lower_mean_tends_to_r_plus():
 
 def test_imprecise_decisions():
     rng = np.random.default_rng(4)
-    assert imprecise_signed_rank(rng.normal(0.02, 0.01, 30), random_seed=0).decision == "B"
-    assert imprecise_signed_rank(rng.normal(-0.02, 0.01, 30), random_seed=0).decision == "A"
+    assert imprecise_signed_rank(rng.normal(0.02, 0.01, 30), random_seed=0).decision() == "B"
+    assert imprecise_signed_rank(rng.normal(-0.02, 0.01, 30), random_seed=0).decision() == "A"
     few = imprecise_signed_rank([0.01, 0.02, -0.005, 0.01, 0.015], random_seed=0)
-    assert few.decision == "indeterminate" and few.lower < few.threshold < few.upper
+    assert few.decision() == "indeterminate" and few.lower < few.threshold < few.upper
 
 
 def test_rope_variant_is_antisymmetric_and_seeded():
@@ -382,7 +383,7 @@ def test_bayesian_tests_when_every_difference_is_zero(prior_strength):
         np.testing.assert_array_equal(sign.samples, np.tile([0.0, 1.0, 0.0], (500, 1)))
     assert bayesian_signed_rank(z, draws=500, random_seed=0).decision() == "none"
     res = imprecise_signed_rank(z, draws=2000, random_seed=38)
-    assert (res.lower, res.upper, res.decision) == (0.0, 1.0, "indeterminate")
+    assert (res.lower, res.upper, res.decision()) == (0.0, 1.0, "indeterminate")
 
 
 @pytest.mark.parametrize("z", [[0.03], [0.0], [0.03, -0.01], [0.0, 0.02], [0.01, -0.01]])
@@ -492,7 +493,7 @@ def test_any_input_gives_an_error_naming_it_or_valid_probabilities(data, rope, p
         values = [res.lower, res.upper, res.lower_mean, res.upper_mean, res.threshold]
         assert all(0 <= v <= 1 for v in values)
         assert res.lower <= res.upper and res.lower_mean <= res.upper_mean
-        assert res.decision in ("A", "B", "indeterminate")
+        assert res.decision() in ("A", "B", "indeterminate")
     for test in (wilcoxon_test, sign_test):
         res = check_call(lambda: test(z, alternative=alt), data_name + (["alternative"] if alt_bad else []))
         if res is not None:
@@ -725,7 +726,7 @@ class TestBayesianSignTest:
         n = 40_000
         d = bayesian_sign_test(z, rope=0.005, draws=n, random_seed=0).to_dict()
         assert list(d) == ["method", "a", "b", "rope", "p_left", "p_rope", "p_right", "win_left", "win_rope",
-                           "win_right", "left_out"]
+                           "win_right", "decision", "left_out"]
         assert (d["method"], d["a"], d["b"], d["rope"]) == ("Bayesian sign test (prior 1.0 at z0 = 0.0)", "A", "B",
                                                             0.005)
         counts = np.array([1, 1 + 1, 4])   # z < -0.005, in the rope (plus the prior at z0 = 0), z > 0.005
@@ -812,7 +813,7 @@ class TestImpreciseSignedRank:
         assert match, text
         numbers = [float(v) for v in match.groups()[:4]]
         assert numbers == pytest.approx([res.lower, res.upper, res.lower_mean, res.upper_mean], abs=5e-5)
-        assert match[5] == res.decision
+        assert match[5] == res.decision()
 
     def test_imprecise_draws_made_in_several_chunks_and_a_loss_ratio_below_one(self):
         z = np.random.default_rng(13).normal(0.004, 0.02, 40)
@@ -1044,7 +1045,7 @@ class TestRankTestsAgainstFormulas:
         threshold = loss / (1 + loss)
         assert_close(res.threshold, threshold, "threshold l1 / (l0 + l1)")
         expected = "B" if res.lower > threshold else "A" if res.upper < threshold else "indeterminate"
-        assert res.decision in (expected, {"A": res.names[0], "B": res.names[1]}.get(expected, expected))
+        assert res.decision() in (expected, {"A": res.names[0], "B": res.names[1]}.get(expected, expected))
 
     @campaign(80)
     @given(z=hnp.arrays(np.float64, st.integers(1, 14), elements=SMALL_Z),
@@ -1120,7 +1121,7 @@ class TestImpreciseSignedRankOracles:
         assert res.threshold == pytest.approx(threshold, rel=1e-12)
         # the documented rule on the independent estimates (each case is far from its threshold)
         expected = "B" if own_lower > threshold else "A" if own_upper < threshold else "indeterminate"
-        assert expected == decision and res.decision == decision
+        assert expected == decision and res.decision() == decision
 
     def test_upper_probability_is_sensitive_to_the_upper_bound(self):
         """The case above where the upper bound decides: the w0 (2 - w0) term moves P(upper g > 1/2) far more
@@ -1217,7 +1218,86 @@ class TestOrientation:
             assert left.p_left == pytest.approx(right.p_right, abs=0.02) and left.p_right < 0.25, test.__name__
             assert right.decision() == left.decision() == "new", test.__name__
         idp_ab, idp_ba = (imprecise_signed_rank(scores, algorithms=names, random_seed=22) for names in (ab, ba))
-        assert idp_ab.lower > 0.95 and idp_ba.upper < 0.05 and idp_ab.decision == idp_ba.decision == "new"
+        assert idp_ab.lower > 0.95 and idp_ba.upper < 0.05 and idp_ab.decision() == idp_ba.decision() == "new"
         assert poisson_test(scores, algorithms=ab).p_b_majority > 0.95
         assert poisson_test(scores, algorithms=ba).p_a_majority > 0.95
-        assert poisson_test(scores, algorithms=ab).decision == poisson_test(scores, algorithms=ba).decision == "new"
+        assert poisson_test(scores, algorithms=ab).decision() == poisson_test(scores, algorithms=ba).decision() == "new"
+
+
+Z_PROTOCOL = np.array([0.02, 0.01, 0.03, -0.01, 0.02, 0.04, 0.0, 0.015])
+
+
+class TestRegionProbabilitiesProtocol:
+    def result(self):
+        return bayesian_signed_rank(Z_PROTOCOL, rope=0.005, draws=4000, random_seed=0)
+
+    def test_contract(self):
+        check_result(self.result())
+
+    def test_frame_numbers_are_the_fields(self):
+        res = self.result()
+        frame = res.to_frame()
+        assert frame["p"].tolist() == [res.p_left, res.p_rope, res.p_right]
+        assert frame["win"].tolist() == [res.win_left, res.win_rope, res.win_right]
+        assert res.to_dict()["decision"] == res.decision()
+
+    @pytest.mark.parametrize("alpha", [0.05, 0.5])
+    @pytest.mark.parametrize("z", [Z_PROTOCOL, Z_PROTOCOL - 0.012])   # clear, and split between the regions
+    def test_decision_follows_the_shares_of_largest_regions(self, alpha, z):
+        res = bayesian_signed_rank(z, rope=0.005, draws=4000, random_seed=0)
+        wins = {"A": res.win_left, "rope": res.win_rope, "B": res.win_right}
+        best = max(wins, key=wins.get)
+        assert res.decision(alpha) == (best if wins[best] > 1 - alpha else "none")
+        assert f"decision at alpha = {alpha:g}: {res.decision(alpha)} (" in res.summary(alpha=alpha)
+
+
+class TestImpreciseSignedRankResultProtocol:
+    def result(self):
+        return imprecise_signed_rank(Z_PROTOCOL, draws=4000, random_seed=0)
+
+    def test_contract(self):
+        check_result(self.result())
+
+    def test_frame_numbers_are_the_fields(self):
+        res = self.result()
+        frame = res.to_frame()
+        assert frame["p_theta_above_half"].tolist() == [res.lower, res.upper]
+        assert frame["theta_mean"].tolist() == [res.lower_mean, res.upper_mean]
+
+    @pytest.mark.parametrize("alpha", [0.05, 0.4])
+    def test_decision_against_one_minus_alpha(self, alpha):
+        res = self.result()
+        want = "B" if res.lower > 1 - alpha else "A" if res.upper < 1 - alpha else "indeterminate"
+        assert res.decision(alpha) == want
+
+    def test_default_is_the_loss_ratios_threshold(self):
+        res = imprecise_signed_rank(Z_PROTOCOL, loss_ratio=1.0, draws=4000, random_seed=0)
+        assert res.alpha == 0.5 and res.decision() == res.decision(0.5) and res.decision() in res.summary()
+        with pytest.raises(ValueError, match="^alpha must"):
+            res.decision(-0.5)
+
+
+class TestWilcoxonAndSignTestResultProtocol:
+    @pytest.mark.parametrize("test", [wilcoxon_test, sign_test])
+    def test_contract_and_names(self, test):
+        res = test(Z_PROTOCOL)
+        check_result(res)
+        assert res.to_frame().loc[0, "pvalue"] == res.pvalue and res.to_dict()["statistic"] == res.statistic
+
+    @pytest.mark.parametrize("alpha", [0.01, 0.1])
+    @pytest.mark.parametrize("sign", [1, -1])
+    def test_decision_is_the_side_the_data_favour_when_rejected(self, alpha, sign):
+        z = sign * Z_PROTOCOL
+        for res in (wilcoxon_test(z), sign_test(z)):
+            assert res.decision(alpha) == (("B" if sign > 0 else "A") if res.pvalue < alpha else "none")
+
+    def test_rank_sums_are_t_plus_and_t_minus(self):
+        res = wilcoxon_test(Z_PROTOCOL)
+        ranks = stats.rankdata(np.abs(Z_PROTOCOL))
+        assert res.t_plus == ranks[Z_PROTOCOL > 0].sum() + ranks[Z_PROTOCOL == 0].sum() / 2
+        assert res.t_plus + res.t_minus == ranks.sum() and res.statistic == min(res.t_plus, res.t_minus)
+
+    def test_names_come_from_the_scores(self, raw_b_better):
+        scores, _ = raw_b_better
+        res = sign_test(scores, algorithms=("old", "new"))
+        assert res.names == ("old", "new") and res.decision(0.2) == "new" and "new vs old" in res.summary()

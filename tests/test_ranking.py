@@ -1,6 +1,7 @@
 """Bayesian Plackett-Luce ranking against oracles written here: brute-force products over rankings, the exact Beta
 posterior of two algorithms, numerical integration over the simplex, enumeration of rankings, simulation."""
 import itertools
+import json
 import math
 import warnings
 
@@ -13,7 +14,8 @@ from scipy import integrate, stats
 from pp_corr import load_scores
 from pp_corr.ranking import _break_ties, dataset_ranks, plackett_luce, plackett_luce_model
 from pp_corr.sampling import ConvergenceWarning
-from tests.conftest import INF, JOINT_X, UCI54, check_error
+from pp_corr.testing import check_result
+from tests.conftest import INF, JOINT_X, UCI54, check_error, result_from_weights
 
 
 def brute_log_probability(order, w):
@@ -171,7 +173,7 @@ def test_derived_quantities_match_enumeration_of_rankings(recovery):
     np.testing.assert_allclose(table.loc[names, "mode_rank"], stats.rankdata(-w, axis=1).mean(axis=0), rtol=1e-12)
     np.testing.assert_allclose(table.loc[names, "p_best"], np.bincount(w.argmax(axis=1), minlength=4) / len(w))
     lower, upper = np.quantile(w, [0.05, 0.95], axis=0)
-    interval = res.to_frame(0.9)
+    interval = res.to_frame(confidence_level=0.9)
     np.testing.assert_allclose(interval.loc[names, "w_lower"], lower)
     np.testing.assert_allclose(interval.loc[names, "w_upper"], upper)
     assert table.index.tolist() == list(before.index) == list(before.columns)
@@ -424,3 +426,29 @@ class TestRankingArguments:
             order_by_ranking([1, 2])
         with pytest.raises(TypeError, match="higher_is_better"):
             order_by_ranking(scores, higher_is_better="no")
+
+
+class TestPlackettLuceResultProtocol:
+    result = staticmethod(result_from_weights)
+
+    def test_contract(self):
+        check_result(self.result())
+
+    def test_frame_numbers_are_the_fields(self):
+        res = self.result()
+        frame = res.to_frame()
+        largest = res.weights == res.weights.max(axis=1, keepdims=True)
+        assert frame.loc[["A", "B", "C"], "p_best"].tolist() == pytest.approx(largest.mean(axis=0).tolist())
+        assert frame.loc[["A", "B", "C"], "p_first"].tolist() == pytest.approx(res.weights.mean(axis=0).tolist())
+        record = json.loads(json.dumps(res.to_dict()))
+        assert [r["algorithm"] for r in record["ranking"]] == frame.index.tolist()
+
+    @pytest.mark.parametrize("alpha", [0.05, 0.4])
+    def test_decision_is_the_largest_weight_above_the_level(self, alpha):
+        for concentration in ((8.0, 2.0, 1.0), (40.0, 2.0, 1.0)):
+            res = self.result(concentration)
+            p_best = res.to_frame()["p_best"]
+            want = str(p_best.idxmax()) if p_best.max() > 1 - alpha else "none"
+            assert res.decision(alpha) == want and f"decision at alpha = {alpha:g}: {want}" in res.summary(alpha=alpha)
+        assert self.result(converged=False).decision(0.4) == "none"
+        check_error(lambda: res.decision(alpha=0.0), ("alpha",))

@@ -15,6 +15,7 @@ from pp_corr.hierarchical.fit import exact_arguments
 from pp_corr.hierarchical.preparation import prepare_hierarchical
 from pp_corr.sequential.rules import decide, floor_regions, floor_success, posterior_regions, predictive_success
 from pp_corr.sequential.study import simulate_differences
+from pp_corr.testing import check_result
 from tests.conftest import check_error
 
 
@@ -37,7 +38,7 @@ def test_replay_is_the_posterior_of_the_runs_seen(seed, mu, max_runs, level, fut
     for r, row in hist.iterrows():
         oracle = pp_corr.correlated_ttest(x[:r].ravel(), rho=0.2, rope=0.01)
         assert (row.p_left, row.p_rope, row.p_right) == (oracle.p_left, oracle.p_rope, oracle.p_right)
-    last, decision, reason = hist.iloc[-1], res.decision.iloc[0], res.outcomes.reason.iloc[0]
+    last, decision, reason = hist.iloc[-1], res.outcomes.decision.iloc[0], res.outcomes.reason.iloc[0]
     probs = {"left": last.p_left, "rope": last.p_rope, "right": last.p_right}
     if decision == "none":
         assert max(probs.values()) < level
@@ -116,7 +117,7 @@ def test_futility_says_add_data_sets():
     """Folds centred on the rope's edge with rho = 0.3: the floor keeps every region near 1/2, whatever the runs."""
     x = 0.01 + 0.001 * np.random.default_rng(0).standard_normal((10, 10))
     res = pp_corr.sequential_test(x, rope=0.01, rho=0.3, random_seed=0)
-    assert res.decision.iloc[0] == "none" and res.runs_used.iloc[0] == 2
+    assert res.decision() == ("none",) and res.runs_used.iloc[0] == 2
     assert "add data sets, not runs" in res.outcomes.reason.iloc[0]
     hist = res.to_frame()
     assert hist.p_floor.iloc[-1] < 0.05 and hist.floor.iloc[-1] < 0.95
@@ -128,7 +129,7 @@ def test_over_datasets_replays_the_tests_in_order():
     res = pp_corr.sequential_test(x, over="datasets", order=order, rope=0.005, min_datasets=4, random_seed=9,
                                   draws=2000, algorithms=("knn", "tree"))
     hist = res.to_frame()
-    assert res.stopped_at == hist.index[-1] >= 4 and res.decision == "right"
+    assert res.stopped_at == hist.index[-1] >= 4 and res.decision() == "tree"
     for k, row in hist.iterrows():
         z = x[order[:k]].reshape(k, -1).mean(axis=1)
         wins = pp_corr.bayesian_signed_rank(z, rope=0.005, draws=2000, random_seed=task_seed(9, k)).wins
@@ -162,7 +163,7 @@ def test_over_datasets_with_the_hierarchical_model(capsys):
         drawn = np.array([new.win_left, new.win_rope, new.win_right])
         assert np.all(np.abs(drawn - row[["p_left", "p_rope", "p_right"]].to_numpy(float))
                       <= 4 * np.sqrt(0.25 / 4000) + post.max_error)
-    assert res.decision == "right" and "hierarchical model" in res.summary()
+    assert res.decision() == "B" and "hierarchical model" in res.summary()
     assert "sequential hierarchical test: 5 of 7 data sets" in capsys.readouterr().err
 
 
@@ -269,7 +270,7 @@ def test_sequential_cv_stops_by_itself_and_its_scores_reproduce_the_decision():
     last = res.result.to_frame().iloc[-1]
     np.testing.assert_allclose([post.p_left[0], post.p_rope[0], post.p_right[0]],
                                [last.p_left, last.p_rope, last.p_right], rtol=1e-12)
-    assert res.result.decision.iloc[0] == decide((post.p_left[0], post.p_rope[0], post.p_right[0]), 0.95)
+    assert res.result.outcomes.decision.iloc[0] == decide((post.p_left[0], post.p_rope[0], post.p_right[0]), 0.95)
     assert "nb" in repr(res) and "tree" in repr(res)
 
 
@@ -327,3 +328,32 @@ class TestSequentialArguments:
         """The sequential comparison's entry points refuse degenerate input by name (its SequentialResult is what
         sequential_test returns: tests/test_sequential.py checks it)."""
         check_error(call, names)
+
+
+class TestSequentialResultProtocol:
+    X = 0.02 + 0.01 * np.random.default_rng(3).standard_normal((3, 4, 5))   # 3 data sets x 4 runs x 5 folds
+
+    def result(self, **options):
+        return pp_corr.sequential_test(self.X, rope=0.005, rho=0.2, random_seed=0, algorithms=("old", "new"),
+                                       **options)
+
+    def test_contract_at_its_own_level(self):
+        res = self.result()
+        check_result(res, alphas=(res.alpha,))
+
+    def test_decisions_are_the_outcomes_in_names(self):
+        res = self.result()
+        words = {"left": "old", "right": "new", "rope": "rope", "none": "none"}
+        assert res.decision() == tuple(words[d] for d in res.outcomes.decision)
+        assert res.full_decision == tuple(words[d] for d in res.outcomes.full_decision)
+        assert res.to_dict()["decision"] == list(res.decision())
+        assert res.to_frame().equals(res.history)
+
+    @pytest.mark.parametrize("level", [0.9, 0.99])
+    def test_only_the_replays_level_is_taken(self, level):
+        res = self.result(level=level)
+        assert res.decision(1 - level) == res.decision()
+        with pytest.raises(ValueError, match=r"^alpha=0\.2: .* replay at level=0\.8"):
+            res.decision(0.2)
+        with pytest.raises(ValueError, match="^alpha must"):
+            res.decision(1.0)

@@ -19,6 +19,7 @@ import pp_corr
 from pp_corr import (DegenerateWarning, NormalGamma, bayesian_sign_test, bayesian_signed_rank, compare_all_pairs,
                      corrected_ttest, correlated_ttest, example_path, imprecise_signed_rank, intraclass_logp,
                      load_scores, mean_differences, paired_ttest, poisson_test, sign_test, wilcoxon_test)
+from pp_corr.testing import check_result as check_protocol
 from tests.conftest import (BASE_MATRIX, ERRORS, INF, NAN, RHO_KEYS, PROPERTY_SETTINGS, TINY, WIDE, assert_close,
                             assert_probability, assert_sums_to_one, bad_corr, campaign, check_error, grid, matrices,
                             names_any, quiet, rope_bounds, scores_frame, t_oracle)
@@ -77,8 +78,8 @@ class TestToDict:
         assert (d["a"], d["b"], d["rope"], d["rho"], d["prior"], d["left_out"]) == ("svm", "knn", (-ROPE, ROPE), RHO,
                                                                                   "matching", [])
         assert len(d["results"]) == len(X)
-        for got, want in zip(d["results"], expected_records(X, ROPE)):
-            assert list(got) == list(want)
+        for got, want, decision in zip(d["results"], expected_records(X, ROPE), result.decision()):
+            assert list(got) == [*want, "decision"] and got["decision"] == decision
             assert got["dataset"] == want["dataset"] and got["degenerate"] is False
             for key in list(want)[1:-1]:
                 assert got[key] == pytest.approx(want[key], rel=1e-9, abs=1e-14), key
@@ -102,7 +103,7 @@ class TestToXarray:
 
 class TestToFrame:
     def test_to_frame_labels_the_interval_with_its_level(self, result):
-        frame = result.to_frame(0.975)
+        frame = result.to_frame(confidence_level=0.975)
         lo, hi = posterior(X).interval(0.975)
         assert list(frame.columns[1:3]) == ["97.5% lo", "97.5% hi"]
         np.testing.assert_allclose(frame["97.5% lo"], lo, rtol=1e-9)
@@ -750,7 +751,8 @@ class TestTTestsOnGeneratedProblems:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", DegenerateWarning)
             res = correlated_ttest(x, y, **options)
-            for fn in (res.interval, res.to_frame, paired_ttest(x, y).confidence_interval):
+            for fn in (res.interval, lambda level: res.to_frame(confidence_level=level),
+                       paired_ttest(x, y).confidence_interval):
                 with pytest.raises((ValueError, TypeError), match="^confidence_level must"):
                     fn(level)
             with pytest.raises((ValueError, TypeError), match="^alpha must"):
@@ -789,3 +791,32 @@ class TestCorrelatedTtestProperties:
         one, other = correlated_ttest(x, rho=rho, rope=0.01), correlated_ttest(x[perm], rho=rho, rope=0.01)
         np.testing.assert_allclose([one.p_left, one.p_rope, one.p_right],
                                    [other.p_left, other.p_rope, other.p_right], atol=1e-12)
+
+
+class TestCorrelatedTTestResultProtocol:
+    """The Result methods: numbers from the fields, one decision per data set from its three probabilities."""
+
+    result = staticmethod(lambda: correlated_ttest(X, rho=RHO, rope=ROPE, names=("svm", "knn")))
+
+    def test_contract(self):
+        check_protocol(self.result())
+
+    def test_frame_numbers_are_the_fields(self):
+        res = self.result()
+        frame = res.to_frame()
+        np.testing.assert_array_equal(frame["mean"], res.mean)
+        for column, field in (("P(svm better)", res.p_left), ("P(rope)", res.p_rope), ("P(knn better)", res.p_right)):
+            np.testing.assert_array_equal(frame[column], field)
+
+    @pytest.mark.parametrize("alpha", [0.05, 0.3])
+    def test_decisions_follow_the_probabilities(self, alpha):
+        res = self.result()
+        want = tuple("knn" if r > 1 - alpha else "svm" if lo > 1 - alpha else "rope" if mid > 1 - alpha else "none"
+                     for lo, mid, r in zip(res.p_left, res.p_rope, res.p_right))
+        assert res.decision(alpha) == want
+        assert [row["decision"] for row in res.to_dict()["results"]] == list(res.decision())
+        lines = res.summary(alpha=alpha).splitlines()[3:]
+        assert [line.split()[-1] for line in lines] == list(want)
+
+    def test_a_bad_alpha_is_refused_by_name(self):
+        check_error(lambda: self.result().decision(1.5), ("alpha",))

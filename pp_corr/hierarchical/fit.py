@@ -10,7 +10,6 @@ that fails them says ``converged = False`` and gives no verdict.
 """
 from __future__ import annotations
 
-import math
 import sys
 import textwrap
 import warnings
@@ -31,6 +30,7 @@ from ..pairwise.intraclass import check_no_runs
 from ..pairwise.poisson_binomial import PoissonBinomial
 from ..pairwise.rank_tests import RegionProbabilities
 from ..pairwise.ttest import DegenerateWarning, correlated_ttest
+from ..results import Result, python_values
 from ..sampling import ConvergenceWarning, RefittableModel, diagnose, kept
 from .exact import check_method, exact_draws
 from .model import (add_dataset_log_likelihood, add_log_prior, build_hierarchical_model, check_hierarchical_form,
@@ -48,8 +48,9 @@ _COMPILED = {}
 
 
 @dataclass(frozen=True, repr=False)
-class HierarchicalResult:
-    """Posterior of the hierarchical model, in the original units of the scores.
+class HierarchicalResult(Result):
+    """Posterior of the hierarchical model, in the original units of the scores. Its :meth:`decision` is a new data
+    set's (:meth:`new_dataset`): the region largest in more than 1 - alpha of the draws, ``"none"`` unconverged.
 
     ``convergence_problems`` holds what :func:`diagnose` found in the last fit (empty: converged), and
     ``attempts`` the settings of each fit (see :func:`hierarchical_test`). An unconverged result keeps its
@@ -147,7 +148,7 @@ class HierarchicalResult:
                                   "P(x) = P(x better)", 110)
         return explained + "\n" + table.to_string(float_format=lambda v: f"{v:.4f}")
 
-    def to_frame(self, confidence_level=0.95, rope=None) -> pd.DataFrame:
+    def to_frame(self, *, confidence_level=0.95, rope=None) -> pd.DataFrame:
         """One row per data set, columns ``a, b, dataset`` and the hierarchical (``hier_*``: mean, interval,
         ``p_left`` = P(A better), ``p_rope``, ``p_right`` = P(B better)) and independent (``indep_*``) estimates;
         the names do not depend on the algorithms', so frames of several pairs stack.
@@ -167,10 +168,10 @@ class HierarchicalResult:
         table.insert(0, "a", self.names[0])
         return table
 
-    def to_dict(self, confidence_level=0.95, rope=None) -> dict:
+    def to_dict(self, *, confidence_level=0.95, rope=None) -> dict:
         """Plain Python values (NaN as None): the algorithms, rope, delta0 (mean, interval, P(delta0 > 0)), a new
         data set's probabilities (``p_*`` posterior means, ``win_*`` shares of draws where the region is
-        largest), the convergence problems and one record per data set as in :meth:`to_frame`.
+        largest) and decision at 0.05, the convergence problems and one record per data set as in :meth:`to_frame`.
 
         >>> import numpy as np
         >>> x = np.random.default_rng(0).normal(0.02, 0.02, (3, 10))
@@ -183,7 +184,8 @@ class HierarchicalResult:
         tail = (1 - confidence_level) / 2
         lower, upper = np.quantile(self.delta0, [tail, 1 - tail])
         new = self.new_dataset(rope)
-        records = self.to_frame(confidence_level, rope).drop(columns=["a", "b", "converged"]).to_dict(orient="records")
+        records = self.to_frame(confidence_level=confidence_level, rope=rope).drop(
+            columns=["a", "b", "converged"]).to_dict(orient="records")
         result = {"test": "hierarchical", "a": self.names[0], "b": self.names[1], "rope": list(self._rope(rope)),
                   "left_out": list(self.left_out),
                   "n_datasets": len(self.data.datasets), "confidence_level": confidence_level,
@@ -191,7 +193,8 @@ class HierarchicalResult:
                   "p_delta0_positive": self.p_delta0_positive,
                   **{f"{kind}_{region}": getattr(new, f"{kind}_{region}")
                      for kind in ("p", "win") for region in ("left", "rope", "right")},
-                  "converged": self.converged, "convergence_problems": list(self.convergence_problems),
+                  "decision": self._decide(self.alpha, rope), "converged": self.converged,
+                  "convergence_problems": list(self.convergence_problems),
                   "attempts": [dict(a) for a in self.attempts], "datasets": records}
         return python_values(result)
 
@@ -258,10 +261,13 @@ class HierarchicalResult:
                                            coords={"dataset": self.data.datasets})
         return tree
 
-    def summary(self, allow_unconverged=False) -> str:
-        """The verdict in words (the ``repr``): delta0 and a new data set's probabilities. An unconverged
-        result gives its diagnostics instead, or with ``allow_unconverged=True`` the numbers under a
-        NOT CONVERGED line.
+    def _decide(self, alpha, rope=None) -> str:
+        return self.new_dataset(rope).decision(alpha) if self.converged else "none"
+
+    def summary(self, *, allow_unconverged=False, alpha=None) -> str:
+        """The verdict in words (the ``repr``): delta0, a new data set's probabilities and the decision at
+        ``alpha`` (default 0.05). An unconverged result gives its diagnostics instead, or with
+        ``allow_unconverged=True`` the numbers under a NOT CONVERGED line.
 
         >>> import numpy as np
         >>> x = np.random.default_rng(0).normal(0.02, 0.02, (3, 10))
@@ -287,24 +293,13 @@ class HierarchicalResult:
                   f"  P({b} better) = {new.p_right:.3f}",
                   f"  a new data set, P(region largest): {a} {new.win_left:.3f}  rope {new.win_rope:.3f}  "
                   f"{b} {new.win_right:.3f}  (ties shared)"]
+        alpha = self._alpha(alpha)
+        lines.append(f"  decision at alpha = {alpha:g}: {new.decision(alpha)} (the region largest in more than "
+                     f"{100 * (1 - alpha):g}% of a new data set's draws)")
         return "\n".join(lines)
 
     def __repr__(self):
         return self.summary()
-
-
-def python_values(value):
-    """``value`` with numpy scalars and arrays as Python values and NaN as None, recursively (JSON-ready). Unlike
-    :func:`pp_corr.reporting.output.plain`, infinities stay as they are."""
-    if isinstance(value, dict):
-        return {str(k): python_values(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple, np.ndarray)):
-        return [python_values(v) for v in value]
-    if isinstance(value, np.generic):
-        value = value.item()
-    if isinstance(value, float) and math.isnan(value):
-        return None
-    return value
 
 
 def check_convergence(idata, var_names=CHECKED, *, max_rhat=1.01, min_ess=400) -> list[str]:

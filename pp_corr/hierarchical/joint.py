@@ -83,7 +83,8 @@ from scipy import stats
 from .._args import as_generator, as_rope, check_probability_level, check_real
 from ..sampling import RefittableModel
 from .covariance import covariance_values, pivot_order, regression_covariance, regression_values
-from .fit import CHECKED, check_fit_settings, fit_with_policy, python_values, unconverged_lines
+from ..results import Result, python_values
+from .fit import CHECKED, check_fit_settings, fit_with_policy, unconverged_lines
 from .fit import DEFAULT as PAIRWISE_DEFAULT, ROBUST as PAIRWISE_ROBUST
 from .joint_data import JointData, prepare_joint
 from .model import centred_uniform
@@ -455,8 +456,10 @@ def _draw_delta(idata, data: JointData, random_seed):
 
 
 @dataclass(frozen=True, repr=False)
-class JointResult:
-    """Posterior of the joint model of k algorithms, in the units of the scores.
+class JointResult(Result):
+    """Posterior of the joint model of k algorithms, in the units of the scores. Its :meth:`decision` names the
+    algorithm that is the best in the population (largest delta0) with probability above 1 - alpha, else
+    ``"none"`` (also when the fit did not converge); :meth:`to_frame` is :meth:`pairs`.
 
     Differences read "b - a" with a before b in :attr:`algorithms`' order, as in the pairwise tests:
     ``p_left`` = P(a better), ``p_right`` = P(b better). ``convergence_problems`` and ``attempts`` are as in
@@ -552,22 +555,34 @@ class JointResult:
                 "p_rope": ((diff >= lo) & (diff <= hi)).mean(axis=0), "p_right": (diff > hi).mean(axis=0)}))
         return pd.concat(frames, ignore_index=True)
 
-    def to_dict(self, confidence_level=0.95) -> dict:
-        """Plain Python values (JSON-ready): settings, the absent cells integrated out, ranking, pairs,
-        convergence."""
+    def to_frame(self, *, confidence_level=0.95) -> pd.DataFrame:
+        """:meth:`pairs`: one row per pair of algorithms."""
+        return self.pairs(confidence_level)
+
+    def _decide(self, alpha) -> str:
+        return self._verdict(alpha) if self.converged else "none"
+
+    def _verdict(self, alpha) -> str:
+        """The algorithm best in the population with probability above 1 - alpha (converged or not), or "none"."""
+        best = _best_share(self._levels())
+        return self.algorithms[int(np.argmax(best))] if best.max() > 1 - alpha else "none"
+
+    def to_dict(self, *, confidence_level=0.95) -> dict:
+        """Plain Python values (JSON-ready): settings, the absent cells integrated out, the decision at 0.05,
+        ranking, pairs, convergence."""
         return python_values({"test": "joint hierarchical", "algorithms": list(self.algorithms),
                               "rope": list(self.rope), "n_datasets": len(self.data.datasets),
                               "absent": {d: list(a) for d, a in self.data.absent},
-                              "confidence_level": confidence_level,
+                              "confidence_level": confidence_level, "decision": self.decision(),
                               "converged": self.converged, "convergence_problems": list(self.convergence_problems),
                               "attempts": [dict(a) for a in self.attempts],
                               "ranking": self.ranking().reset_index().to_dict(orient="records"),
                               "pairs": self.pairs(confidence_level).to_dict(orient="records")})
 
-    def summary(self, allow_unconverged=False) -> str:
-        """The verdict in words: the ranking and every pair's new-data-set probabilities; an unconverged
-        result gives its diagnostics instead (or, with ``allow_unconverged``, the numbers under NOT
-        CONVERGED)."""
+    def summary(self, *, allow_unconverged=False, alpha=None) -> str:
+        """The verdict in words: the ranking, every pair's new-data-set probabilities and the decision at
+        ``alpha`` (default 0.05); an unconverged result gives its diagnostics instead (or, with
+        ``allow_unconverged``, the numbers under NOT CONVERGED)."""
         lines = [f"Joint hierarchical model, {len(self.algorithms)} algorithms on {len(self.data.datasets)} data sets, "
                  f"rope {self.rope}"]
         if self.data.absent:
@@ -583,6 +598,9 @@ class JointResult:
         table = self.pairs()[["a", "b", "p_delta0_positive", "p_left", "p_rope", "p_right"]]
         table.columns = ["a", "b", "P(delta0 b-a > 0)", "new: P(a better)", "new: P(rope)", "new: P(b better)"]
         lines.append(table.to_string(index=False, float_format=lambda v: f"{v:.3f}"))
+        alpha = self._alpha(alpha)
+        lines.append(f"decision at alpha = {alpha:g}: {self._verdict(alpha)} (the best in the population with "
+                     f"probability above {1 - alpha:g}, else none)")
         return "\n".join(lines)
 
     def __repr__(self):
@@ -615,8 +633,8 @@ def joint_test(x, *, rope=0.01, algorithms=None, reference=None, rho=None, n_tes
     >>> scores = rng.normal([0.80, 0.81, 0.85], 0.02, (12, 10, 3)) + rng.normal(0, 0.02, (12, 1, 3))
     >>> res = joint_test(scores, folds=10, algorithms=["a", "b", "c"], random_seed=1, draws=500, tune=500,
     ...                  chains=2, retry=False)
-    >>> res.converged, res.ranking().index[0]
-    (True, 'c')
+    >>> res.converged, res.ranking().index[0], len(res.to_frame())
+    (True, 'c', 3)
     """
     chains, given = check_fit_settings(_check_form, form=form, draws=draws, tune=tune,
                                        target_accept=target_accept, chains=chains, sampler=sampler,

@@ -84,11 +84,11 @@ def run_command(args):
     models = _models(args, have)
     result = compare_items(items, models, rope=args.rope, runs=args.runs, draws=args.draws,
                            random_seed=args.seed)
-    print(result.summary(args.level))
+    print(result.summary(confidence_level=args.level))
     if args.hierarchical:
         _hierarchical(items, models, args)
     if output:
-        write_result(output, result.to_dict, lambda: result.to_frame(args.level).reset_index())
+        write_result(output, result.to_dict, lambda: result.to_frame(confidence_level=args.level).reset_index())
 
 
 def _metric(given):

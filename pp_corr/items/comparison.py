@@ -36,6 +36,7 @@ from scipy import stats
 from .._args import (AssumptionWarning, as_generator, as_rope, check_choice, check_count, check_probability_level,
                      check_real)
 from ..data.scores import MissingScoresWarning
+from ..results import Result, python_values, region_decision
 from .loading import benchmark_names, load_items
 from .variance import run_shift_draws, two_way
 
@@ -45,8 +46,9 @@ _BLOCK = 4_000_000  # Dirichlet weights drawn at a time (32 MB)
 
 
 @dataclass(frozen=True, repr=False)
-class ItemComparison:
-    """The posterior of the mean difference B - A over items, one row per benchmark.
+class ItemComparison(Result):
+    """The posterior of the mean difference B - A over items, one row per benchmark; :meth:`decision` names, per
+    benchmark, the region whose probability exceeds 1 - alpha (a tuple with several benchmarks).
 
     ``samples`` (benchmarks, draws) are its draws; ``p_left`` = P(A better) = P(delta < rope lo),
     ``p_rope``, ``p_right`` = P(B better) = P(delta > rope hi) come from them (without a rope lo = hi = 0, and
@@ -164,7 +166,7 @@ class ItemComparison:
         """
         return dataclasses.replace(self, rope=as_rope(rope))
 
-    def to_frame(self, confidence_level=0.95) -> pd.DataFrame:
+    def to_frame(self, *, confidence_level=0.95) -> pd.DataFrame:
         """One row per benchmark: items, runs, mean, interval, the three probabilities and the run shifts' share
         of the posterior variance.
 
@@ -185,33 +187,41 @@ class ItemComparison:
         return frame
 
     def to_dict(self) -> dict:
-        """Plain Python values: names, rope, run kind and one record per benchmark.
+        """Plain Python values (NaN as None): names, rope, run kind and one record per benchmark, with its
+        decision at 0.05.
 
         >>> compare_items({"A": [1, 0, 1], "B": [1, 1, 1]}, rope=0.1, random_seed=0).to_dict()["rope"]
-        (-0.1, 0.1)
+        [-0.1, 0.1]
         """
-        return {"a": self.names[0], "b": self.names[1], "rope": self.rope, "runs": self.run_kind,
-                "score_kind": self.score_kind, "left_out": dict(zip(self.benchmarks, self.left_out.tolist())),
-                "left_out_benchmarks": list(self.left_out_benchmarks),
-                "results": self.to_frame().reset_index().to_dict(orient="records")}
+        frame = self.to_frame().assign(decision=np.atleast_1d(self.decision()))
+        return python_values({"a": self.names[0], "b": self.names[1], "rope": self.rope, "runs": self.run_kind,
+                              "score_kind": self.score_kind,
+                              "left_out": dict(zip(self.benchmarks, self.left_out.tolist())),
+                              "left_out_benchmarks": list(self.left_out_benchmarks),
+                              "results": frame.reset_index().to_dict(orient="records")})
 
-    def summary(self, confidence_level=0.95) -> str:
-        """The table ``pp-corr items`` prints: differences to 4 decimals, probabilities to 3.
+    def _decide(self, alpha):
+        return region_decision(self.names, self.p_left, self.p_rope, self.p_right, alpha)
+
+    def summary(self, *, confidence_level=0.95, alpha=None) -> str:
+        """The table ``pp-corr items`` prints: differences to 4 decimals, probabilities to 3, the decision at
+        ``alpha`` (default 0.05).
 
         >>> print(compare_items({"A": [1, 0, 1, 1, 0, 1], "B": [1, 1, 1, 1, 0, 1]}, random_seed=0).summary())
         B - A (positive: B better), rope None, runs resample answers, binary scores
-                   items runs A/B mean diff        95% interval P(A better) P(rope) P(B better) run share
-        benchmark                                                                                        
-        benchmark      6      1/1   +0.1429  [-0.1672, +0.5086]       0.141   0.000       0.859      0.00
+                   items runs A/B mean diff        95% interval P(A better) P(rope) P(B better) run share decision
+        benchmark                                                                                                 
+        benchmark      6      1/1   +0.1429  [-0.1672, +0.5086]       0.141   0.000       0.859      0.00     none
         """
-        frame = self.to_frame(confidence_level)
+        frame = self.to_frame(confidence_level=confidence_level)
         lo, hi = frame.columns[3], frame.columns[4]
         a, b = self.names
         table = frame.iloc[:, :2].assign(**{
             "mean diff": frame["mean"].map("{:+.4f}".format),
             f"{lo[:-3]} interval": [f"[{x:+.4f}, {y:+.4f}]" for x, y in zip(frame[lo], frame[hi])],
             **{c: frame[c].map("{:.3f}".format) for c in frame.columns[5:8]},
-            "run share": frame["run share"].map("{:.2f}".format)})
+            "run share": frame["run share"].map("{:.2f}".format),
+            "decision": np.atleast_1d(self.decision(alpha))})
         runs = {"samples": "runs resample answers", "seeds": "runs are training seeds"}[self.run_kind]
         head = f"{b} - {a} (positive: {b} better), rope {self.rope}, {runs}, {self.score_kind} scores"
         if self.left_out.any():

@@ -4,15 +4,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 from scipy import stats
 
 from .._args import b_minus_a, check_alternative, check_finite_array, check_probability_level
+from ..results import Result, pvalue_decision, python_values
 from .intraclass import SufficientStats, rho_for
 
 
 @dataclass(frozen=True)
-class TTestResult:
-    """``statistic``, ``pvalue`` and ``df`` as scipy reports them, plus the estimate and its standard error.
+class TTestResult(Result):
+    """``statistic``, ``pvalue`` and ``df`` as scipy reports them, plus the estimate and its standard error (one
+    value, or an array with one per data set). Its :meth:`decision` names B when the test rejects at ``alpha``
+    with a positive mean difference B - A, A with a negative one.
 
     >>> res = corrected_ttest([0.02, 0.01, 0.03, 0.00], folds=4, alternative="greater")
     >>> round(float(res.pvalue), 4)
@@ -25,6 +29,7 @@ class TTestResult:
     estimate: np.ndarray
     standard_error: np.ndarray
     alternative: str
+    names: tuple[str, str] = ("A", "B")
 
     def confidence_interval(self, confidence_level=0.95):
         """Confidence interval for the mean difference, matching ``alternative`` (one-sided bounds are inf).
@@ -41,6 +46,46 @@ class TTestResult:
         if self.alternative == "greater":
             return self.estimate - q, np.full_like(self.estimate, np.inf)
         return np.full_like(self.estimate, -np.inf), self.estimate + q
+
+    def to_frame(self, *, confidence_level=0.95) -> pd.DataFrame:
+        """One row per data set: the estimate, its standard error, the interval, statistic, df and p-value.
+
+        >>> paired_ttest([[0.02, 0.01, 0.03], [0.0, -0.01, 0.01]]).to_frame().columns.tolist()[:4]
+        ['estimate', 'standard_error', 'lower', 'upper']
+        """
+        lower, upper = self.confidence_interval(confidence_level)
+        return pd.DataFrame({name: np.atleast_1d(value) for name, value in (
+            ("estimate", self.estimate), ("standard_error", self.standard_error), ("lower", lower),
+            ("upper", upper), ("statistic", self.statistic), ("df", self.df), ("pvalue", self.pvalue),
+            ("decision", self.decision()))}).assign(alternative=self.alternative)
+
+    def to_dict(self) -> dict:
+        """Plain Python values: the alternative and the :meth:`to_frame` records (NaN as None).
+
+        >>> paired_ttest([0.02, 0.01, 0.03, 0.00]).to_dict()["alternative"]
+        'two-sided'
+        """
+        records = self.to_frame().drop(columns="alternative").to_dict(orient="records")
+        return python_values({"alternative": self.alternative, "results": records})
+
+    def summary(self, *, confidence_level=0.95) -> str:
+        """In words: the mean difference B - A, its interval, t, df, the p-value and the decision at 0.05.
+
+        >>> print(paired_ttest([0.02, 0.01, 0.03, 0.00]).summary())
+        t-test of B - A (two-sided): mean +0.015, 95% interval [-0.00554, +0.0355], t = 2.324 (df 3), p = 0.1027;
+          decision at alpha = 0.05: none
+        """
+        level = f"{100 * confidence_level:g}%"
+        a, b = self.names
+        lines = []
+        for row in self.to_frame(confidence_level=confidence_level).itertuples():
+            lines.append(f"t-test of {b} - {a} ({self.alternative}): mean {row.estimate:+.3g}, {level} interval "
+                         f"[{row.lower:+.3g}, {row.upper:+.3g}], t = {row.statistic:.4g} (df {row.df:g}), "
+                         f"p = {row.pvalue:.4g};\n  decision at alpha = {self.alpha:g}: {row.decision}")
+        return "\n".join(lines)
+
+    def _decide(self, alpha):
+        return pvalue_decision(self.names, self.pvalue, self.estimate, alpha)
 
 
 def t_from_stats(stats_: SufficientStats, alternative="two-sided") -> TTestResult:

@@ -17,6 +17,7 @@ import pandas as pd
 import xarray as xr
 
 from .._args import as_generator, as_rope, check_count, check_probability_level
+from ..results import Result
 from .incomplete import common_datasets
 from .poisson_test import poisson_test
 from .rank_tests import bayesian_sign_test, bayesian_signed_rank, wilcoxon_test
@@ -52,20 +53,51 @@ def _poisson(scores, pair, *, rope, alpha, prior, draws, rng):
 
 
 @dataclass(frozen=True)
-class OneSided:
-    """The two one-sided p-values of a pair (a, b): ``b`` (b better, "greater") and ``a`` (a better, "less")."""
+class OneSided(Result):
+    """The two one-sided p-values of a pair (a, b): ``b`` (b better, "greater") and ``a`` (a better, "less"), the
+    all-pairs table's Wilcoxon test.
+
+    >>> res = OneSided(("A", "B"), 0.01, 0.99)
+    >>> res.decision(), res.to_dict()
+    ('B', {'a': 'A', 'b': 'B', 'pvalue_b_better': 0.01, 'pvalue_a_better': 0.99, 'decision': 'B'})
+    >>> print(res)
+    one-sided p-values: B better 0.01, A better 0.99; decision at alpha = 0.05: B
+    """
 
     names: tuple[str, str]
     b: float
     a: float
 
-    def decision(self, alpha) -> str:
-        """The better algorithm at ``alpha`` (b's p-value first), else ``"none"``.
-
-        >>> OneSided(("A", "B"), 0.01, 0.99).decision(0.05), OneSided(("A", "B"), 0.2, 0.8).decision(0.05)
-        ('B', 'none')
-        """
+    def _decide(self, alpha) -> str:
+        """The better algorithm at ``alpha`` (b's p-value first), else ``"none"``."""
         return self.names[1] if self.b < alpha else self.names[0] if self.a < alpha else "none"
+
+    def to_dict(self) -> dict:
+        """The pair, the two p-values and the decision at 0.05, as plain values.
+
+        >>> OneSided(("A", "B"), 0.5, 0.5).to_dict()["decision"]
+        'none'
+        """
+        return {"a": self.names[0], "b": self.names[1], "pvalue_b_better": float(self.b),
+                "pvalue_a_better": float(self.a), "decision": self.decision()}
+
+    def to_frame(self) -> pd.DataFrame:
+        """:meth:`to_dict` as one row.
+
+        >>> OneSided(("A", "B"), 0.5, 0.5).to_frame().shape
+        (1, 5)
+        """
+        return pd.DataFrame([self.to_dict()])
+
+    def summary(self) -> str:
+        """The two p-values and the decision at 0.05, in words.
+
+        >>> OneSided(("A", "B"), 0.5, 0.5).summary().endswith("none")
+        True
+        """
+        a, b = self.names
+        return (f"one-sided p-values: {b} better {self.b:.4g}, {a} better {self.a:.4g}; decision at alpha = "
+                f"{self.alpha:g}: {self.decision()}")
 
 
 def _wilcoxon(scores, pair, *, rope, alpha, prior, draws, rng):
@@ -92,7 +124,7 @@ def _at_alpha(result, alpha) -> str:
 
 TESTS = {  # name -> PairTest, in the order of the table's variables, the printed matrices and the figures
     "poisson": PairTest(_poisson, lambda result: {"p_b_majority": (result.p_b_majority, result.p_a_majority)},
-                        lambda result, alpha: result.decision, "p_b_majority", "on a majority of data sets", False),
+                        _at_alpha, "p_b_majority", "on a majority of data sets", False),
     "wilcoxon": PairTest(_wilcoxon, lambda result: {"wilcoxon_pvalue": (result.b, result.a)}, _at_alpha,
                          "wilcoxon_pvalue", None, False),
     "signed_rank": PairTest(_signed_rank, _regions("signed_rank_right"), _at_alpha, "signed_rank_right",

@@ -4,9 +4,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 import xarray as xr
 
 from .._args import check_probability_level, warn_percent_scale
+from ..results import Result
 from .frequentist import as_differences
 from .incomplete import left_out_line
 from .poisson_binomial import PoissonBinomial
@@ -14,12 +16,13 @@ from .ttest import CorrelatedTTestResult, correlated_ttest
 
 
 @dataclass(frozen=True, repr=False)
-class PoissonTestResult:
+class PoissonTestResult(Result):
     """X = number of data sets on which B is better, Poisson-binomial in the per-data-set P(B better);
     Y, the same for A with P(A better). Without a rope Y = q - X.
 
-    ``p_b_majority`` = P(X > q/2), ``p_a_majority`` = P(Y > q/2); ``decision`` names the algorithm
-    declared better at ``alpha`` (P(majority) > 1 - alpha) or is ``"none"``. On a single data set
+    ``p_b_majority`` = P(X > q/2), ``p_a_majority`` = P(Y > q/2); :meth:`decision` names the algorithm
+    declared better at ``alpha`` (P(majority) > 1 - alpha; by default the ``alpha`` of :func:`poisson_test`) or is
+    ``"none"``. On a single data set
     (``n_datasets`` = 1) the majority is that data set: the test is its correlated t-test, and says so.
     ``left_out`` names the data sets of a scores Dataset where A and B do not both have scores: they are not
     counted (q is the number of the others).
@@ -45,12 +48,11 @@ class PoissonTestResult:
         """q, the number of data sets counted."""
         return self.distribution.n_trials
 
-    @property
-    def decision(self) -> str:
+    def _decide(self, alpha) -> str:
         a, b = self.names
-        if self.p_b_majority > 1 - self.alpha:
+        if self.p_b_majority > 1 - alpha:
             return b
-        if self.p_a_majority > 1 - self.alpha:
+        if self.p_a_majority > 1 - alpha:
             return a
         return "none"
 
@@ -62,18 +64,53 @@ class PoissonTestResult:
              "p_right": ("dataset", self.per_dataset.p_right), "p_left": ("dataset", self.per_dataset.p_left)},
             coords={"count": np.arange(q + 1), "dataset": list(self.per_dataset.datasets)},
             attrs={"a": self.names[0], "b": self.names[1], "p_b_majority": self.p_b_majority,
-                   "p_a_majority": self.p_a_majority, "alpha": self.alpha, "decision": self.decision,
+                   "p_a_majority": self.p_a_majority, "alpha": self.alpha, "decision": self.decision(),
                    "left_out": ", ".join(self.left_out)})
 
-    def to_dict(self) -> dict:
-        return {"a": self.names[0], "b": self.names[1], "n_datasets": self.distribution.n_trials,
-                "left_out": list(self.left_out),
-                "p_b_majority": self.p_b_majority, "p_a_majority": self.p_a_majority, "alpha": self.alpha,
-                "decision": self.decision, "pmf_b": self.distribution.pmf().tolist(),
-                "pmf_a": self.distribution_a.pmf().tolist(),
-                "p_right": dict(zip(self.per_dataset.datasets, self.per_dataset.p_right.tolist()))}
+    def to_frame(self) -> pd.DataFrame:
+        """One row per data set, with column names that do not depend on the algorithms': ``a, b, dataset, mean,
+        lower, upper, p_left, p_rope, p_right, pvalue, degenerate`` (the correlated t-test, 95% interval,
+        two-sided p-value), then the pair's ``p_b_majority, p_a_majority, decision`` (what ``pp-corr compare
+        --output FILE.csv`` writes).
 
-    def __repr__(self):
+        >>> from pp_corr import load_scores, example_path
+        >>> res = poisson_test(load_scores(example_path()), algorithms=("tree", "knn"), rope=0.01)
+        >>> list(res.to_frame().columns[:4]), len(res.to_frame())
+        (['a', 'b', 'dataset', 'mean'], 4)
+        """
+        frame = self.per_dataset.to_xarray().to_dataframe().reset_index()
+        frame.insert(0, "a", self.names[0])
+        frame.insert(1, "b", self.names[1])
+        return frame.assign(p_b_majority=self.p_b_majority, p_a_majority=self.p_a_majority,
+                            decision=self.decision())
+
+    def to_dict(self) -> dict:
+        """Plain Python values (what ``pp-corr compare --output FILE.json`` writes): the pair, its settings, the
+        data sets left out, the Poisson test and the per-data-set records of :meth:`to_frame` (the pmfs of the
+        counts are in :meth:`to_xarray`).
+
+        >>> import numpy as np
+        >>> res = poisson_test(np.random.default_rng(0).normal(0.02, 0.02, size=(3, 10)), folds=10)
+        >>> record = res.to_dict(); record["decision"], record["results"][0]["dataset"]
+        ('B', 'D1')
+        """
+        test = self.per_dataset.to_dict()
+        return {"a": self.names[0], "b": self.names[1], **{key: test[key] for key in ("rope", "rho", "prior")},
+                "alpha": self.alpha, "n_datasets": self.n_datasets, "left_out": list(self.left_out),
+                "p_b_majority": self.p_b_majority, "p_a_majority": self.p_a_majority, "decision": self.decision(),
+                "results": self.to_frame().drop(columns=["a", "b", "p_b_majority", "p_a_majority", "decision"])
+                .to_dict(orient="records")}
+
+    def summary(self, *, alpha=None) -> str:
+        """In words (the ``repr``): the expected count, the probabilities of a majority and the decision at
+        ``alpha`` (default the test's).
+
+        >>> import numpy as np
+        >>> res = poisson_test(np.random.default_rng(0).normal(0.02, 0.02, size=(10, 10)), folds=10)
+        >>> res.summary(alpha=0.01).splitlines()[-1]
+        '  decision at alpha = 0.01: B'
+        """
+        alpha = self._alpha(alpha)
         a, b = self.names
         q = self.distribution.n_trials
         single = (f"  (one data set: the majority is that data set, so this is its correlated t-test, "
@@ -85,7 +122,10 @@ class PoissonTestResult:
                 f"  expected number of data sets where {b} is better: {float(self.distribution.mean):.2f}\n"
                 f"  P({b} better on a majority) = {self.p_b_majority:.4g}\n"
                 f"  P({a} better on a majority) = {self.p_a_majority:.4g}\n"
-                f"  decision at alpha = {self.alpha}: {self.decision}")
+                f"  decision at alpha = {alpha}: {self.decision(alpha)}")
+
+    def __repr__(self):
+        return self.summary()
 
 
 def poisson_test(x, y=None, *, alpha=0.05, **ttest_options) -> PoissonTestResult:
@@ -103,7 +143,7 @@ def poisson_test(x, y=None, *, alpha=0.05, **ttest_options) -> PoissonTestResult
     >>> import numpy as np
     >>> x = np.random.default_rng(0).normal(0.02, 0.02, size=(10, 10))
     >>> res = poisson_test(x, folds=10)
-    >>> res.decision, bool(res.p_b_majority > 0.95)
+    >>> res.decision(), bool(res.p_b_majority > 0.95)
     ('B', True)
     """
     alpha = check_probability_level("alpha", alpha)

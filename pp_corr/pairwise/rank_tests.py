@@ -15,12 +15,14 @@ import functools
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 import xarray as xr
 from scipy import stats
 
-from .._args import (as_generator, as_rope, b_minus_a, check_alternative, check_count, check_probability_level,
-                     check_real, warn_percent_scale)
+from .._args import (as_generator, as_rope, b_minus_a, check_alternative, check_count, check_real,
+                     warn_percent_scale)
 from ..data.scores import mean_differences, pick_algorithms
+from ..results import Result, pvalue_decision, python_values
 from .incomplete import common_datasets, left_out_line
 
 IDP_STRENGTH = (np.sqrt(17) - 3) / 2
@@ -276,7 +278,7 @@ def _draw_chunks(rng, alpha, draws, width):
 
 
 @dataclass(frozen=True, repr=False)
-class RegionProbabilities:
+class RegionProbabilities(Result):
     """Posterior of (P(A better), P(rope), P(B better)) from a Bayesian signed-rank or sign test.
 
     ``p_left``, ``p_rope``, ``p_right`` are the posterior means; ``win_left``, ``win_rope``, ``win_right``
@@ -341,18 +343,51 @@ class RegionProbabilities:
     win_rope = property(lambda self: float(self.wins[1]))
     win_right = property(lambda self: float(self.wins[2]))
 
-    def decision(self, alpha=0.05) -> str:
+    def _decide(self, alpha) -> str:
         """The algorithm (or ``"rope"``) whose region is largest in more than 1 - alpha of the draws,
         else ``"none"``."""
-        alpha = check_probability_level("alpha", alpha)
         labels = (self.names[0], "rope", self.names[1])
         best = int(np.argmax(self.wins))
         return labels[best] if self.wins[best] > 1 - alpha else "none"
 
-    def to_dict(self):
+    def to_frame(self) -> pd.DataFrame:
+        """One row per region (``left`` = A better, ``rope``, ``right`` = B better): who it favours, its posterior
+        mean probability ``p`` and ``win``, the share of draws in which it is the largest.
+
+        >>> bayesian_sign_test([0.02, 0.01, 0.03, -0.02, 0.02], random_seed=0).to_frame().index.tolist()
+        ['left', 'rope', 'right']
+        """
+        return pd.DataFrame({"favours": [self.names[0], "rope", self.names[1]],
+                             "p": [self.p_left, self.p_rope, self.p_right], "win": self.wins},
+                            index=pd.Index(REGIONS, name="region"))
+
+    def to_dict(self) -> dict:
+        """Plain Python values: the method, the pair, the rope, the ``p_*`` and ``win_*`` of the three regions,
+        the decision at 0.05 and the data sets left out.
+
+        >>> bayesian_sign_test([0.02, 0.01, 0.03, -0.02, 0.02], random_seed=0).to_dict()["decision"]
+        'none'
+        """
         return {"method": self.method, "a": self.names[0], "b": self.names[1], "rope": self.rope,
                 **{f"p_{r}": getattr(self, f"p_{r}") for r in REGIONS},
-                **{f"win_{r}": getattr(self, f"win_{r}") for r in REGIONS}, "left_out": list(self.left_out)}
+                **{f"win_{r}": getattr(self, f"win_{r}") for r in REGIONS},
+                "decision": self.decision(), "left_out": list(self.left_out)}
+
+    def summary(self, *, alpha=None) -> str:
+        """In words: the posterior means, the shares of draws where each region is largest and the decision at
+        ``alpha`` (default 0.05), which tells practical equivalence ("rope") from no decision ("none").
+
+        >>> res = bayesian_sign_test([0.02, 0.01, 0.03, -0.02, 0.02], random_seed=0)
+        >>> print(res.summary(alpha=0.2).splitlines()[-1])
+          decision at alpha = 0.2: B (B better: its region is the largest in more than 80% of the draws)
+        """
+        alpha = self._alpha(alpha)
+        decision = self.decision(alpha)
+        share = f"in more than {100 * (1 - alpha):g}% of the draws"
+        meaning = {"rope": f"practically equivalent: the rope is the largest region {share}",
+                   "none": f"undecided: no region is the largest {share}"}.get(
+            decision, f"{decision} better: its region is the largest {share}")
+        return f"{self!r}\n  decision at alpha = {alpha:g}: {decision} ({meaning})"
 
     def __repr__(self):
         a, b = self.names
@@ -434,11 +469,13 @@ def bayesian_sign_test(x, y=None, *, rope=None, prior_strength=1.0, z0=0.0, draw
 
 
 @dataclass(frozen=True, repr=False)
-class ImpreciseSignedRankResult:
+class ImpreciseSignedRankResult(Result):
     """Lower and upper posterior probabilities of theta > 1/2 under the imprecise Dirichlet process.
 
-    ``decision``: B if lower > threshold; A (theta <= 1/2 preferred) if upper < threshold; otherwise
-    ``"indeterminate"`` (the answer depends on the prior). ``left_out``: as for :class:`RegionProbabilities`.
+    :meth:`decision`: B if lower > threshold; A (theta <= 1/2 preferred) if upper < threshold; otherwise
+    ``"indeterminate"`` (the answer depends on the prior: this test's "none"). The threshold is the test's
+    (from ``loss_ratio``), or 1 - ``alpha`` when an ``alpha`` is given. ``left_out``: as for
+    :class:`RegionProbabilities`.
     """
 
     lower: float
@@ -450,23 +487,51 @@ class ImpreciseSignedRankResult:
     left_out: tuple[str, ...] = ()
 
     @property
-    def decision(self) -> str:
-        if self.lower > self.threshold:
+    def alpha(self) -> float:
+        """1 - threshold, the level of the decisions (0.05 for ``loss_ratio=19``)."""
+        return 1 - self.threshold
+
+    def _decide(self, alpha) -> str:
+        threshold = self.threshold if alpha == self.alpha else 1 - alpha
+        if self.lower > threshold:
             return self.names[1]
-        if self.upper < self.threshold:
+        if self.upper < threshold:
             return self.names[0]
         return "indeterminate"
 
-    def to_dict(self):
+    def to_frame(self) -> pd.DataFrame:
+        """One row per bound (``lower``, ``upper``): P(theta > 1/2) and the posterior mean of theta.
+
+        >>> imprecise_signed_rank([0.02, 0.01, 0.03, 0.01, 0.02], random_seed=0).to_frame().columns.tolist()
+        ['p_theta_above_half', 'theta_mean']
+        """
+        return pd.DataFrame({"p_theta_above_half": [self.lower, self.upper],
+                             "theta_mean": [self.lower_mean, self.upper_mean]},
+                            index=pd.Index(["lower", "upper"], name="bound"))
+
+    def to_dict(self) -> dict:
+        """Plain Python values: the pair, the bounds, the threshold, the decision and the data sets left out.
+
+        >>> imprecise_signed_rank([0.02, 0.01, 0.03, 0.01, 0.02], random_seed=0).to_dict()["decision"]
+        'indeterminate'
+        """
         return {"a": self.names[0], "b": self.names[1], "lower": self.lower, "upper": self.upper,
                 "lower_mean": self.lower_mean, "upper_mean": self.upper_mean, "threshold": self.threshold,
-                "decision": self.decision, "left_out": list(self.left_out)}
+                "decision": self.decision(), "left_out": list(self.left_out)}
 
-    def __repr__(self):
+    def summary(self) -> str:
+        """In words (the ``repr``): the bounds of P(theta > 1/2) and of theta's mean, and the decision.
+
+        >>> imprecise_signed_rank([0.02, 0.01, 0.03, 0.01, 0.02], random_seed=0).summary().split(": ")[-1]
+        'indeterminate'
+        """
         a, b = self.names
         return (f"Imprecise DP signed-rank test, {b} vs {a}: P(theta > 1/2) in [{self.lower:.4f}, {self.upper:.4f}]"
                 f" (posterior mean of theta in [{self.lower_mean:.4f}, {self.upper_mean:.4f}]); "
-                f"threshold {self.threshold:.3g}: {self.decision}" + _left_out_tail(self.left_out, self.names))
+                f"threshold {self.threshold:.3g}: {self.decision()}" + _left_out_tail(self.left_out, self.names))
+
+    def __repr__(self):
+        return self.summary()
 
 
 def imprecise_signed_rank(x, y=None, *, loss_ratio=19.0, draws=50_000, random_seed=None,
@@ -481,7 +546,7 @@ def imprecise_signed_rank(x, y=None, *, loss_ratio=19.0, draws=50_000, random_se
     1/2 + w0 - w0^2 / 2 > 1/2, so the probabilities are 0 and 1 and the decision is indeterminate.
 
     >>> res = imprecise_signed_rank([0.02, 0.01, 0.03, 0.01, 0.02, 0.04, 0.01, 0.02], random_seed=0)
-    >>> res.decision
+    >>> res.decision()
     'B'
     """
     loss_ratio = check_real("loss_ratio", loss_ratio, low=0, low_open=True)
@@ -519,36 +584,94 @@ def wilcoxon_test(x, y=None, *, alternative="two-sided", algorithms=None):
     1.0
     """
     alternative = check_alternative(alternative)
-    z, _, left_out = _differences(x, y, algorithms)
+    z, names, left_out = _differences(x, y, algorithms)
+    ranks = stats.rankdata(np.abs(z))
+    t_plus = float(ranks[z > 0].sum() + ranks[z == 0].sum() / 2)
+    t_minus = float(ranks.sum() - t_plus)
     if not z.any():  # scipy: about 1/2 one-sided by the normal approximation (q > 13), an error for q = 1
         q = len(z)
-        return WilcoxonTestResult(q * (q + 1) / 4, 1.0, left_out)
+        return WilcoxonTestResult(q * (q + 1) / 4, 1.0, left_out, alternative, names, t_plus, t_minus)
     result = stats.wilcoxon(z, zero_method="zsplit", alternative=alternative)
-    return WilcoxonTestResult(float(result.statistic), float(result.pvalue), left_out)
+    return WilcoxonTestResult(float(result.statistic), float(result.pvalue), left_out, alternative, names, t_plus,
+                              t_minus)
 
 
-@dataclass(frozen=True)
-class WilcoxonTestResult:
+class _FrequentistResult(Result):
+    """What the Wilcoxon and sign tests' results share: one row of numbers, the decision by p-value."""
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row: the fields but ``names`` and ``left_out``, then the decision at 0.05.
+
+        >>> sign_test([0.02, 0.01, 0.03, -0.01]).to_frame().columns.tolist()
+        ['a', 'b', 'k', 'n', 'alternative', 'statistic', 'pvalue', 'decision']
+        """
+        fields = {k: v for k, v in vars(self).items() if k not in ("names", "left_out")}
+        return pd.DataFrame([{"a": self.names[0], "b": self.names[1], **fields, "decision": self.decision()}])
+
+    def to_dict(self) -> dict:
+        """Plain Python values: :meth:`to_frame`'s row and the data sets left out (NaN as None).
+
+        >>> wilcoxon_test([0.02, 0.01, 0.03, -0.01]).to_dict()["t_plus"]  # ranks 3 + 1.5 + 4 (0.01 ties with -0.01)
+        8.5
+        """
+        return python_values({**self.to_frame().iloc[0].to_dict(), "left_out": list(self.left_out)})
+
+    def summary(self) -> str:
+        """In words: the test, its statistic, p-value and decision at 0.05.
+
+        >>> print(sign_test([0.02, 0.01, 0.03, -0.01]).summary())
+        Sign test, B vs A (two-sided): statistic 0.75, p = 0.625; decision at alpha = 0.05: none
+        """
+        a, b = self.names
+        gaps = _left_out_tail(self.left_out, self.names)
+        return (f"{self.test_name}, {b} vs {a} ({self.alternative}): statistic {self.statistic:.4g}, "
+                f"p = {self.pvalue:.4g}; decision at alpha = {self.alpha:g}: {self.decision()}{gaps}")
+
+    def _decide(self, alpha) -> str:
+        return pvalue_decision(self.names, self.pvalue, self.direction, alpha)
+
+
+@dataclass(frozen=True, repr=False)
+class WilcoxonTestResult(_FrequentistResult):
     """The Wilcoxon signed-rank test's ``statistic`` (T+ for a one-sided test, min(T+, T-) two-sided, as scipy
-    reports it) and ``pvalue``; ``left_out`` names the data sets where the two algorithms do not both have scores.
+    reports it) and ``pvalue``; ``left_out`` names the data sets where the two algorithms do not both have scores;
+    ``t_plus`` and ``t_minus`` are the rank sums of the positive and negative differences B - A (zeros split), which
+    say which algorithm a rejection favours.
 
-    >>> WilcoxonTestResult(3.0, 0.25).pvalue
-    0.25
+    >>> res = WilcoxonTestResult(3.0, 0.02, t_plus=18.0, t_minus=3.0)
+    >>> res.pvalue, res.decision(), res.to_frame().shape
+    (0.02, 'B', (1, 8))
+    >>> print(res)
+    Wilcoxon signed-rank test, B vs A (two-sided): statistic 3, p = 0.02; decision at alpha = 0.05: B
     """
 
     statistic: float
     pvalue: float
     left_out: tuple[str, ...] = ()
+    alternative: str = "two-sided"
+    names: tuple[str, str] = ("A", "B")
+    t_plus: float = float("nan")
+    t_minus: float = float("nan")
+    test_name = "Wilcoxon signed-rank test"
+
+    @property
+    def direction(self) -> float:
+        """T+ - T-: positive when the data favour B."""
+        return self.t_plus - self.t_minus
+
+    def __repr__(self):
+        return self.summary()
 
 
-@dataclass(frozen=True)
-class SignTestResult:
+@dataclass(frozen=True, repr=False)
+class SignTestResult(_FrequentistResult):
     """A sign test: ``k`` positive differences among the ``n`` non-zero ones, ``statistic`` = k / n, the
     ``pvalue`` of the binomial test and its ``alternative`` (the attributes of scipy's BinomTestResult);
     ``left_out`` names the data sets where the two algorithms do not both have scores.
 
-    >>> SignTestResult(3, 4, "two-sided", 0.75, 0.625).pvalue
-    0.625
+    >>> res = SignTestResult(3, 4, "two-sided", 0.75, 0.625)
+    >>> res.pvalue, res.decision(), res.to_dict()["k"]
+    (0.625, 'none', 3)
     """
 
     k: int
@@ -557,6 +680,16 @@ class SignTestResult:
     statistic: float
     pvalue: float
     left_out: tuple[str, ...] = ()
+    names: tuple[str, str] = ("A", "B")
+    test_name = "Sign test"
+
+    @property
+    def direction(self) -> float:
+        """k - n/2: positive when the data favour B."""
+        return self.k - self.n / 2
+
+    def __repr__(self):
+        return self.summary()
 
 
 def sign_test(x, y=None, *, alternative="two-sided", algorithms=None) -> SignTestResult:
@@ -571,9 +704,9 @@ def sign_test(x, y=None, *, alternative="two-sided", algorithms=None) -> SignTes
     1.0
     """
     alternative = check_alternative(alternative)
-    z, _, left_out = _differences(x, y, algorithms)
+    z, names, left_out = _differences(x, y, algorithms)
     k, n = int(np.sum(z > 0)), int(np.sum(z != 0))
     if n == 0:
-        return SignTestResult(0, 0, alternative, 0.5, 1.0, left_out)
+        return SignTestResult(0, 0, alternative, 0.5, 1.0, left_out, names)
     result = stats.binomtest(k, n, 0.5, alternative=alternative)
-    return SignTestResult(k, n, alternative, float(result.statistic), float(result.pvalue), left_out)
+    return SignTestResult(k, n, alternative, float(result.statistic), float(result.pvalue), left_out, names)

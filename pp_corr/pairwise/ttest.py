@@ -13,6 +13,7 @@ from scipy import special, stats
 
 from .._args import as_rope, check_probability_level, warn_percent_scale
 from ..data.scores import differences, pick_algorithms
+from ..results import Result, region_decision
 from .frequentist import TTestResult, shaped_differences, t_from_stats
 from .incomplete import common_datasets, left_out_line
 from .intraclass import SufficientStats, check_no_runs, rho_for
@@ -24,7 +25,7 @@ class DegenerateWarning(UserWarning):
 
 
 @dataclass(frozen=True, repr=False)
-class CorrelatedTTestResult:
+class CorrelatedTTestResult(Result):
     """Posterior of the mean difference mu = B - A, one entry per data set.
 
     ``p_left`` = P(A better) = P(mu < rope lo), ``p_rope`` = P(lo <= mu <= hi), ``p_right`` =
@@ -105,10 +106,10 @@ class CorrelatedTTestResult:
         """The frequentist corrected t-test on the same data (its p-values; rho = 0: paired t-test)."""
         return t_from_stats(self.stats, alternative)
 
-    def to_frame(self, confidence_level=0.95) -> pd.DataFrame:
+    def to_frame(self, *, confidence_level=0.95) -> pd.DataFrame:
         """One row per data set: mean, interval, the three probabilities and the two-sided p-value.
 
-        >>> correlated_ttest([[0.01, 0.03, 0.02], [0.0, -0.01, 0.01]], folds=3).to_frame(0.9).shape
+        >>> correlated_ttest([[0.01, 0.03, 0.02], [0.0, -0.01, 0.01]], folds=3).to_frame(confidence_level=0.9).shape
         (2, 8)
         """
         lo, hi = self.interval(confidence_level)  # checks confidence_level
@@ -131,11 +132,45 @@ class CorrelatedTTestResult:
                                                              rope=str(self.rope), prior=repr(self.prior))
 
     def to_dict(self) -> dict:
-        """Plain Python values: names, rope, rho, the data sets left out and one record per data set."""
+        """Plain Python values: names, rope, rho, prior, the data sets left out and one record per data set
+        (:meth:`to_frame`'s, with its decision at 0.05).
+
+        >>> correlated_ttest([0.01, 0.03, 0.02, 0.04], folds=4).to_dict()["results"][0]["decision"]
+        'B'
+        """
+        frame = self.to_frame().assign(decision=self.decision())
         return {"a": self.names[0], "b": self.names[1], "rope": self.rope, "left_out": list(self.left_out),
                 "rho": np.asarray(self.rho).tolist() if self.rho is not None else None,
                 "prior": "matching" if self.prior.is_matching else vars(self.prior),
-                "results": self.to_frame().reset_index().to_dict(orient="records")}
+                "results": frame.reset_index().to_dict(orient="records")}
+
+    def _decide(self, alpha):
+        return region_decision(self.names, self.p_left, self.p_rope, self.p_right, alpha)
+
+    def summary(self, *, confidence_level=0.95, alpha=None) -> str:
+        """The per-data-set table ``pp-corr compare`` prints: mean difference, interval, the three probabilities
+        and the decision at ``alpha`` (default :attr:`alpha`, 0.05), a data set with a point-mass posterior marked.
+
+        >>> print(correlated_ttest([0.01, 0.03, 0.02, 0.04], folds=4, names=("a", "b")).summary())
+        b - a (positive: b better), rope None, prior matching
+          mean diff        95% interval P(a better) P(rope) P(b better) decision
+        0   +0.0250  [-0.0064, +0.0564]       0.043   0.000       0.957        b
+        """
+        frame = self.to_frame(confidence_level=confidence_level)
+        a, b = self.names
+        lo, hi = frame.columns[1], frame.columns[2]
+        alpha = self._alpha(alpha)
+        table = pd.DataFrame({
+            "mean diff": frame["mean"].map("{:+.4f}".format),
+            f"{lo[:-3]} interval": [f"[{x:+.4f}, {y:+.4f}]" for x, y in zip(frame[lo], frame[hi])],
+            **{column: frame[column].map("{:.3f}".format) for column in frame.columns[3:6]},
+            "decision": np.atleast_1d(self.decision(alpha))}, index=frame.index)
+        flags = np.flatnonzero(frame["degenerate"].values)
+        if len(flags):
+            table.index = [f"{d}*" if i in set(flags) else d for i, d in enumerate(table.index)]
+        prior = "matching" if self.prior.is_matching else repr(self.prior)
+        note = "\n* all differences equal: the posterior is a point mass" if len(flags) else ""
+        return f"{b} - {a} (positive: {b} better), rope {self.rope}, prior {prior}\n{table.to_string()}{note}"
 
     def __repr__(self):
         a, b = self.names

@@ -320,7 +320,7 @@ def _figures(subject) -> list[Figure]:
 
 
 def _ranking_table(ranking, order, level) -> Table:
-    frame = ranking.to_frame(level).loc[order]
+    frame = ranking.to_frame(confidence_level=level).loc[order]
     percent = f"{100 * level:g}%"
     rows = tuple((name, f"{r.expected_rank:.2f}", _p(r.p_first), f"[{_p(r.w_lower)}, {_p(r.w_upper)}]",
                   _p(r.p_best), f"{r.observed_mean_rank:.2f}") for name, r in zip(order, frame.itertuples()))
@@ -341,7 +341,7 @@ def _pair_tables(scores, pairs, poisson, signed, decisions) -> tuple[Table, Tabl
         diff = float((means.sel(algorithm=b) - means.sel(algorithm=a)).mean())
         ranks.append((a, b, _diff(diff), _p(sr.p_left), _p(sr.p_rope), _p(sr.p_right), decisions[a, b].words()))
         majorities.append((a, b, _p(pt.p_a_majority), _p(pt.p_b_majority),
-                           {a: f"{a} better", b: f"{b} better"}.get(pt.decision, "no decision")))
+                           {a: f"{a} better", b: f"{b} better"}.get(pt.decision(), "no decision")))
     signed_rank = Table("ppcorr-signed-rank", "Every pair: Bayesian signed-rank test, B - A",
                         ("A", "B", "Mean B - A", "P(A)", "P(rope)", "P(B)", "Verdict (share)"),
                         tuple(ranks), (False, False, True, True, True, True, False), widths=(None,) * 6 + (VERDICT,),
@@ -356,7 +356,7 @@ def _pair_tables(scores, pairs, poisson, signed, decisions) -> tuple[Table, Tabl
 
 def _verdict_many(ranking, decisions, hier, joint, settings) -> list[str]:
     level = settings["level"]
-    frame = ranking.to_frame(level)
+    frame = ranking.to_frame(confidence_level=level)
     top = str(frame["p_best"].idxmax())
     p_best = frame.loc[top, "p_best"]
     if not ranking.converged:

@@ -67,4 +67,4 @@ def run_command(args):
     for i, r in enumerate(results):
         print(f"  order {i + 1}: {r.summary().splitlines()[1].strip()}")
     print(f"  on average {used.mean():.1f} of {scores.sizes['dataset']} data sets; the decision of all of them in "
-          f"{sum(r.decision == r.full_decision for r in results)} of {len(results)} orders")
+          f"{sum(r.decision() == r.full_decision for r in results)} of {len(results)} orders")

@@ -7,21 +7,43 @@ import numpy as np
 import xarray as xr
 
 from .._args import check_count
+from ..results import Result
 from ..studies.resampling import design_splits, evaluate, split_and_fit_streams, to_scores
 from .result import SequentialResult
 from .runs import SequentialRuns
 
 
 @dataclass(frozen=True, repr=False)
-class SequentialCV:
+class SequentialCV(Result):
     """The scores of the runs made (a scores Dataset, as :func:`pp_corr.load_scores` returns; higher is better,
-    so B - A is A's loss minus B's) and the :class:`SequentialResult` of their replay."""
+    so B - A is A's loss minus B's) and the :class:`SequentialResult` of their replay, whose summary, history
+    (:meth:`to_frame`), record and decision are this result's."""
 
     scores: xr.Dataset
     result: SequentialResult
 
+    @property
+    def alpha(self) -> float:
+        """The replay's 1 - level."""
+        return self.result.alpha
+
+    def summary(self) -> str:
+        """The replay's summary."""
+        return self.result.summary()
+
+    def to_frame(self):
+        """The replay's history."""
+        return self.result.to_frame()
+
+    def to_dict(self) -> dict:
+        """The replay's record."""
+        return self.result.to_dict()
+
+    def _decide(self, alpha):
+        return self.result.decision(alpha)
+
     def __repr__(self):
-        return repr(self.result)
+        return self.summary()
 
 
 def sequential_cv(estimator_a, estimator_b, X, y, *, cv=10, max_runs=10, min_runs=2, rope=0.01, level=0.95,
@@ -40,6 +62,8 @@ def sequential_cv(estimator_a, estimator_b, X, y, *, cv=10, max_runs=10, min_run
     >>> res = sequential_cv(DecisionTreeClassifier(max_depth=1), GaussianNB(), X, y, max_runs=5, random_seed=0,
     ...                     names=("stump", "nb"))
     >>> bool(res.result.runs_used.iloc[0] <= 5), bool(res.scores.sizes["run"] == res.result.runs_used.iloc[0])
+    (True, True)
+    >>> res.decision() == res.result.decision(), res.to_frame().equals(res.result.to_frame())
     (True, True)
     """
     folds = check_count("cv", cv, minimum=2)

@@ -43,8 +43,8 @@ def sequential_test(scores, algorithms=None, *, over="runs", rope=0.01, level=0.
     a few seconds a step, a line on stderr per step with ``progressbar=True``) stops when a region reaches ``level``.
 
     >>> res = sequential_test([[0.02, 0.03, 0.01], [0.03, 0.02, 0.02], [0.02, 0.03, 0.03]], rope=0.005)
-    >>> res.runs_used.tolist(), res.decision.tolist()
-    ([2], ['right'])
+    >>> res.runs_used.tolist(), res.decision()
+    ([2], ('B',))
     """
     over = check_choice("over", over, ("runs", "datasets"))
     test = check_choice("test", test, ("signed_rank", "poisson", "hierarchical"))

@@ -1,9 +1,12 @@
 """What a sequential comparison returns: :class:`SequentialResult`, in words, as tables and as a figure."""
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import pandas as pd
+
+from ..results import Result, python_values
 
 def _verdict(decision, names):
     a, b = names
@@ -11,14 +14,22 @@ def _verdict(decision, names):
             "none": "no decision", "not run": "not run"}[decision]
 
 
+def _named(decision, names) -> str:
+    """An outcome's decision ("left", "rope", "right", "none", "not run") in the words of :meth:`Result.decision`:
+    the better algorithm's name, "rope", "none" (and "not run")."""
+    return {"left": names[0], "right": names[1]}.get(decision, decision)
+
+
 @dataclass(frozen=True, repr=False)
-class SequentialResult:
+class SequentialResult(Result):
     """A replayed sequential comparison of B - A.
 
     ``outcomes`` has one row per data set (``over="runs"``) or one row for the benchmark (``over="datasets"``):
     ``used`` (runs, or data sets, at the stop), ``budget``, ``decision`` ("left" = A better, "rope", "right" =
     B better, "none"), ``reason`` in words and ``full_decision``, the decision of the whole recorded design ("not
-    run" where the runs were made on demand, :func:`pp_corr.sequential.cv.sequential_cv`).
+    run" where the runs were made on demand, :func:`pp_corr.sequential.cv.sequential_cv`). :meth:`decision` and
+    :attr:`full_decision` say them with the algorithms' names; the decisions were taken as the data came, at
+    ``level``, so :meth:`decision` takes only ``alpha = 1 - level``.
     ``history`` (:meth:`to_frame`) holds the posterior after every step: the three region probabilities, the
     best region's probability at the floor (over runs) and the predictive probability that the budget decides.
     """
@@ -45,18 +56,26 @@ class SequentialResult:
         return int(self.outcomes["used"].iloc[0])
 
     @property
-    def decision(self):
-        """The decision per data set (a Series, over runs) or for the benchmark (a str, over data sets)."""
+    def alpha(self) -> float:
+        """1 - level: the only level of :meth:`decision`."""
+        return 1 - self.level
+
+    def _decide(self, alpha):
+        """The decision per data set (a tuple, over runs) or for the benchmark (a str, over data sets)."""
+        if not math.isclose(alpha, self.alpha):
+            raise ValueError(f"alpha={alpha:g}: the sequential rules decided as the data came, at level {self.level} "
+                             f"(alpha = {self.alpha:g}); replay at level={1 - alpha:g} for another")
         return self._column("decision")
 
     @property
     def full_decision(self):
-        """The decision of the full recorded design, in the same form as :attr:`decision`."""
+        """The decision of the full recorded design, in the same form as :meth:`decision` ("not run" when the runs
+        were made on demand)."""
         return self._column("full_decision")
 
     def _column(self, name):
-        column = self.outcomes[name]
-        return column.copy() if self.over == "runs" else str(column.iloc[0])
+        named = [_named(d, self.names) for d in self.outcomes[name]]
+        return tuple(named) if self.over == "runs" else named[0]
 
     def _need(self, over):
         if self.over != over:
@@ -69,10 +88,11 @@ class SequentialResult:
         return self.history.copy()
 
     def to_dict(self) -> dict:
-        """Plain Python values: the settings and one record per data set (or for the benchmark)."""
-        return {"a": self.names[0], "b": self.names[1], "over": self.over, "test": self.test, "rope": self.rope,
-                "level": self.level, "futility": self.futility,
-                "outcomes": self.outcomes.reset_index().to_dict(orient="records")}
+        """Plain Python values: the settings, the decision and one record per data set (or for the benchmark)."""
+        return python_values({"a": self.names[0], "b": self.names[1], "over": self.over, "test": self.test,
+                              "rope": self.rope, "level": self.level, "futility": self.futility,
+                              "decision": self.decision(),
+                              "outcomes": self.outcomes.reset_index().to_dict(orient="records")})
 
     def summary(self) -> str:
         """In words: how early each decision could have been taken, and how often it is the full design's."""

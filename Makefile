@@ -56,7 +56,7 @@ MUTATION_SCOPE := pp_corr.pairwise.intraclass.* pp_corr.pairwise.ttest.* pp_corr
 	pp_corr.hierarchical.preparation.x_prepare_hierarchical* pp_corr.hierarchical.model.x_hierarchical_model* \
 	pp_corr.hierarchical.priors.x_check_hyperprior_name* pp_corr.hierarchical.priors.x_check_prior_bounds* \
 	pp_corr.hierarchical.preparation.x_prior_limits* pp_corr.hierarchical.model.x_build_hierarchical_model* \
-	pp_corr.cli.x_format_table* pp_corr.cli.x_pair_frame* pp_corr.cli.x_pair_record* pp_corr.cli.x_format_rates* \
+	pp_corr.cli.x_format_table* pp_corr.cli.x_format_rates* \
 	pp_corr.cli.x__write* pp_corr.cli.x__compare* pp_corr.cli.x__simulate*
 QUOTED_SCOPE := $(foreach m,$(MUTATION_SCOPE),'$(m)')
 

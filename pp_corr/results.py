@@ -102,6 +102,20 @@ def region_decision(names, p_left, p_rope, p_right, alpha):
                                                                                            "none"))))
 
 
+def region_decision_line(decision, alpha, draws="the draws") -> str:
+    """The summary's line of a decision between regions at ``alpha``, in words: which region is the largest in
+    more than 1 - alpha of ``draws``, practical equivalence ("rope") told from no decision ("none").
+
+    >>> region_decision_line("none", 0.05)
+    '  decision at alpha = 0.05: none (undecided: no region is the largest in more than 95% of the draws)'
+    """
+    share = f"in more than {100 * (1 - alpha):g}% of {draws}"
+    meaning = {"rope": f"practically equivalent: the rope is the largest region {share}",
+               "none": f"undecided: no region is the largest {share}"}.get(
+        decision, f"{decision} better: its region is the largest {share}")
+    return f"  decision at alpha = {alpha:g}: {decision} ({meaning})"
+
+
 def pvalue_decision(names, pvalue, direction, alpha):
     """The decision of a frequentist test: the algorithm the data favour (``direction`` > 0: B, < 0: A) when the
     p-value is below ``alpha``, else ``"none"`` (a frequentist test never finds practical equivalence).

@@ -30,7 +30,7 @@ from ..pairwise.intraclass import check_no_runs
 from ..pairwise.poisson_binomial import PoissonBinomial
 from ..pairwise.rank_tests import RegionProbabilities
 from ..pairwise.ttest import DegenerateWarning, correlated_ttest
-from ..results import Result, python_values
+from ..results import Result, python_values, region_decision_line
 from ..sampling import ConvergenceWarning, RefittableModel, diagnose, kept
 from .exact import check_method, exact_draws
 from .model import (add_dataset_log_likelihood, add_log_prior, build_hierarchical_model, check_hierarchical_form,
@@ -294,8 +294,7 @@ class HierarchicalResult(Result):
                   f"  a new data set, P(region largest): {a} {new.win_left:.3f}  rope {new.win_rope:.3f}  "
                   f"{b} {new.win_right:.3f}  (ties shared)"]
         alpha = self._alpha(alpha)
-        lines.append(f"  decision at alpha = {alpha:g}: {new.decision(alpha)} (the region largest in more than "
-                     f"{100 * (1 - alpha):g}% of a new data set's draws)")
+        lines.append(region_decision_line(new.decision(alpha), alpha, "a new data set's draws"))
         return "\n".join(lines)
 
     def __repr__(self):

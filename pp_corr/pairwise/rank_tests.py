@@ -22,7 +22,7 @@ from scipy import stats
 from .._args import (as_generator, as_rope, b_minus_a, check_alternative, check_count, check_real,
                      warn_percent_scale)
 from ..data.scores import mean_differences, pick_algorithms
-from ..results import Result, pvalue_decision, python_values
+from ..results import Result, pvalue_decision, python_values, region_decision_line
 from .incomplete import common_datasets, left_out_line
 
 IDP_STRENGTH = (np.sqrt(17) - 3) / 2
@@ -382,12 +382,7 @@ class RegionProbabilities(Result):
           decision at alpha = 0.2: B (B better: its region is the largest in more than 80% of the draws)
         """
         alpha = self._alpha(alpha)
-        decision = self.decision(alpha)
-        share = f"in more than {100 * (1 - alpha):g}% of the draws"
-        meaning = {"rope": f"practically equivalent: the rope is the largest region {share}",
-                   "none": f"undecided: no region is the largest {share}"}.get(
-            decision, f"{decision} better: its region is the largest {share}")
-        return f"{self!r}\n  decision at alpha = {alpha:g}: {decision} ({meaning})"
+        return f"{self!r}\n{region_decision_line(self.decision(alpha), alpha)}"
 
     def __repr__(self):
         a, b = self.names

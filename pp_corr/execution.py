@@ -66,9 +66,8 @@ def check_execution(scheduler=None, workers=None):
 @contextlib.contextmanager
 def dask_client(scheduler=None, *, workers=None, threads=False):
     """A ``distributed.Client``: on a local cluster of ``workers`` processes (default: the cores; one thread each,
-    compiled kernels on the process's share of the cores, the status page on a free local port) started for the
-    ``with`` block - one worker runs in a thread of this process, as a process of its own would bring no speed and
-    a second of start-up; on the cluster whose
+    the status page on a free local port) started for the ``with`` block - one worker runs in a thread of this
+    process, as a process of its own would bring no speed and a second of start-up; on the cluster whose
     scheduler is at the address ``scheduler`` (``"tcp://HOST:PORT"``); or ``scheduler`` itself when it is a
     Client (left open).
 
@@ -95,10 +94,7 @@ def dask_client(scheduler=None, *, workers=None, threads=False):
         if threads or n_workers == 1:
             layout = {"n_workers": 1, "threads_per_worker": n_workers, "processes": False}
         else:
-            # each process's compiled kernels on its share of the cores: numba's own default, every core in every
-            # process, oversubscribed them (10 uci54 pairs on 2 workers took 1.17 times as long as on one)
-            layout = {"n_workers": n_workers, "threads_per_worker": 1, "processes": True, "host": "127.0.0.1",
-                      "env": {"NUMBA_NUM_THREADS": str(max(1, (os.cpu_count() or 1) // n_workers))}}
+            layout = {"n_workers": n_workers, "threads_per_worker": 1, "processes": True, "host": "127.0.0.1"}
         # no statistical profiler in the workers: its thread takes the GIL from the tasks every 10 ms
         with (dask.config.set({"distributed.worker.profile.enabled": False}),
               LocalCluster(dashboard_address="127.0.0.1:0", **layout) as cluster, Client(cluster) as client):

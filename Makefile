@@ -50,6 +50,7 @@ MUTATION_JOBS ?= 2
 MUTATION_SURVIVORS ?= mutation-survivors.txt
 MUTATION_SCOPE := pp_corr.pairwise.intraclass.* pp_corr.pairwise.ttest.* pp_corr.pairwise.frequentist.* \
 	pp_corr.pairwise.poisson_binomial.* pp_corr.pairwise.poisson_test.* pp_corr.pairwise.rank_tests.* \
+	pp_corr.pairwise.frequentist_rank_tests.* \
 	pp_corr.pairwise.pairs.* pp_corr.reporting.output.* \
 	pp_corr.hierarchical.preparation.xǁHierarchicalDataǁ* pp_corr.hierarchical.preparation.x_model_unit* \
 	pp_corr.hierarchical.preparation.x_warn_far_out* \

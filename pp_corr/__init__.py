@@ -15,8 +15,9 @@ from .pairwise.pairs import compare_all_pairs, format_pairs
 from .pairwise.poisson_binomial import PoissonBinomial, poisson_binomial_monte_carlo
 from .pairwise.poisson_test import PoissonTestResult, poisson_test
 from .pairwise.priors import NormalGamma
+from .pairwise.frequentist_rank_tests import sign_test, wilcoxon_test
 from .pairwise.rank_tests import (ImpreciseSignedRankResult, RegionProbabilities, bayesian_sign_test,
-                                  bayesian_signed_rank, imprecise_signed_rank, sign_test, wilcoxon_test)
+                                  bayesian_signed_rank, imprecise_signed_rank)
 from .pairwise.ttest import CorrelatedTTestResult, DegenerateWarning, correlated_ttest
 from .sequential.cv import sequential_cv
 from .sequential.replay import sequential_test

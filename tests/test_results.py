@@ -8,7 +8,7 @@ import xarray as xr
 
 import pp_corr
 from pp_corr.pairwise.pairs import OneSided
-from pp_corr.pairwise.rank_tests import SignTestResult, WilcoxonTestResult
+from pp_corr.pairwise.frequentist_rank_tests import SignTestResult, WilcoxonTestResult
 from pp_corr.sequential.cv import SequentialCV
 from pp_corr.results import Result, per_row, pvalue_decision, python_values, region_decision
 from pp_corr.testing import check_result

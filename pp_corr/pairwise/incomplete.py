@@ -38,3 +38,12 @@ def left_out_line(left_out, names) -> str:
     count = len(left_out)
     return (f"left out: {count} data set{'s' * (count != 1)} where {names[0]} and {names[1]} do not both have "
             f"scores: {', '.join(left_out)}")
+
+
+def left_out_tail(left_out, names) -> str:
+    """A result's last line about the data sets left out, with its line break ("" if none).
+
+    >>> left_out_tail((), ("A", "B"))
+    ''
+    """
+    return f"\n  {left_out_line(left_out, names)}" if left_out else ""

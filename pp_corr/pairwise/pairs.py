@@ -20,7 +20,8 @@ from .._args import as_generator, as_rope, check_count, check_probability_level
 from ..results import Result
 from .incomplete import common_datasets
 from .poisson_test import poisson_test
-from .rank_tests import bayesian_sign_test, bayesian_signed_rank, wilcoxon_test
+from .frequentist_rank_tests import wilcoxon_test
+from .rank_tests import bayesian_sign_test, bayesian_signed_rank
 from .ttest import DegenerateWarning
 
 

@@ -1,5 +1,5 @@
-"""Tests on per-data-set mean differences z_1..z_q: Wilcoxon signed-rank and sign tests, frequentist and
-Bayesian (Dirichlet process, imprecise DP, rope variants).
+"""Bayesian tests on per-data-set mean differences z_1..z_q: the signed-rank and sign tests on a Dirichlet process,
+imprecise DP, rope variants (their frequentist counterparts are in :mod:`.frequentist_rank_tests`).
 
 Every test takes a scores Dataset with ``algorithms=(a, b)``, the scores of A (``x``) and of B (``y``), or
 differences B - A: ``(q, n)`` per fold or ``(q,)`` per data set (a 1-D array is one value per data set,
@@ -17,13 +17,11 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 import xarray as xr
-from scipy import stats
 
-from .._args import (as_generator, as_rope, b_minus_a, check_alternative, check_count, check_real,
-                     warn_percent_scale)
+from .._args import as_generator, as_rope, b_minus_a, check_count, check_real, warn_percent_scale
 from ..data.scores import mean_differences, pick_algorithms
-from ..results import Result, pvalue_decision, python_values, region_decision_line
-from .incomplete import common_datasets, left_out_line
+from ..results import Result, region_decision_line
+from .incomplete import common_datasets, left_out_tail
 
 IDP_STRENGTH = (np.sqrt(17) - 3) / 2
 REGIONS = ("left", "rope", "right")
@@ -53,9 +51,14 @@ def dirichlet(rng, alpha, size):
     return (g / g.sum(axis=0)).T
 
 
-def _differences(x, y, algorithms):
-    """(z, names, left_out) for a rank test: the per-data-set mean differences on the data sets where both
-    algorithms have scores, refusing scores of one data set, and the names of the data sets left out."""
+def rank_test_differences(x, y, algorithms):
+    """(z, names, left_out) for a rank test (here and in :mod:`.frequentist_rank_tests`): the per-data-set mean
+    differences on the data sets where both algorithms have scores, refusing scores of one data set, and the names
+    of the data sets left out.
+
+    >>> rank_test_differences([0.1, 0.2], [0.3, 0.1], None)[0].tolist()
+    [0.19999999999999998, -0.1]
+    """
     advice = "to compare two algorithms on one data set use correlated_ttest"
     left_out = ()
     if isinstance(x, xr.Dataset):
@@ -391,12 +394,7 @@ class RegionProbabilities(Result):
                 f"  posterior mean:      P({a} better) = {self.p_left:.4f}  P(rope) = {self.p_rope:.4f}  "
                 f"P({b} better) = {self.p_right:.4f}\n"
                 f"  P(region largest):   {a}: {self.win_left:.4f}  rope: {self.win_rope:.4f}  "
-                f"{b}: {self.win_right:.4f}" + _left_out_tail(self.left_out, self.names))
-
-
-def _left_out_tail(left_out, names) -> str:
-    """A result's last line about the data sets left out, with its line break ("" if none)."""
-    return f"\n  {left_out_line(left_out, names)}" if left_out else ""
+                f"{b}: {self.win_right:.4f}" + left_out_tail(self.left_out, self.names))
 
 
 def bayesian_signed_rank(x, y=None, *, rope=None, prior_strength=0.5, z0=0.0, draws=50_000, random_seed=None,
@@ -424,7 +422,7 @@ def bayesian_signed_rank(x, y=None, *, rope=None, prior_strength=0.5, z0=0.0, dr
     """
     lo, hi, prior_strength, z0, draws = _prior_arguments(rope, prior_strength, z0, draws)
     rng = as_generator(random_seed)
-    z, names, left_out = _differences(x, y, algorithms)
+    z, names, left_out = rank_test_differences(x, y, algorithms)
     warn_percent_scale(x, y, rope, stacklevel=2)
     points = np.concatenate([[z0], z]) if prior_strength > 0 else z
     alpha = np.concatenate([[prior_strength], np.ones(len(z))]) if prior_strength > 0 else np.ones(len(z))
@@ -451,7 +449,7 @@ def bayesian_sign_test(x, y=None, *, rope=None, prior_strength=1.0, z0=0.0, draw
     """
     lo, hi, prior_strength, z0, draws = _prior_arguments(rope, prior_strength, z0, draws)
     rng = as_generator(random_seed)
-    z, names, left_out = _differences(x, y, algorithms)
+    z, names, left_out = rank_test_differences(x, y, algorithms)
     warn_percent_scale(x, y, rope, stacklevel=2)
     z_unit, lo_unit, hi_unit = _in_unit(z, lo, hi)
     below = _step(lo_unit, z_unit, np.abs(z_unit) + abs(lo_unit)) == 1
@@ -523,7 +521,7 @@ class ImpreciseSignedRankResult(Result):
         a, b = self.names
         return (f"Imprecise DP signed-rank test, {b} vs {a}: P(theta > 1/2) in [{self.lower:.4f}, {self.upper:.4f}]"
                 f" (posterior mean of theta in [{self.lower_mean:.4f}, {self.upper_mean:.4f}]); "
-                f"threshold {self.threshold:.3g}: {self.decision()}" + _left_out_tail(self.left_out, self.names))
+                f"threshold {self.threshold:.3g}: {self.decision()}" + left_out_tail(self.left_out, self.names))
 
     def __repr__(self):
         return self.summary()
@@ -547,7 +545,7 @@ def imprecise_signed_rank(x, y=None, *, loss_ratio=19.0, draws=50_000, random_se
     loss_ratio = check_real("loss_ratio", loss_ratio, low=0, low_open=True)
     draws = check_count("draws", draws)
     rng = as_generator(random_seed)
-    z, names, left_out = _differences(x, y, algorithms)
+    z, names, left_out = rank_test_differences(x, y, algorithms)
     q, s = len(z), IDP_STRENGTH
     regions = PairSumRegions(z, 0.0, 0.0, columns=np.arange(1, q + 1))  # column 0 of the draws: w0
     alpha = np.concatenate([[s], np.ones(q)])
@@ -559,149 +557,3 @@ def imprecise_signed_rank(x, y=None, *, loss_ratio=19.0, draws=50_000, random_se
     return ImpreciseSignedRankResult(float(np.mean(low > 0.5)), float(np.mean(high > 0.5)), float(low_mean),
                                      float(low_mean + (s**2 + 2 * q * s + s) / ((s + q) * (s + q + 1))),
                                      loss_ratio / (1 + loss_ratio), names, left_out)
-
-
-def wilcoxon_test(x, y=None, *, alternative="two-sided", algorithms=None):
-    """Frequentist Wilcoxon signed-rank test on the per-data-set mean differences (``scipy.stats.wilcoxon``).
-
-    Zeros (data sets where the two algorithms tie) are kept and their ranks split half to each side
-    (``zero_method="zsplit"``), as Demsar (2006) recommends: a tie is evidence for neither algorithm, and
-    dropping it would make the test more eager to reject. This is also how the Bayesian signed-rank test
-    counts a tie (H(0) = 1/2): its mean with s -> 0 is 2 T+ / (q (q + 1)) for this T+. scipy's default
-    choice of method applies: exact without ties or zeros for q <= 50, an exact enumeration of the sign
-    patterns with ties or zeros for q <= 13, the normal approximation otherwise. If every difference is 0
-    there is no evidence either way: the p-value is 1 (the statistic is then q (q + 1) / 4, every rank
-    split in half).
-
-    >>> round(float(wilcoxon_test([0.02, 0.01, 0.03, -0.01, 0.02, 0.04], alternative="greater").pvalue), 4)
-    0.0469
-    >>> float(wilcoxon_test([0.0, 0.0, 0.0]).pvalue)
-    1.0
-    """
-    alternative = check_alternative(alternative)
-    z, names, left_out = _differences(x, y, algorithms)
-    ranks = stats.rankdata(np.abs(z))
-    t_plus = float(ranks[z > 0].sum() + ranks[z == 0].sum() / 2)
-    t_minus = float(ranks.sum() - t_plus)
-    if not z.any():  # scipy: about 1/2 one-sided by the normal approximation (q > 13), an error for q = 1
-        q = len(z)
-        return WilcoxonTestResult(q * (q + 1) / 4, 1.0, left_out, alternative, names, t_plus, t_minus)
-    result = stats.wilcoxon(z, zero_method="zsplit", alternative=alternative)
-    return WilcoxonTestResult(float(result.statistic), float(result.pvalue), left_out, alternative, names, t_plus,
-                              t_minus)
-
-
-class _FrequentistResult(Result):
-    """What the Wilcoxon and sign tests' results share: one row of numbers, the decision by p-value."""
-
-    def to_frame(self) -> pd.DataFrame:
-        """One row: the fields but ``names`` and ``left_out``, then the decision at 0.05.
-
-        >>> sign_test([0.02, 0.01, 0.03, -0.01]).to_frame().columns.tolist()
-        ['a', 'b', 'k', 'n', 'alternative', 'statistic', 'pvalue', 'decision']
-        """
-        fields = {k: v for k, v in vars(self).items() if k not in ("names", "left_out")}
-        return pd.DataFrame([{"a": self.names[0], "b": self.names[1], **fields, "decision": self.decision()}])
-
-    def to_dict(self) -> dict:
-        """Plain Python values: :meth:`to_frame`'s row and the data sets left out (NaN as None).
-
-        >>> wilcoxon_test([0.02, 0.01, 0.03, -0.01]).to_dict()["t_plus"]  # ranks 3 + 1.5 + 4 (0.01 ties with -0.01)
-        8.5
-        """
-        return python_values({**self.to_frame().iloc[0].to_dict(), "left_out": list(self.left_out)})
-
-    def summary(self) -> str:
-        """In words: the test, its statistic, p-value and decision at 0.05.
-
-        >>> print(sign_test([0.02, 0.01, 0.03, -0.01]).summary())
-        Sign test, B vs A (two-sided): statistic 0.75, p = 0.625; decision at alpha = 0.05: none
-        """
-        a, b = self.names
-        gaps = _left_out_tail(self.left_out, self.names)
-        return (f"{self.test_name}, {b} vs {a} ({self.alternative}): statistic {self.statistic:.4g}, "
-                f"p = {self.pvalue:.4g}; decision at alpha = {self.alpha:g}: {self.decision()}{gaps}")
-
-    def _decide(self, alpha) -> str:
-        return pvalue_decision(self.names, self.pvalue, self.direction, alpha)
-
-
-@dataclass(frozen=True, repr=False)
-class WilcoxonTestResult(_FrequentistResult):
-    """The Wilcoxon signed-rank test's ``statistic`` (T+ for a one-sided test, min(T+, T-) two-sided, as scipy
-    reports it) and ``pvalue``; ``left_out`` names the data sets where the two algorithms do not both have scores;
-    ``t_plus`` and ``t_minus`` are the rank sums of the positive and negative differences B - A (zeros split), which
-    say which algorithm a rejection favours.
-
-    >>> res = WilcoxonTestResult(3.0, 0.02, t_plus=18.0, t_minus=3.0)
-    >>> res.pvalue, res.decision(), res.to_frame().shape
-    (0.02, 'B', (1, 8))
-    >>> print(res)
-    Wilcoxon signed-rank test, B vs A (two-sided): statistic 3, p = 0.02; decision at alpha = 0.05: B
-    """
-
-    statistic: float
-    pvalue: float
-    left_out: tuple[str, ...] = ()
-    alternative: str = "two-sided"
-    names: tuple[str, str] = ("A", "B")
-    t_plus: float = float("nan")
-    t_minus: float = float("nan")
-    test_name = "Wilcoxon signed-rank test"
-
-    @property
-    def direction(self) -> float:
-        """T+ - T-: positive when the data favour B."""
-        return self.t_plus - self.t_minus
-
-    def __repr__(self):
-        return self.summary()
-
-
-@dataclass(frozen=True, repr=False)
-class SignTestResult(_FrequentistResult):
-    """A sign test: ``k`` positive differences among the ``n`` non-zero ones, ``statistic`` = k / n, the
-    ``pvalue`` of the binomial test and its ``alternative`` (the attributes of scipy's BinomTestResult);
-    ``left_out`` names the data sets where the two algorithms do not both have scores.
-
-    >>> res = SignTestResult(3, 4, "two-sided", 0.75, 0.625)
-    >>> res.pvalue, res.decision(), res.to_dict()["k"]
-    (0.625, 'none', 3)
-    """
-
-    k: int
-    n: int
-    alternative: str
-    statistic: float
-    pvalue: float
-    left_out: tuple[str, ...] = ()
-    names: tuple[str, str] = ("A", "B")
-    test_name = "Sign test"
-
-    @property
-    def direction(self) -> float:
-        """k - n/2: positive when the data favour B."""
-        return self.k - self.n / 2
-
-    def __repr__(self):
-        return self.summary()
-
-
-def sign_test(x, y=None, *, alternative="two-sided", algorithms=None) -> SignTestResult:
-    """Frequentist sign test: binomial test of #{z > 0} among the non-zero z (``scipy.stats.binomtest``).
-
-    Zeros are left out (the test conditions on the data sets where the algorithms differ). If no
-    difference is non-zero there is no evidence either way: k = n = 0, statistic 1/2 and p-value 1.
-
-    >>> round(float(sign_test([0.02, 0.01, 0.03, -0.01, 0.02, 0.04]).pvalue), 4)
-    0.2188
-    >>> sign_test([0.0, 0.0]).pvalue
-    1.0
-    """
-    alternative = check_alternative(alternative)
-    z, names, left_out = _differences(x, y, algorithms)
-    k, n = int(np.sum(z > 0)), int(np.sum(z != 0))
-    if n == 0:
-        return SignTestResult(0, 0, alternative, 0.5, 1.0, left_out, names)
-    result = stats.binomtest(k, n, 0.5, alternative=alternative)
-    return SignTestResult(k, n, alternative, float(result.statistic), float(result.pvalue), left_out, names)

@@ -413,7 +413,7 @@ def test_confidence_level_outside_unit_interval_is_named(level):
     res = correlated_ttest([0.01, 0.03, 0.02, 0.05], folds=4)
     for fn in (res.interval, res.to_frame, paired_ttest([0.01, 0.03, 0.02]).confidence_interval):
         with pytest.raises(ValueError, match="^confidence_level must"):
-            fn(level)
+            fn(confidence_level=level)
     with pytest.raises(TypeError, match="^confidence_level must"):
         res.interval("0.95")
 

@@ -112,10 +112,10 @@ class Problem:
         nodes, seeds = {}, dict(seeds or {})
 
         def guess(t):
-            known = {**seeds, **nodes}
+            known = {u: node for u, node in {**seeds, **nodes}.items() if node.segments}
             if known:
                 near = min(known, key=lambda u: abs(u - t))
-                if (seeded or abs(near - t) <= 1.0) and known[near].segments:
+                if seeded or abs(near - t) <= 1.0:
                     return self._refitted(known[near], t)
             found = [j for j in np.argsort(np.abs(ts - t)) if pilot_segments[j]]
             return pilot_segments[found[0]]

@@ -104,11 +104,10 @@ class Problem:
         another resolution), the adaptation starts from those panels and each node's delta0 segments from the
         nearest seed or node of its own, without the pilot: the error estimate's run from the main run's panels."""
         seeded = panels is not None
-        if seeded:
-            flat = self._flat()
-        else:
+        if not seeded:
             ts, values, pilot_segments = self.pilot()
-            panels, flat = self._first_panels(ts, values)
+            panels = self._first_panels(ts, values)
+        flat = self._flat()
         nodes, seeds = {}, dict(seeds or {})
 
         def guess(t):
@@ -155,14 +154,12 @@ class Problem:
         return result
 
     def _first_panels(self, ts, values):
-        """The log sigma0 panels over the pilot's region (``values``, its log marginal at ``ts``), and
-        :meth:`_flat`."""
+        """The log sigma0 panels over the pilot's region (``values``, its log marginal at ``ts``)."""
         inside = np.flatnonzero(values > values.max() - _SIGMA0_NATS)
         start, stop = ts[max(inside[0] - 1, 0)], ts[min(inside[-1] + 1, len(ts) - 1)]
-        flat = self._flat()
-        start = max(start, min(flat, ts[int(np.argmax(values))] - 1.0))
+        start = max(start, min(self._flat(), ts[int(np.argmax(values))] - 1.0))
         width = min(self.grid.sigma0_panel, max((stop - start) / 4, 0.05))
-        return panels_covering(start, stop, width, self.cuts), flat
+        return panels_covering(start, stop, width, self.cuts)
 
     def _flat(self):
         """log sigma0 below which prod g_i barely depends on sigma0."""

@@ -15,6 +15,7 @@ import textwrap
 import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
+from functools import cached_property, partial
 
 import arviz as az
 import numpy as np
@@ -32,7 +33,7 @@ from ..pairwise.rank_tests import RegionProbabilities
 from ..pairwise.ttest import DegenerateWarning, correlated_ttest
 from ..results import Result, python_values, region_decision_line
 from ..sampling import ConvergenceWarning, RefittableModel, diagnose, kept
-from .exact import check_method, exact_draws
+from .exact import check_method, exact_sampler
 from .model import (add_dataset_log_likelihood, add_log_prior, build_hierarchical_model, check_hierarchical_form,
                     draw_marginal_delta)
 from .preparation import HierarchicalData, model_values, prepare_hierarchical, prior_limits, start_values
@@ -43,6 +44,7 @@ CHECKED = ("delta0", "sigma0", "nu", "delta")  # the variables whose R-hat and E
 # form), and its retry (the marginal form holds in the funnel of near-identical algorithms; twice the draws for nu)
 DEFAULT = {"form": "centered", "draws": 1000, "tune": 1000, "target_accept": 0.9}
 ROBUST = {"form": "marginal", "draws": 2000, "tune": 2000, "target_accept": 0.95}
+NEW_DATASET = "hierarchical model, a new data set"  # the method of new_dataset's results
 COMPILED_MODELS = 8  # compiled models kept for later fits of the same shape (_refittable), the least recent dropped
 _COMPILED = {}
 
@@ -52,15 +54,17 @@ class HierarchicalResult(Result):
     """Posterior of the hierarchical model, in the original units of the scores. Its :meth:`decision` is a new data
     set's (:meth:`new_dataset`): the region largest in more than 1 - alpha of the draws, ``"none"`` unconverged.
 
-    ``convergence_problems`` holds what :func:`diagnose` found in the last fit (empty: converged), and
-    ``attempts`` the settings of each fit (see :func:`hierarchical_test`). An unconverged result keeps its
+    ``idata`` is the DataTree of the draws; ``tree`` holds it, or for an exact posterior a function that makes it
+    (the draws, their log priors) when ``idata`` is first used: the summary and the decision come from the quadrature
+    and need no draws. ``convergence_problems`` holds what :func:`diagnose` found in the last fit (empty: converged),
+    and ``attempts`` the settings of each fit (see :func:`hierarchical_test`). An unconverged result keeps its
     draws for inspection, but its summary (``repr``) gives the diagnostics instead of a verdict. ``quadrature``
-    (exact posteriors only) holds the quadrature's P(delta0 > 0) and a new data set's ``p_*`` and ``win_*`` at its
-    ``rope`` (the fit's): those are the answer (:attr:`p_delta0_positive`, :meth:`new_dataset`), without Monte
-    Carlo error.
+    (exact posteriors only) holds the quadrature's delta0 (mean, 2.5% and 97.5% quantiles, P(delta0 > 0)) and a new
+    data set's ``p_*`` and ``win_*`` at its ``rope`` (the fit's): those are the answer (:attr:`p_delta0_positive`,
+    :meth:`new_dataset`, :meth:`summary`), without Monte Carlo error.
     """
 
-    idata: object
+    tree: object
     data: HierarchicalData
     rope: tuple[float, float]
     names: tuple[str, str]
@@ -73,6 +77,11 @@ class HierarchicalResult(Result):
     bounds: object = None  # the prior limits the caller fixed (see hierarchical_model)
     left_out: tuple[str, ...] = ()  # the data sets of a scores Dataset where the pair has no score in common
     quadrature: dict | None = None
+
+    @cached_property
+    def idata(self):
+        """The DataTree of the draws (made at first use for an exact posterior, from its seed)."""
+        return self.tree() if callable(self.tree) else self.tree
 
     def with_log_likelihood(self) -> HierarchicalResult:
         """This result, its ``idata`` now holding the per-data-set log-likelihoods ``by_dataset`` (integrated) and
@@ -222,11 +231,29 @@ class HierarchicalResult(Result):
         lo, hi = rope
         left = stats.t.cdf((lo - d0) / s0, nu)
         right = stats.t.sf((hi - d0) / s0, nu)
-        drawn = RegionProbabilities.from_tails(left, right, "hierarchical model, a new data set", rope, self.names)
-        if self.quadrature is None or rope != self.quadrature["rope"]:  # the rope the quadrature was computed at
-            return drawn
-        return replace(drawn, exact=tuple(self.quadrature[f"{kind}_{region}"] for kind in ("p", "win")
-                                          for region in ("left", "rope", "right")))
+        drawn = RegionProbabilities.from_tails(left, right, NEW_DATASET, rope, self.names)
+        return self._with_quadrature(drawn) if self._answered(rope) else drawn
+
+    def _regions(self, rope=None) -> RegionProbabilities:
+        """:meth:`new_dataset`, without the draws (none is made) where the quadrature answers."""
+        rope = self._rope(rope)
+        if self._answered(rope):
+            return self._with_quadrature(RegionProbabilities.from_tails([], [], NEW_DATASET, rope, self.names))
+        return self.new_dataset(rope)
+
+    def _answered(self, rope) -> bool:
+        """Whether the quadrature has a new data set's probabilities at ``rope`` (a pair): the fit's rope."""
+        return self.quadrature is not None and rope == self.quadrature["rope"]
+
+    def _with_quadrature(self, regions: RegionProbabilities) -> RegionProbabilities:
+        return replace(regions, exact=tuple(self.quadrature[f"{kind}_{region}"] for kind in ("p", "win")
+                                            for region in ("left", "rope", "right")))
+
+    def _delta0_summary(self) -> tuple[float, float, float]:
+        """delta0's posterior mean and 95% interval: the quadrature's for an exact posterior, else the draws'."""
+        if self.quadrature is not None:
+            return tuple(self.quadrature[name] for name in ("delta0_mean", "delta0_q025", "delta0_q975"))
+        return (float(self.delta0.mean()), *np.quantile(self.delta0, [0.025, 0.975]))
 
     def _rope(self, rope) -> tuple[float, float]:
         """The rope as a pair: ``rope`` (a half-width, a pair, or 0 for none) or the fit's if None."""
@@ -262,7 +289,7 @@ class HierarchicalResult(Result):
         return tree
 
     def _decide(self, alpha, rope=None) -> str:
-        return self.new_dataset(rope).decision(alpha) if self.converged else "none"
+        return self._regions(rope).decision(alpha) if self.converged else "none"
 
     def summary(self, *, allow_unconverged=False, alpha=None) -> str:
         """The verdict in words (the ``repr``): delta0, a new data set's probabilities and the decision at
@@ -285,9 +312,9 @@ class HierarchicalResult(Result):
                 return "\n".join(lines)
         if self.method == "exact":
             lines.append(f"  posterior by exact quadrature (estimated error {self.attempts[-1]['max_error']:.1g})")
-        new = self.new_dataset()
-        lo, hi = np.quantile(self.delta0, [0.025, 0.975])
-        lines += [f"  delta0 (mean difference in the population of data sets): mean {self.delta0.mean():+.4f}, "
+        new = self._regions()
+        mean, lo, hi = self._delta0_summary()
+        lines += [f"  delta0 (mean difference in the population of data sets): mean {mean:+.4f}, "
                   f"95% [{lo:+.4f}, {hi:+.4f}], P(delta0 > 0) = {self.p_delta0_positive:.3f}",
                   f"  a new data set, posterior mean:   P({a} better) = {new.p_left:.3f}  P(rope) = {new.p_rope:.3f}"
                   f"  P({b} better) = {new.p_right:.3f}",
@@ -410,8 +437,8 @@ def hierarchical_test(x, y=None, *, rope=0.01, rho=None, n_test=None, n_train=No
     if method == "exact":
         if progressbar:
             print(f"{names[1]} - {names[0]}: computing the exact posterior (quadrature)", file=sys.stderr, flush=True)
-        idata, note, quadrature = _exact_fit(data, priors, bounds, rope, population, chains=chains,
-                                             draws={**DEFAULT, **given}["draws"], random_seed=random_seed)
+        sampled, note, quadrature = _exact_fit(data, priors, bounds, rope, population, chains=chains,
+                                               draws={**DEFAULT, **given}["draws"], random_seed=random_seed)
         problems, attempts = (), (note,)
     else:
         quadrature = None
@@ -421,9 +448,10 @@ def hierarchical_test(x, y=None, *, rope=0.01, rho=None, n_test=None, n_train=No
     # the model of the draws: the last fit's form, the centred one for the exact posterior (whose draws have no lambda)
     form = attempts[-1].get("form", DEFAULT["form"])
     model = build_hierarchical_model(data, priors, form, bounds, population, delta0_prior)
-    result = HierarchicalResult(add_log_prior(idata, model, _shape(data, priors, form, population, delta0_prior)),
-                                data, rope, names, independent, problems, attempts, model, priors, population, bounds,
-                                left_out, quadrature)
+    key = _shape(data, priors, form, population, delta0_prior)
+    tree = partial(_with_log_prior, sampled, model, key) if method == "exact" else add_log_prior(idata, model, key)
+    result = HierarchicalResult(tree, data, rope, names, independent, problems, attempts, model, priors, population,
+                                bounds, left_out, quadrature)
     return result.with_log_likelihood() if log_likelihood else result
 
 
@@ -451,12 +479,30 @@ def exact_arguments(data: HierarchicalData, priors, bounds, rope) -> tuple[tuple
 
 
 def _exact_fit(data: HierarchicalData, priors, bounds, rope, population, *, chains, draws, random_seed):
-    """Independent draws from the exact posterior (:mod:`pp_corr.hierarchical.exact`, deterministic quadrature)
-    as a DataTree shaped like a fit's (no nu for the normal population), the note recorded in ``attempts`` and the
-    quadrature's probabilities (:attr:`HierarchicalResult.quadrature`)."""
-    s = np.float64(data.scale)
+    """The exact posterior (:mod:`pp_corr.hierarchical.exact`, deterministic quadrature): a function making its
+    independent draws as a DataTree shaped like a fit's (:func:`_exact_tree`), the note recorded in ``attempts`` and
+    the quadrature's summaries (:attr:`HierarchicalResult.quadrature`)."""
     args, kwargs = exact_arguments(data, priors, bounds, rope)
-    post, values = exact_draws(*args, **kwargs, population=population, draws=chains * draws, random_seed=random_seed)
+    post, sampler = exact_sampler(*args, **kwargs, population=population)
+    summaries = ("delta0_mean", "delta0_q025", "delta0_q975", "delta0_p_positive",
+                 *(f"{kind}_{region}" for kind in ("p", "win") for region in ("left", "rope", "right")))
+    scaled = {"delta0_mean", "delta0_q025", "delta0_q975"}
+    return (partial(_exact_tree, sampler, data, population, chains, draws, random_seed),
+            {"method": "exact quadrature", "draws": chains * draws, "max_error": float(post.max_error)},
+            {"rope": tuple(rope), **{name: float(getattr(post, name)) * (data.scale if name in scaled else 1)
+                                     for name in summaries}})
+
+
+def _with_log_prior(make, model, key):
+    """The DataTree ``make()`` with the log priors of ``model`` (:func:`add_log_prior`)."""
+    return add_log_prior(make(), model, key)
+
+
+def _exact_tree(sampler, data: HierarchicalData, population, chains, draws, random_seed):
+    """``chains x draws`` draws of ``sampler`` (:func:`~pp_corr.hierarchical.exact.exact_sampler`'s) as a DataTree
+    shaped like a fit's, in the scores' units (no nu for the normal population)."""
+    s = np.float64(data.scale)
+    values = sampler(chains * draws, random_seed)
     shaped = {name: np.asarray(values[name]).reshape((chains, draws) + np.shape(values[name])[1:])
               for name in ("delta0", "sigma0", "nu", "delta", "sigma")}
     delta = shaped["delta"]
@@ -466,13 +512,8 @@ def _exact_fit(data: HierarchicalData, priors, bounds, rope, population, *, chai
     if population == "normal":
         del posterior["nu"]
     dims = {name: ["dataset"] for name in ("sigma_scaled", "delta_scaled", "delta")}
-    idata = az.from_dict({"posterior": posterior,
-                          "sample_stats": {"diverging": np.zeros((chains, draws), dtype=bool)}},
-                         dims=dims, coords={"dataset": data.datasets})
-    probabilities = ("delta0_p_positive", *(f"{kind}_{region}" for kind in ("p", "win")
-                                             for region in ("left", "rope", "right")))
-    return (idata, {"method": "exact quadrature", "draws": chains * draws, "max_error": float(post.max_error)},
-            {"rope": tuple(rope), **{name: float(getattr(post, name)) for name in probabilities}})
+    return az.from_dict({"posterior": posterior, "sample_stats": {"diverging": np.zeros((chains, draws), dtype=bool)}},
+                        dims=dims, coords={"dataset": data.datasets})
 
 
 def check_fit_settings(check_form, *, form, draws, tune, target_accept, chains, sampler, random_seed):

@@ -77,14 +77,14 @@ computation's nearest node (adapted from a pilot of their own, they cost as much
 merged, without adaptation, the estimate of the probabilities of the regions being largest, whose integrands have
 kinks in sigma0, was up to 100 times the error).
 
-Draws (:func:`exact_draws`) follow the same grid, each level given the one above, without evaluating anything
-new but each data set's L_i: log sigma0 from the interpolant of its density within a panel (exponential tails
-beyond the panels); (delta0, nu) from the conditional law at one of the two sigma0 nodes around it, taken in
-proportion to their shares of the joint density's linear interpolant there; delta0 from that node's conditional
-density and log(nu - 1) from its nu nodes' densities at that delta0 (local polynomial interpolants of the log
-densities through the nodes); each delta_i from L_i(d) t_nu(d; delta0, sigma0), exact at the union of a grid
-around xbar_i at L_i's scale and one around delta0 at sigma0's, piecewise exponential in between; and
-u = sigma_i^-2 given delta_i from u^(k - 1) exp(-B_i u) on [1 / hi^2, 1 / lo^2], k = (n_i - 1) / 2, by the
+Draws (:func:`exact_draws`, or later from :func:`exact_sampler`'s sampler) follow the same grid, each level given
+the one above, without evaluating anything new but each data set's L_i: log sigma0 from the interpolant of its
+density within a panel (exponential tails beyond the panels); (delta0, nu) from the conditional law at one of the two
+sigma0 nodes around it, taken in proportion to their shares of the joint density's linear interpolant there; delta0
+from that node's conditional density and log(nu - 1) from its nu nodes' densities at that delta0 (local polynomial
+interpolants of the log densities through the nodes); each delta_i from L_i(d) t_nu(d; delta0, sigma0), exact at
+the union of a grid around xbar_i at L_i's scale and one around delta0 at sigma0's, piecewise exponential in between;
+and u = sigma_i^-2 given delta_i from u^(k - 1) exp(-B_i u) on [1 / hi^2, 1 / lo^2], k = (n_i - 1) / 2, by the
 incomplete gamma function's inverse.
 
 The package, one job a module: :mod:`.integrals` (steps 1 and 3, and the Gauss-Legendre rules), :mod:`.likelihoods`
@@ -92,11 +92,12 @@ The package, one job a module: :mod:`.integrals` (steps 1 and 3, and the Gauss-L
 resolution) and :mod:`.refinement` (step 4 at one resolution), :mod:`.posterior` (the entry point, the error
 estimate and the summaries) and :mod:`.draws`.
 """
-from .draws import exact_draws
+from .draws import exact_draws, exact_sampler
 from .grid import ExactGrid
 from .integrals import log_sigma_integral, nu_prior_cdf, nu_prior_density
 from .posterior import (DATASET_FIELDS, METHODS, PROBABILITY_FIELDS, SUMMARY_FIELDS, ExactPosterior, check_method,
                         exact_posterior)
 
 __all__ = ["DATASET_FIELDS", "METHODS", "PROBABILITY_FIELDS", "SUMMARY_FIELDS", "ExactGrid", "ExactPosterior",
-           "check_method", "exact_draws", "exact_posterior", "log_sigma_integral", "nu_prior_cdf", "nu_prior_density"]
+           "check_method", "exact_draws", "exact_posterior", "exact_sampler", "log_sigma_integral", "nu_prior_cdf",
+           "nu_prior_density"]

@@ -2,6 +2,7 @@
 :mod:`pp_corr.hierarchical.exact`, "Draws"): log sigma0, (delta0, nu) at a sigma0 node, each delta_i, each sigma_i."""
 from __future__ import annotations
 
+import functools
 import math
 
 import numba
@@ -46,10 +47,33 @@ def exact_draws(xbar, ss, n, rho, *, delta0_max, sigma0_max, sigma_bounds, alpha
     ((1000, 3), True)
     """
     draws = check_count("draws", draws)
-    rng = as_generator(random_seed)
+    as_generator(random_seed)  # checked before the computation
+    result, sampler = exact_sampler(xbar, ss, n, rho, delta0_max=delta0_max, sigma0_max=sigma0_max,
+                                    sigma_bounds=sigma_bounds, alpha=alpha, beta=beta, rope=rope, grid=grid,
+                                    population=population, nu_distribution=nu_distribution)
+    return result, sampler(draws, random_seed)
+
+
+def exact_sampler(xbar, ss, n, rho, *, delta0_max, sigma0_max, sigma_bounds, alpha=(0.5, 5.0), beta=(0.05, 0.15),
+                  rope=(0.0, 0.0), grid=None, population="student_t", nu_distribution=None):
+    """:func:`exact_posterior` (same arguments) and a function ``sampler(draws, random_seed)`` that draws from it
+    when called, as :func:`exact_draws` does (the same draws for the same seed), without computing it again: for
+    results that make their draws only when they are first asked for. The sampler pickles (about 6 MB at q = 54).
+
+    >>> from pp_corr.hierarchical.exact import ExactGrid
+    >>> post, sampler = exact_sampler([0.2, 0.5, -0.1], [9.0, 12.0, 7.0], 10, 0.1, delta0_max=3.0,
+    ...                               sigma0_max=30.0, sigma_bounds=(0.01, 100.0), grid=ExactGrid(error_estimate=False))
+    >>> sampler(200, 1)["delta"].shape
+    (200, 3)
+    """
     result, problem, run = solve(xbar, ss, n, rho, delta0_max, sigma0_max, sigma_bounds, alpha, beta, rope, grid,
                                  population, nu_distribution)
-    return result, draw(problem, *run, draws, rng)
+    return result, functools.partial(_sampled, problem, run)
+
+
+def _sampled(problem: Problem, run, draws, random_seed) -> dict:
+    """``draws`` independent draws (checked) of the posterior that ``problem``'s ``run`` computed."""
+    return draw(problem, *run, check_count("draws", draws), as_generator(random_seed))
 
 
 def draw(problem: Problem, panels, weighted, tails, size, rng) -> dict:

@@ -17,11 +17,10 @@ from unittest import mock
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _timing import load, timed  # noqa: E402 - one BLAS thread
 
-import numpy as np  # noqa: E402
 
 import pp_corr  # noqa: E402
 from pp_corr.hierarchical import fit  # noqa: E402
-from pp_corr.hierarchical.exact import ExactGrid, exact_draws  # noqa: E402
+from pp_corr.hierarchical.exact import ExactGrid, exact_sampler  # noqa: E402
 from pp_corr.hierarchical.stress import stress_scores  # noqa: E402
 
 UCI54 = Path(__file__).resolve().parents[2] / "shared" / "data" / "uci54" / "uci54_tidy.csv"
@@ -30,14 +29,14 @@ FIELDS = ("p_left", "p_rope", "p_right", "delta0_p_positive")
 
 def answered(scores, pair, grid):
     """hierarchical_test on ``grid`` (None: the default): its quadrature (ExactPosterior), the probabilities its
-    summary shows (from the draws) and its time."""
+    summary shows and its time."""
     kept = {}
 
     def recording(*args, **kwargs):
-        kept["post"], values = exact_draws(*args, **kwargs, grid=grid)
-        return kept["post"], values
+        kept["post"], sampler = exact_sampler(*args, **kwargs, grid=grid)
+        return kept["post"], sampler
 
-    with mock.patch.object(fit, "exact_draws", recording):
+    with mock.patch.object(fit, "exact_sampler", recording):
         seconds, result = timed(lambda: pp_corr.hierarchical_test(scores, algorithms=pair, random_seed=1))
     new = result.new_dataset()
     shown = dict(zip(FIELDS, (new.p_left, new.p_rope, new.p_right, result.p_delta0_positive)))

@@ -27,12 +27,12 @@ def hierarchical_tests(scores, pairs=None, *, scheduler=None, workers=None, prog
     ``hierarchical_test``'s (``rope``, ``random_seed``, ``method``, ...; the same for every pair). Returns
     ``{(a, b): result}`` in the order of ``pairs``.
 
-    By default the pairs run one after another in this process, each pair's compiled kernels on every core (on
-    2 cores, all 10 uci54 pairs: 110 s; before the quadrature's grid was trimmed, 171 s against 225 s on a local
-    cluster of 2 worker processes, which compete for the cores: benchmarks/bench_hierarchical_default.py).
-    ``workers=N`` (N > 1) spreads them as tasks over a local Dask cluster of N processes
-    (:func:`pp_corr.execution.dask_client`) and ``scheduler`` over the cluster at that address, where more machines
-    help. Results are the same for any number of workers.
+    By default the pairs run one after another in this process, each pair's compiled kernels on every core (an
+    exact posterior's draws are made when its ``idata`` is first used). ``workers=N`` (N > 1) spreads them as tasks
+    over a local Dask cluster of N processes (:func:`pp_corr.execution.dask_client`), which compete for the cores of
+    one machine, and ``scheduler`` over the cluster at that address, where more machines help; a task makes its
+    pair's draws too. Results are the same for any number of workers (times:
+    ``benchmarks/bench_hierarchical_default.py``).
     ``progressbar``: True writes a line per pair as it finishes (its number, its time and how it was answered) to
     stderr and draws each MCMC fit's progress bar, a callable takes each line instead (and no bar), False is quiet.
 
@@ -82,8 +82,11 @@ def _one_pair(scores, a, b, options) -> tuple[HierarchicalResult, float]:
 
 def _pair_task(scores, a, b, options, seed):
     """:func:`_one_pair` as a task of :func:`pp_corr.execution.map_tasks` (the pair's own ``random_seed`` option
-    seeds it, not the task's ``seed``, so that its result is ``hierarchical_test``'s)."""
-    return _one_pair(scores, a, b, options)
+    seeds it, not the task's ``seed``, so that its result is ``hierarchical_test``'s), its draws made in the worker
+    (an exact posterior makes them when first used: here, in parallel, rather than one pair after another later)."""
+    result, seconds = _one_pair(scores, a, b, options)
+    result.idata  # noqa: B018 - made here
+    return result, seconds
 
 
 def check_pairs(scores, pairs=None) -> list[tuple[str, str]]:

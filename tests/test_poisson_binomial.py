@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from scipy import stats
 
 from pp_corr import PoissonBinomial, poisson_binomial_monte_carlo
+from pp_corr.pairwise.poisson_binomial import mixture_pmf
 from tests.conftest import (INF, NAN, PROPERTY_SETTINGS, assert_close, assert_probability, campaign, check_error,
                             poisson_binomial_exact)
 
@@ -312,3 +313,37 @@ class TestPoissonBinomialGenerated:
         spoilt[where % len(p)] = bad
         with pytest.raises(ValueError, match=r"^p (contains NaN|must lie in \[0, 1\])"):
             PoissonBinomial(spoilt)
+
+
+class TestMixturePmf:
+    """mixture_pmf: against rational arithmetic, component by component, weighted."""
+
+    @given(st.integers(1, 4), st.integers(1, 12), st.integers(0, 2**32 - 1))
+    @settings(PROPERTY_SETTINGS)
+    def test_equals_the_weighted_rational_pmfs(self, components, trials, seed):
+        rng = np.random.default_rng(seed)
+        p = rng.uniform(size=(components, trials))
+        p[rng.random(p.shape) < 0.2] = 1.0  # certain trials move the counts kept
+        p[rng.random(p.shape) < 0.2] = 0.0
+        weights = rng.uniform(0.1, 1.0, components)
+        exact = [sum(Fraction(w) * pmf[c] for w, pmf in zip(weights, (exact_pmf(row) for row in p)))
+                 / sum(Fraction(w) for w in weights) for c in range(trials + 1)]
+        np.testing.assert_allclose(mixture_pmf(weights, p), [float(v) for v in exact], rtol=1e-13,
+                                   atol=(trials + 1) * 1e-30)
+
+    def test_drops_only_counts_below_1e_30(self):
+        p = np.full((3, 400), 0.5)  # the tails of Binomial(400, 1/2) fall far below 1e-30
+        exact = stats.binom(400, 0.5).pmf(np.arange(401))
+        mixed = mixture_pmf([1.0, 2.0, 3.0], p)
+        np.testing.assert_allclose(mixed, exact, rtol=1e-11, atol=401 * 1e-30)  # at most 1e-30 dropped a step
+        assert mixed[0] == 0 < mixed[200]  # and dropped it was
+
+    @pytest.mark.parametrize("weights, p, message", [
+        ([1.0], [[0.5, 1.5]], "p must lie in [0, 1]"),
+        ([1.0, 1.0], [[0.5]], "weights one per component"),
+        ([0.0], [[0.5]], "not all 0"),
+        ([-1.0, 2.0], [[0.5], [0.5]], "must be >= 0"),
+        ([1.0], [0.5], "p must be (components, trials)")])
+    def test_refuses_bad_input(self, weights, p, message):
+        with pytest.raises(ValueError, match=re.escape(message)):
+            mixture_pmf(weights, p)

@@ -1,9 +1,12 @@
 """Exact Poisson-binomial distribution (the count of data sets where B is better in the Poisson test), batched over leading axes."""
 from __future__ import annotations
 
+import numba
 import numpy as np
 
 from .._args import as_generator, check_count
+
+_NEGLIGIBLE = 1e-30  # mixture_pmf drops the counts whose probability falls below this
 
 
 class PoissonBinomial:
@@ -98,6 +101,53 @@ def poisson_binomial_monte_carlo(p, draws=100_000, random_seed=None, chunk=10_00
         counts += np.bincount((rng.random((size, len(p))) < p).sum(axis=1), minlength=len(p) + 1)
     pmf = counts / draws
     return pmf, np.sqrt(pmf * (1 - pmf) / draws)
+
+
+def mixture_pmf(weights, p) -> np.ndarray:
+    """The pmf (0..n) of a mixture of Poisson-binomial distributions: ``weights`` (m,) >= 0, not all 0, of the
+    components whose trial probabilities are the rows of ``p`` (m, n). The recursion of :class:`PoissonBinomial`,
+    compiled, one component at a time over only the counts whose probability is still above 1e-30 (the rest is
+    dropped: far fewer counts where many trials are near-certain, and memory of n + 1 counts, not m (n + 1)).
+
+    >>> mixture_pmf([1.0, 3.0], [[0.5, 0.5], [1.0, 0.0]]).tolist()
+    [0.0625, 0.875, 0.0625]
+    """
+    p = _probabilities("p", p)
+    weights = np.asarray(weights, dtype=float)
+    if p.ndim != 2 or weights.shape != p.shape[:1]:
+        raise ValueError(f"p must be (components, trials) and weights one per component, got shapes {p.shape} and "
+                         f"{weights.shape}")
+    if not (np.all(weights >= 0) and weights.sum() > 0):
+        raise ValueError("weights must be >= 0 and not all 0")
+    out = np.zeros(p.shape[1] + 1)
+    _mixture_into(weights, np.ascontiguousarray(p), out)
+    return np.clip(out / weights.sum(), 0.0, 1.0)
+
+
+@numba.njit(cache=True)
+def _mixture_into(weights, p, out):
+    """Adds weights[b] times the pmf of the trials p[b] to ``out``, for every b."""
+    trials = p.shape[1]
+    pmf = np.zeros(trials + 2)
+    for b in range(len(weights)):
+        pmf[0], low, high = 1.0, 0, 0  # pmf[low..high] holds every count above _NEGLIGIBLE
+        for j in range(trials):
+            success = p[b, j]
+            failure = 1.0 - success
+            pmf[high + 1] = pmf[high] * success
+            for m in range(high, low, -1):
+                pmf[m] = pmf[m] * failure + pmf[m - 1] * success
+            pmf[low] *= failure
+            high += 1
+            while high > low and pmf[high] < _NEGLIGIBLE:
+                pmf[high] = 0.0
+                high -= 1
+            while low < high and pmf[low] < _NEGLIGIBLE:
+                pmf[low] = 0.0
+                low += 1
+        for m in range(low, high + 1):
+            out[m] += weights[b] * pmf[m]
+            pmf[m] = 0.0
 
 
 def _probabilities(name, values) -> np.ndarray:

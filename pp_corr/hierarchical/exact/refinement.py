@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special
 
-from ...pairwise.poisson_binomial import PoissonBinomial
+from ...pairwise.poisson_binomial import mixture_pmf
 from .convolution import log_t_constant
 from .grid import DELTA0_NATS, PEAK_NATS, ExactGrid, NuGrid, panels_covering, segments_covering, trimmed
 from .integrals import gauss_legendre, legendre_rule, legendre_series
@@ -334,9 +334,7 @@ class Problem:
         """P(#{delta_i > 0} = j) given sigma0: Poisson-binomial given (delta0, nu), averaged (terms of weight
         below 1e-12 of the largest dropped)."""
         keep = p > 1e-12 * p.max()
-        probabilities = np.clip(positive[keep], 0.0, 1.0)
-        pmf = PoissonBinomial(probabilities).pmf()
-        return (p[keep][:, None] * pmf).sum(axis=0) / p[keep].sum()
+        return mixture_pmf(p[keep], np.clip(positive[keep], 0.0, 1.0))
 
 
 def _region_cuts(r_lo, r_hi, sigma0, nu):

@@ -491,6 +491,33 @@ def test_the_default_is_the_exact_posterior_and_refuses_mcmc_settings():
             hierarchical_test(x, folds=10, **setting)
 
 
+@pytest.mark.long
+def test_the_exact_posterior_draws_when_first_used():
+    """The summary, decision and a new data set's probabilities of an exact posterior are the quadrature's and make
+    no draws; ``idata`` then makes them: the draws exact_draws gives for the seed, the same after pickling (a Dask
+    worker's result), and the summary's delta0 numbers within Monte Carlo error of theirs."""
+    import cloudpickle  # as Dask ships results (the pm.Model does not pickle with pickle alone)
+
+    from pp_corr.hierarchical.exact import exact_draws
+    from pp_corr.hierarchical.fit import exact_arguments
+
+    x = np.random.default_rng(5).normal(0.02, 0.02, (6, 10))
+    res = hierarchical_test(x, folds=10, draws=500, chains=2, random_seed=3)
+    text, decision, new = res.summary(), res.decision(), res._regions()
+    assert "idata" not in vars(res) and decision == new.decision(0.05)
+    assert (new.p_rope, new.win_rope) == (res.quadrature["p_rope"], res.quadrature["win_rope"])
+    shipped = cloudpickle.loads(cloudpickle.dumps(res))
+    delta0 = res.idata.posterior["delta0"].values.ravel()
+    args, kwargs = exact_arguments(res.data, "current", {}, res.rope)
+    _, values = exact_draws(*args, **kwargs, draws=1000, random_seed=3)
+    np.testing.assert_array_equal(delta0, values["delta0"] * res.data.scale)
+    np.testing.assert_array_equal(shipped.idata.posterior["delta"].values, res.idata.posterior["delta"].values)
+    mean, lo, hi = (res.quadrature[name] for name in ("delta0_mean", "delta0_q025", "delta0_q975"))
+    assert f"mean {mean:+.4f}, 95% [{lo:+.4f}, {hi:+.4f}]" in text
+    assert abs(delta0.mean() - mean) < 4 * delta0.std() / np.sqrt(len(delta0))
+    assert lo < np.quantile(delta0, 0.1) and np.quantile(delta0, 0.9) < hi
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("population, priors", [("student_t", "current"), ("normal", "current"),
                                                 ("student_t", "kruschke")])

@@ -69,7 +69,7 @@ OPTIONS = {
         "--sampler": ((_MCMC, _JOINT), "it chooses the MCMC sampler of --joint and of --hierarchical --method mcmc"),
     },
     "sequential": {
-        "-a": EVERY, "-b": EVERY, "--over": EVERY, "--rope": EVERY, "--level": EVERY, "--futility": EVERY,
+        "-a": EVERY, "-b": EVERY, "--over": EVERY, "--rope": EVERY, "--alpha": EVERY, "--futility": EVERY,
         "--seed": EVERY, **_READING,
         "--max-runs": ((_RUNS,), "it sets the budget of runs on each data set"),
         "--test": ((_DATASETS,), "it chooses the test across data sets"),

@@ -75,7 +75,7 @@ OPTIONS = {
         "--test": ((_DATASETS,), "it chooses the test across data sets"),
         "--orders": ((_DATASETS,), "it sets how many random orders of the data sets are replayed"),
     },
-    "items": dict.fromkeys(("-a", "-b", "--rope", "--runs", "--level", "--hierarchical", "--metric", "--column",
+    "items": dict.fromkeys(("-a", "-b", "--rope", "--runs", "--alpha", "--hierarchical", "--metric", "--column",
                             "--na-values", "--draws", "--seed", "--output", "--report"), EVERY),
     "simulate": {
         "--repetitions": EVERY, "--workers": EVERY, "--scheduler": EVERY, "--alpha": EVERY, "--seed": EVERY,

@@ -69,13 +69,13 @@ OPTIONS = {
         "--sampler": ((_MCMC, _JOINT), "it chooses the MCMC sampler of --joint and of --hierarchical --method mcmc"),
     },
     "sequential": {
-        "-a": EVERY, "-b": EVERY, "--over": EVERY, "--rope": EVERY, "--level": EVERY, "--futility": EVERY,
+        "-a": EVERY, "-b": EVERY, "--over": EVERY, "--rope": EVERY, "--alpha": EVERY, "--futility": EVERY,
         "--seed": EVERY, **_READING,
         "--max-runs": ((_RUNS,), "it sets the budget of runs on each data set"),
         "--test": ((_DATASETS,), "it chooses the test across data sets"),
         "--orders": ((_DATASETS,), "it sets how many random orders of the data sets are replayed"),
     },
-    "items": dict.fromkeys(("-a", "-b", "--rope", "--runs", "--level", "--hierarchical", "--metric", "--column",
+    "items": dict.fromkeys(("-a", "-b", "--rope", "--runs", "--alpha", "--hierarchical", "--metric", "--column",
                             "--na-values", "--draws", "--seed", "--output", "--report"), EVERY),
     "simulate": {
         "--repetitions": EVERY, "--workers": EVERY, "--scheduler": EVERY, "--alpha": EVERY, "--seed": EVERY,

@@ -197,7 +197,7 @@ def plot_assurance(plan, *, target=0.8, ax=None):
                     color=series_color(k), capsize=3, label=f"{runs} run{'s' * (runs != 1)}")
     ax.axhline(target, color=INK, lw=0.8, ls="--", label=f"target {target:g}")
     a, b = plan.names
-    ax.set(xlabel="items", ylabel=f"assurance (P >= {plan.level:g} for a region)", ylim=(-0.02, 1.02),
+    ax.set(xlabel="items", ylabel=f"assurance (P >= {1 - plan.alpha:g} for a region)", ylim=(-0.02, 1.02),
            title=f"{b} - {a} = {plan.difference:+g}, rope {plan.rope}")
     ax.legend(fontsize=8)
     return ax

@@ -44,11 +44,11 @@ FIGURES = [
        f'plots.plot_pairs(table, test="{test}", order=order)') for test in ("poisson", "signed_rank", "sign",
                                                                          "wilcoxon")],
     ("rank_diagram", "The posterior rank diagram of the Plackett-Luce ranking: each classifier at its expected rank "
-     "(1 = best, on the left); the bar joins the classifiers no pair of which is separated at level 0.95 (P(a ranked "
+     "(1 = best, on the left); the bar joins the classifiers no pair of which is separated at alpha 0.05 (P(a ranked "
      "before b) >= 0.95 or <= 0.05): on 54 data sets, none is.", "plots.plot_rank_diagram(ranking)"),
-    ("rank_diagram_level_0.7", "The same at level 0.7, where aode and nbc are separated, with j48 and j48gr given "
-     "as practically equivalent (a joint hierarchical result marks such pairs itself: new-data-set P(rope) >= level).",
-     'plots.plot_rank_diagram(ranking, level=0.7, equivalent=[("j48", "j48gr")])'),
+    ("rank_diagram_alpha_0.3", "The same at alpha 0.3, where aode and nbc are separated, with j48 and j48gr given "
+     "as practically equivalent (a joint hierarchical result marks such pairs itself: new-data-set P(rope) >= "
+     "1 - alpha).", 'plots.plot_rank_diagram(ranking, alpha=0.3, equivalent=[("j48", "j48gr")])'),
     ("shrinkage", "The hierarchical model's per-data-set means (filled, with 95% intervals) against the "
      "independent estimates (open).", "plots.plot_shrinkage(hier)"),
     ("posterior_predictive", "Posterior predictive check of the hierarchical model: the per-data-set means and "

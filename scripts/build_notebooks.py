@@ -367,7 +367,7 @@ coverage[["mean_loo_pit", "mean_pareto_k", "sd_loo_pit", "sd_pareto_k"]].describ
     "08_sequential_comparison.ipynb": [
         md("# Deciding with fewer runs: sequential comparison\n\n"
         "A comparison need not cost the whole design chosen in advance. The rules (docs/theory.md, section 10) "
-        "look at the posterior after every run, or every data set, and stop when a region reaches the level, or "
+        "look at the posterior after every run, or every data set, and stop when a region reaches 1 - alpha, or "
         "for futility when more of the same could not decide. Under the correlated model the posterior variance of "
         "the mean difference on one data set has a floor, rho/(1 - rho) s^2, however many runs are added: then the "
         "message is to add data sets, not runs. Here: replaying uci54 (10 runs x 10 folds on 54 data sets), the "
@@ -393,7 +393,7 @@ out.decision.value_counts().rename("decisions").to_frame().join(out.groupby("dec
     {"P(": "decision", "budget": "budget exhausted", "even infinitely": "the floor: add data sets",
      "the full budget": "the budget would not decide"})
 out.why.value_counts()"""),
-        md("The path of one data set: the three region probabilities after each run, the level, and the "
+        md("The path of one data set: the three region probabilities after each run, 1 - alpha, and the "
         "predictive probability that the budget decides with its futility threshold."),
         code("""slowest = out.used.idxmax()
 runs.plot(dataset=slowest);"""),
@@ -410,8 +410,8 @@ print(hier.summary())
 hier.plot();"""),
         md("## The price of stopping early\n`sequential_study` simulates data sets at the 2015 paper's design (10 "
         "runs x 10 folds, rho = 0.1) with the true mean inside the rope, on its boundary and outside, and replays "
-        "each at several levels. At the boundary the wrong-decision rate of the rule at 0.95 is above the nominal "
-        "5%; the calibrated level is the smallest whose rate is not."),
+        "each at several alphas. At the boundary the wrong-decision rate of the rule at alpha 0.05 is above the "
+        "nominal 5%; the calibrated alpha is the largest whose rate is not."),
         code("""study = pp_corr.sequential_study((0.0, 0.01, 0.03), repetitions=REPETITIONS, chunk=250, random_seed=0,
                                  workers=1)
 print(study.summary().splitlines()[0])
@@ -419,10 +419,10 @@ study.table[["wrong", "wrong_mcse", "wrong_fixed", "saving", "agreement"]].round
         code("""table = study.table.reset_index()
 fig, ax = plt.subplots(figsize=(6, 3.2), layout="constrained")
 for k, (mu, group) in enumerate(table.groupby("mu")):
-    ax.errorbar(group.level + (k - 1) * 0.002, group.wrong, yerr=2 * group.wrong_mcse, marker="os^"[k],
+    ax.errorbar(group.alpha + (k - 1) * 0.002, group.wrong, yerr=2 * group.wrong_mcse, marker="os^"[k],
                 color=series_color(k), capsize=3, label=f"true mean {mu:g}")
 ax.axhline(0.05, color="0.3", lw=0.8, ls="--", label="nominal 5%")
-ax.set(xlabel="level", ylabel="wrong decisions (+- 2 MCSE)", title="Sequential correlated t-test, rope 0.01")
+ax.set(xlabel="alpha", ylabel="wrong decisions (+- 2 MCSE)", title="Sequential correlated t-test, rope 0.01")
 ax.legend(fontsize=8);"""),
         md("## Your own runner\n`SequentialRuns` takes one run's fold scores at a time; `run(callback)` asks "
         "your runner for one more run until the rules stop. Here the runner is scikit-learn's `cross_val_score` "

@@ -116,7 +116,7 @@ def test_an_option_typed_at_its_default_value_is_refused_and_every_refusal_is_na
     ["sequential", FILE, "-a", "A", "-b", "B", "--max-runs", "4"],
     ["sequential", FILE, "-a", "A", "-b", "B", "--over", "datasets", "--test", "poisson", "--orders", "3"],
     ["simulate", "signed-rank", "--draws", "100"],
-    ["items", FILE, "-a", "A", "-b", "B", "--hierarchical", "--level", "0.9"],
+    ["items", FILE, "-a", "A", "-b", "B", "--hierarchical", "--alpha", "0.1"],
 ])
 def test_the_options_a_mode_uses_are_accepted_with_their_values(argv):
     args = parse_args(build_parser(), argv)

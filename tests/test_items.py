@@ -288,7 +288,7 @@ def test_planning_refuses_what_the_pilot_cannot_tell():
 
 def test_ranking_draws_are_the_pairs_bayesian_bootstrap():
     """Two models' joint draws give their difference the law of compare_items without a prior (two-sample KS),
-    and the ranking's groups follow P(leader better by more than the rope) >= level."""
+    and the ranking's groups follow P(leader better by more than the rope) >= 1 - alpha."""
     from pp_corr.items import rank_items
     from pp_corr.items.ranking import joint_means
 
@@ -297,7 +297,7 @@ def test_ranking_draws_are_the_pairs_bayesian_bootstrap():
     pair = compare_items(y, prior_strength=0, draws=20_000, random_seed=1).samples[0]
     joint = joint_means(np.column_stack([y["A"][:, 0], y["B"][:, 0]]), 20_000, np.random.default_rng(2))
     assert stats.ks_2samp(pair, joint[:, 1] - joint[:, 0]).pvalue > 0.001
-    table = rank_items(y, rope=0.05, level=0.95, prior_strength=0, random_seed=0)
+    table = rank_items(y, rope=0.05, alpha=0.05, prior_strength=0, random_seed=0)
     separated = (joint[:, 1] - joint[:, 0] > 0.05).mean() >= 0.95
     assert table.index.tolist() == ["B", "A"] and table["group"].tolist() == [1, 2 if separated else 1]
     assert table["P(best)"].sum() == pytest.approx(1.0)
@@ -412,13 +412,13 @@ class TestItemArguments:
         (lambda: pp_corr.plan_items({"A": [1, 0, 1], "B": [0, 1, 1]}, items=9, difference="big"), ["difference"]),
         (lambda: pp_corr.plan_items({"A": [1, 0, 1], "B": [0, 1, 1]}, items=9, difference=0.1, simulations=0),
          ["simulations"]),
-        (lambda: pp_corr.plan_items({"A": [1, 0, 1], "B": [0, 1, 1]}, items=9, difference=0.1, level=1.5), ["level"]),
-        (lambda: pp_corr.rank_items({"A": [1, 0, 1], "B": [0, 1, 1]}, level=0), ["level"]),
+        (lambda: pp_corr.plan_items({"A": [1, 0, 1], "B": [0, 1, 1]}, items=9, difference=0.1, alpha=1.5), ["alpha"]),
+        (lambda: pp_corr.rank_items({"A": [1, 0, 1], "B": [0, 1, 1]}, alpha=0), ["alpha"]),
         (lambda: pp_corr.rank_items({"A": [1, 0, 1], "B": [0, 1, 1]}, runs="seeds"), ["runs"]),
         (lambda: pp_corr.rank_items({"A": [1, 0, 1]}), ["model"]),
     ], ids=["rope", "runs", "draws", "prior_strength", "same-model", "unknown-model", "models-text",
             "three-models", "level", "source", "na_values", "metric", "columns", "scores-runs", "scores-one-run",
-            "plan-items", "plan-difference", "plan-simulations", "plan-level", "rank-level", "rank-seeds",
+            "plan-items", "plan-difference", "plan-simulations", "plan-alpha", "rank-alpha", "rank-seeds",
             "rank-one-model"])
     def test_item_arguments_are_checked_by_name(self, call, names):
         err = check_error(call, names)

@@ -59,11 +59,11 @@ def joint_oracle(result, levels):
     return dict(zip(names, ranks.mean(axis=0))), pd.DataFrame(before, index=names, columns=names)
 
 
-def oracle_groups(before, level):
+def oracle_groups(before, alpha):
     """Every maximal run of consecutive algorithms (rows' order) with no pair separated, by brute force."""
     k = len(before)
     together = [(i, j) for i in range(k) for j in range(i + 1, k)
-                if all(1 - level < before[a, b] < level for a in range(i, j + 1) for b in range(i, j + 1) if a != b)]
+                if all(alpha < before[a, b] < 1 - alpha for a in range(i, j + 1) for b in range(i, j + 1) if a != b)]
     return sorted((i, j) for i, j in together if not any(a <= i and j <= b and (a, b) != (i, j) for a, b in together))
 
 
@@ -98,7 +98,7 @@ def drawn(figure):
     return elbows, labels, bars, sets, ticks
 
 
-def check_diagram(figure, expected, before, level, marked=None):
+def check_diagram(figure, expected, before, alpha, marked=None):
     """The figure places every name at its expected rank, and its bars are the oracle's groups and sets."""
     elbows, labels, bars, sets, ticks = drawn(figure)
     names = sorted(expected, key=lambda name: expected[name])
@@ -111,7 +111,7 @@ def check_diagram(figure, expected, before, level, marked=None):
         assert number == pytest.approx(expected[name], abs=0.005 + 1e-12) and label_y == pytest.approx(row)
         assert (label_x < 1 and end < 1) or (label_x > len(names) and end > len(names))  # beside the axis
     ordered = before.loc[names, names].to_numpy()
-    assert sorted((names.index(a), names.index(b)) for (a, b), _, _ in bars) == oracle_groups(ordered, level)
+    assert sorted((names.index(a), names.index(b)) for (a, b), _, _ in bars) == oracle_groups(ordered, alpha)
     for (first, last), x, _ in bars:
         assert x.min() < expected[first] and expected[last] < x.max()
     lanes = {}
@@ -132,33 +132,33 @@ def check_diagram(figure, expected, before, level, marked=None):
 # --- the groups and the equivalent sets against brute force ------------------------------------------------------
 
 @settings(max_examples=300, deadline=None, derandomize=True, database=None)
-@given(k=st.integers(2, 8), seed=st.integers(0, 2**32 - 1), level=st.sampled_from([0.6, 0.8, 0.9, 0.95, 0.99]),
+@given(k=st.integers(2, 8), seed=st.integers(0, 2**32 - 1), alpha=st.sampled_from([0.4, 0.2, 0.1, 0.05, 0.01]),
        spread=st.sampled_from([0.05, 0.3, 1.0]))
-def test_groups_and_cliques_against_brute_force(k, seed, level, spread):
+def test_groups_and_cliques_against_brute_force(k, seed, alpha, spread):
     """Random P(a before b) matrices (complementary pairs, near 1/2 or anywhere) and random equivalence graphs."""
     rng = np.random.default_rng(seed)
     upper = np.clip(0.5 + spread * rng.uniform(-0.5, 0.5, (k, k)), 0, 1)
     before = np.triu(upper, 1) + np.tril(1 - upper.T, -1)
     np.fill_diagonal(before, np.nan)
-    assert rank_diagram._not_separated_groups(before, level) == oracle_groups(before, level)
+    assert rank_diagram._not_separated_groups(before, alpha) == oracle_groups(before, alpha)
     marked = np.triu(rng.random((k, k)) < rng.uniform(0.2, 0.9), 1)
     marked = marked | marked.T
     assert rank_diagram._equivalent_cliques(marked) == oracle_cliques(marked)
 
 
-def test_level_boundaries_separate():
-    """P(a before b) exactly at the level separates the pair (>= level), as exactly 1 - level does (<=); the
-    numbers are exact in binary, so 1 - level is too."""
+def test_alpha_boundaries_separate():
+    """P(a before b) exactly at 1 - alpha separates the pair (>= 1 - alpha), as exactly alpha does (<=); the
+    numbers are exact in binary, so 1 - alpha is too."""
     before = np.array([[np.nan, 0.75, 0.625], [0.25, np.nan, 0.625], [0.375, 0.375, np.nan]])
-    assert rank_diagram._not_separated_groups(before, 0.75) == [(1, 2)]
-    assert rank_diagram._not_separated_groups(before.T, 0.75) == [(1, 2)]
-    assert rank_diagram._not_separated_groups(before, 0.7500001) == [(0, 2)]
+    assert rank_diagram._not_separated_groups(before, 0.25) == [(1, 2)]
+    assert rank_diagram._not_separated_groups(before.T, 0.25) == [(1, 2)]
+    assert rank_diagram._not_separated_groups(before, 0.2499999) == [(0, 2)]
 
 
 # --- both result types, read back from the figure -------------------------------------------------------------------
 
-@pytest.mark.parametrize("k, level", [(2, 0.95), (3, 0.9), (5, 0.95), (8, 0.7)])
-def test_plackett_luce_diagram_places_ranks_and_bars(k, level):
+@pytest.mark.parametrize("k, alpha", [(2, 0.05), (3, 0.1), (5, 0.05), (8, 0.3)])
+def test_plackett_luce_diagram_places_ranks_and_bars(k, alpha):
     rng = np.random.default_rng(SEED + k)
     names = [f"alg{i}" for i in range(k)]
     result = fake_plackett_luce(names, rng, concentration=rng.choice([3.0, 30.0, 300.0]))
@@ -167,10 +167,10 @@ def test_plackett_luce_diagram_places_ranks_and_bars(k, level):
     marked = pd.DataFrame(False, index=names, columns=names)
     for a, b in pairs:
         marked.loc[a, b] = marked.loc[b, a] = True
-    check_diagram(plots.plot_rank_diagram(result, level=level), expected, before, level)
-    figure = plots.plot_rank_diagram(result, level=level, equivalent=pairs)
-    check_diagram(figure, expected, before, level, marked)
-    as_frame = plots.plot_rank_diagram(result, level=level, equivalent=marked)
+    check_diagram(plots.plot_rank_diagram(result, alpha=alpha), expected, before, alpha)
+    figure = plots.plot_rank_diagram(result, alpha=alpha, equivalent=pairs)
+    check_diagram(figure, expected, before, alpha, marked)
+    as_frame = plots.plot_rank_diagram(result, alpha=alpha, equivalent=marked)
     assert drawn(as_frame)[3].__len__() == len(drawn(figure)[3])
 
 
@@ -181,8 +181,8 @@ def joint_levels(rng, draws=4000):
 
 
 def test_joint_diagram_uses_the_population_and_new_dataset_rope():
-    """Joint model: expected ranks and P(before) of delta0; by default the pairs with new-data-set P(rope) >= level
-    are the equivalent ones (both regimes: a level that marks some pairs and one that marks none)."""
+    """Joint model: expected ranks and P(before) of delta0; by default the pairs with new-data-set P(rope) >= 1 -
+    alpha are the equivalent ones (both regimes: an alpha that marks some pairs and one that marks none)."""
     rng = np.random.default_rng(SEED)
     levels = joint_levels(rng)
     cov0 = np.diag([1e-5, 4e-4, 1e-4, 1e-5]) + 2e-6
@@ -190,17 +190,17 @@ def test_joint_diagram_uses_the_population_and_new_dataset_rope():
     expected, before = joint_oracle(result, levels)
     pairs = result.pairs()
     regimes = set()
-    for level in (0.8, 0.99):
+    for alpha in (0.2, 0.01):
         marked = pd.DataFrame(False, index=list(result.algorithms), columns=list(result.algorithms))
         for row in pairs.itertuples():
-            marked.loc[row.a, row.b] = marked.loc[row.b, row.a] = row.p_rope >= level
-        figure = plots.plot_rank_diagram(result, level=level)
-        check_diagram(figure, expected, before, level, marked)
+            marked.loc[row.a, row.b] = marked.loc[row.b, row.a] = row.p_rope >= 1 - alpha
+        figure = plots.plot_rank_diagram(result, alpha=alpha)
+        check_diagram(figure, expected, before, alpha, marked)
         legend = [t.get_text() for t in figure.axes[0].get_legend().get_texts()]
-        assert any(f"P(rope) ≥ {level:g} on a new data set" in t for t in legend)
+        assert any(f"P(rope) ≥ {1 - alpha:g} on a new data set" in t for t in legend)
         assert any(t.endswith(": none") for t in legend) == (not marked.to_numpy().any())
         regimes.add(int(marked.to_numpy().sum() // 2))
-    assert regimes == {0, 2}  # the two levels: two equivalent pairs, then none
+    assert regimes == {0, 2}  # the two alphas: two equivalent pairs, then none
     given = plots.plot_rank_diagram(result, equivalent=[("x", "ref")])
     assert [members for members, _, _ in drawn(given)[3]] == [("x", "ref")]
 
@@ -208,7 +208,7 @@ def test_joint_diagram_uses_the_population_and_new_dataset_rope():
 def test_the_two_bar_styles_differ_and_the_legend_names_them():
     rng = np.random.default_rng(SEED)
     result = fake_plackett_luce(["a", "b", "c", "d"], rng, concentration=3.0)
-    figure = plots.plot_rank_diagram(result, level=0.9, equivalent=[("a", "b"), ("c", "d")])
+    figure = plots.plot_rank_diagram(result, alpha=0.1, equivalent=[("a", "b"), ("c", "d")])
     _, _, bars, sets, _ = drawn(figure)
     assert bars and sets
     for _, _, line in bars:
@@ -284,12 +284,12 @@ def small_result():
     return fake_plackett_luce(["a", "b", "c"], np.random.default_rng(SEED))
 
 
-@pytest.mark.parametrize("level, error", [(0.0, ValueError), (1.0, ValueError), (0.5, ValueError),
-                                          (0.3, ValueError), (float("nan"), ValueError), ("0.9", TypeError),
+@pytest.mark.parametrize("alpha, error", [(0.0, ValueError), (1.0, ValueError), (0.5, ValueError),
+                                          (0.7, ValueError), (float("nan"), ValueError), ("0.1", TypeError),
                                           (None, TypeError)])
-def test_bad_level_is_named(small_result, level, error):
-    with pytest.raises(error, match="level"):
-        plots.plot_rank_diagram(small_result, level=level)
+def test_bad_alpha_is_named(small_result, alpha, error):
+    with pytest.raises(error, match="alpha"):
+        plots.plot_rank_diagram(small_result, alpha=alpha)
 
 
 @pytest.mark.parametrize("equivalent, error, words", [
@@ -324,7 +324,7 @@ def test_separated_pairs_given_decide_the_bars(seed):
     for a, b in pairs:
         marked[order.index(a), order.index(b)] = marked[order.index(b), order.index(a)] = 1.0
     _, _, bars, _, _ = drawn(figure)
-    assert sorted((order.index(a), order.index(b)) for (a, b), _, _ in bars) == oracle_groups(marked, 0.95)
+    assert sorted((order.index(a), order.index(b)) for (a, b), _, _ in bars) == oracle_groups(marked, 0.05)
     assert figure.axes[0].get_legend().get_title().get_text().endswith("a pair is separated when a test says so")
 
 

@@ -40,7 +40,7 @@ RESULTS = {  # one cheap object of every public result type (HierarchicalResult:
 def test_every_result_type_follows_the_protocol(name):
     result = RESULTS[name]()
     assert type(result).__name__ == name and isinstance(result, Result)
-    sequential = name.startswith("Sequential")  # decided as the data came: at its own level only
+    sequential = name.startswith("Sequential")  # decided as the data came: at its own alpha only
     check_result(result, alphas=(result.alpha,) if sequential else (0.01, 0.3))
 
 

@@ -25,12 +25,12 @@ def _diffs(seed, runs=6, folds=5, mu=0.01, sigma=0.02, rho=0.2, q=1):
 
 @settings(max_examples=25, deadline=None, derandomize=True, database=None)
 @given(seed=st.integers(0, 10_000), mu=st.floats(-0.03, 0.03), max_runs=st.integers(2, 6),
-       level=st.sampled_from([0.8, 0.9, 0.95]), futility=st.sampled_from([0.05, 0.3, 0.6]))
-def test_replay_is_the_posterior_of_the_runs_seen(seed, mu, max_runs, level, futility):
+       alpha=st.sampled_from([0.2, 0.1, 0.05]), futility=st.sampled_from([0.05, 0.3, 0.6]))
+def test_replay_is_the_posterior_of_the_runs_seen(seed, mu, max_runs, alpha, futility):
     """Each step's posterior is correlated_ttest on the first r runs, to the last bit; the stop is within the
-    budget, no region reached the level before it, and the decision is the posterior's at the stop."""
+    budget, no region reached 1 - alpha before it, and the decision is the posterior's at the stop."""
     x = _diffs(seed, mu=mu)[0]
-    res = pp_corr.sequential_test(x, rope=0.01, level=level, futility=futility, max_runs=max_runs, rho=0.2,
+    res = pp_corr.sequential_test(x, rope=0.01, alpha=alpha, futility=futility, max_runs=max_runs, rho=0.2,
                                   simulations=50, random_seed=seed)
     hist = res.to_frame().xs("D1", level="dataset")
     used = int(res.runs_used.iloc[0])
@@ -41,11 +41,11 @@ def test_replay_is_the_posterior_of_the_runs_seen(seed, mu, max_runs, level, fut
     last, decision, reason = hist.iloc[-1], res.outcomes.decision.iloc[0], res.outcomes.reason.iloc[0]
     probs = {"left": last.p_left, "rope": last.p_rope, "right": last.p_right}
     if decision == "none":
-        assert max(probs.values()) < level
+        assert max(probs.values()) < 1 - alpha
     else:
-        assert probs[decision] >= level and f"after {used} of {max_runs} runs" in reason
+        assert probs[decision] >= 1 - alpha and f"after {used} of {max_runs} runs" in reason
     earlier = hist.iloc[:-1]  # every earlier step passed every rule
-    assert (earlier[["p_left", "p_rope", "p_right"]].to_numpy() < level).all()
+    assert (earlier[["p_left", "p_rope", "p_right"]].to_numpy() < 1 - alpha).all()
     assert (earlier.p_floor >= futility).all() and (earlier.p_success >= futility).all()
     if decision == "none" and used < max_runs:  # a futility stop: the rule that fired, below the threshold
         fired = last.p_floor if "add data sets" in reason else last.p_success
@@ -54,9 +54,9 @@ def test_replay_is_the_posterior_of_the_runs_seen(seed, mu, max_runs, level, fut
         assert "add data sets, not runs" in reason
 
 
-def test_decide_at_the_level_itself():
-    assert decide((0.0, 0.05, 0.95), 0.95) == "right" and decide((0.95, 0.05, 0.0), 0.95) == "left"
-    assert decide((0.0, 0.9500001, 0.0499999), 0.95) == "rope" and decide((0.3, 0.3, 0.4), 0.95) == "none"
+def test_decide_at_one_minus_alpha_itself():
+    assert decide((0.0, 0.05, 0.95), 0.05) == "right" and decide((0.95, 0.05, 0.0), 0.05) == "left"
+    assert decide((0.0, 0.9500001, 0.0499999), 0.05) == "rope" and decide((0.3, 0.3, 0.4), 0.05) == "none"
 
 
 def test_floor_against_the_limit_written_out():
@@ -72,7 +72,7 @@ def test_floor_against_the_limit_written_out():
     np.testing.assert_allclose(posterior_regions(big, rho, 0.01), expected, atol=2e-3)
 
 
-def _brute_force_completion(x, rho, rope, level, total, simulations, rng):
+def _brute_force_completion(x, rho, rope, alpha, total, simulations, rng):
     """Completions from the Normal-Gamma posterior written out with scipy: nu ~ Gamma(a, rate b), mu | nu, then
     the new folds from the Gaussian conditional on the folds seen with the full intraclass covariance."""
     n = x.size
@@ -89,7 +89,7 @@ def _brute_force_completion(x, rho, rope, level, total, simulations, rng):
     new = mean + (rng.standard_normal((simulations, total - n)) @ chol.T) / np.sqrt(nu)[:, None]
     res = pp_corr.correlated_ttest(np.concatenate([np.broadcast_to(x, (simulations, n)), new], axis=1), rho=rho,
                                    rope=rope)
-    decided = np.maximum(np.maximum(res.p_left, res.p_rope), res.p_right) >= level
+    decided = np.maximum(np.maximum(res.p_left, res.p_rope), res.p_right) >= 1 - alpha
     return decided.mean(), decided.std() / np.sqrt(simulations)
 
 
@@ -97,8 +97,8 @@ def test_predictive_success_against_brute_force():
     """rho = 0.5, a case where the answer is near 0.7; leaving out the shared component's own spread moves it by
     0.04, which the 40,000 completions on each side (MCSE 0.0023 each) resolve."""
     x = _diffs(11, runs=2, mu=0.03, rho=0.5)[0].ravel()
-    ours, ours_se = predictive_success(x, 0.5, 0.01, 0.9, 30, simulations=40_000, random_seed=1)
-    brute, brute_se = _brute_force_completion(x, 0.5, 0.01, 0.9, 30, 40_000, np.random.default_rng(2))
+    ours, ours_se = predictive_success(x, 0.5, 0.01, 0.1, 30, simulations=40_000, random_seed=1)
+    brute, brute_se = _brute_force_completion(x, 0.5, 0.01, 0.1, 30, 40_000, np.random.default_rng(2))
     assert 0.2 < brute < 0.9
     assert abs(ours - brute) < 4 * np.hypot(ours_se, brute_se)
 
@@ -107,8 +107,8 @@ def test_floor_success_is_the_limit_of_long_completions():
     """The predictive probability that infinitely many runs decide, against completions of 400 more runs
     (rho = 0.5: a floor with the variance rho/(1 - rho) sigma^2 instead of rho sigma^2 answers 0.28, not 0.70)."""
     x = _diffs(11, runs=2, mu=0.03, rho=0.5)[0].ravel()
-    ours, ours_se = floor_success(x, 0.5, 0.01, 0.9, simulations=4000, random_seed=0)
-    long, long_se = predictive_success(x, 0.5, 0.01, 0.9, x.size + 2000, simulations=1500, random_seed=1)
+    ours, ours_se = floor_success(x, 0.5, 0.01, 0.1, simulations=4000, random_seed=0)
+    long, long_se = predictive_success(x, 0.5, 0.01, 0.1, x.size + 2000, simulations=1500, random_seed=1)
     assert 0.2 < long < 0.9
     assert abs(ours - long) < 4 * np.hypot(ours_se, long_se) + 0.02  # 400 runs are not quite infinitely many
 
@@ -194,7 +194,7 @@ def test_plot_and_records(tmp_path):
         res.stopped_at
 
 
-@pytest.mark.parametrize("kwargs, name", [({"over": "folds"}, "over"), ({"level": 1.5}, "level"),
+@pytest.mark.parametrize("kwargs, name", [({"over": "folds"}, "over"), ({"alpha": 1.5}, "alpha"),
                                           ({"max_runs": 20}, "max_runs"), ({"min_runs": 0}, "min_runs"),
                                           ({"test": "wilcoxon"}, "test"), ({"futility": 0}, "futility"),
                                           ({"over": "datasets", "min_datasets": 9}, "min_datasets"),
@@ -205,19 +205,19 @@ def test_bad_arguments_are_named(kwargs, name):
 
 
 @pytest.mark.long
-def test_study_fixed_design_is_exact_and_calibration_is_the_smallest_level():
-    """At the rope boundary the fixed design's wrong rate is the one-sided t-test's 1 - level (the matching prior
-    is exact under the intraclass model); the calibrated level is the smallest whose rate is within nominal."""
+def test_study_fixed_design_is_exact_and_calibration_is_the_largest_alpha():
+    """At the rope boundary the fixed design's wrong rate is the one-sided t-test's alpha (the matching prior is
+    exact under the intraclass model); the calibrated alpha is the largest whose rate is within nominal."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        res = pp_corr.sequential_study((0.0, 0.01), repetitions=300, chunk=300, simulations=40, levels=(0.95, 0.99),
+        res = pp_corr.sequential_study((0.0, 0.01), repetitions=300, chunk=300, simulations=40, alphas=(0.05, 0.01),
                                        random_seed=3, workers=1, runs=4, folds=5, sigma=0.01)
     boundary = res.table.xs(0.01, level="mu")
-    fixed = boundary.loc[0.95]
+    fixed = boundary.loc[0.05]
     assert abs(fixed.wrong_fixed - 0.05) < 3 * np.sqrt(0.05 * 0.95 / 300)
     assert (boundary.runs_used <= 4).all() and (boundary.saving >= 0).all()
     ok = boundary.index[boundary.wrong <= 0.05]
-    assert res.calibrated_level == (ok[0] if len(ok) else None)
+    assert res.calibrated_alpha == (ok[-1] if len(ok) else None)
     assert "rope boundary" in res.summary()
     inside = res.table.xs(0.0, level="mu")  # mostly "rope" decisions there, which are right
     assert (inside.truth == "rope").all() and (inside.wrong <= 0.02).all() and (inside.saving > 0.2).all()
@@ -244,7 +244,7 @@ def test_command_replays_a_file(uci54, capsys):
     out = capsys.readouterr().out
     assert out.count("order ") == 2 and "of 54 data sets" in out
     with pytest.raises(SystemExit):
-        parser.parse_args([str(UCI54), "-a", "nbc", "-b", "hnb", "--level", "2"])
+        parser.parse_args([str(UCI54), "-a", "nbc", "-b", "hnb", "--alpha", "2"])
 
 
 def test_sequential_cv_stops_by_itself_and_its_scores_reproduce_the_decision():
@@ -270,7 +270,7 @@ def test_sequential_cv_stops_by_itself_and_its_scores_reproduce_the_decision():
     last = res.result.to_frame().iloc[-1]
     np.testing.assert_allclose([post.p_left[0], post.p_rope[0], post.p_right[0]],
                                [last.p_left, last.p_rope, last.p_right], rtol=1e-12)
-    assert res.result.outcomes.decision.iloc[0] == decide((post.p_left[0], post.p_rope[0], post.p_right[0]), 0.95)
+    assert res.result.outcomes.decision.iloc[0] == decide((post.p_left[0], post.p_rope[0], post.p_right[0]), 0.05)
     assert "nb" in repr(res) and "tree" in repr(res)
 
 
@@ -316,14 +316,14 @@ class TestSequentialArguments:
         (lambda: pp_corr.sequential_test(np.full((3, 10), np.nan)), ("NaN", "finite", "scores")),
         (lambda: pp_corr.sequential_test(np.zeros((1, 10))), ("runs", "min_runs")),
         (lambda: pp_corr.sequential_study(mus=(0.0, 0.01), repetitions=0), ("repetitions",)),
-        (lambda: pp_corr.sequential_study(levels=(0.95, 1.2)), ("levels", "level")),
+        (lambda: pp_corr.sequential_study(alphas=(0.05, 1.2)), ("alphas",)),
         (lambda: pp_corr.sequential_cv(None, None, np.zeros((20, 2)), np.zeros(20), max_runs=0), ("max_runs",)),
         (lambda: pp_corr.SequentialRuns(rope=-0.01), ("rope",)),
-        (lambda: pp_corr.SequentialRuns(level=1.5), ("level",)),
+        (lambda: pp_corr.SequentialRuns(alpha=1.5), ("alpha",)),
         (lambda: pp_corr.SequentialRuns(rho=1.0), ("rho",)),
         (lambda: pp_corr.SequentialRuns().add_run(["a", "b"], [0.8, 0.9]), ("scores_a", "scores_b")),
-    ], ids=["negative rope", "all NaN", "one run", "no repetitions", "level above 1", "no runs", "runs: negative rope",
-            "runs: level above 1", "runs: rho 1", "runs: text scores"])
+    ], ids=["negative rope", "all NaN", "one run", "no repetitions", "alpha above 1", "no runs", "runs: negative rope",
+            "runs: alpha above 1", "runs: rho 1", "runs: text scores"])
     def test_sequential_edges_are_refused_by_name(self, call, names):
         """The sequential comparison's entry points refuse degenerate input by name (its SequentialResult is what
         sequential_test returns: tests/test_sequential.py checks it)."""
@@ -337,7 +337,7 @@ class TestSequentialResultProtocol:
         return pp_corr.sequential_test(self.X, rope=0.005, rho=0.2, random_seed=0, algorithms=("old", "new"),
                                        **options)
 
-    def test_contract_at_its_own_level(self):
+    def test_contract_at_its_own_alpha(self):
         res = self.result()
         check_result(res, alphas=(res.alpha,))
 
@@ -349,11 +349,11 @@ class TestSequentialResultProtocol:
         assert res.to_dict()["decision"] == list(res.decision())
         assert res.to_frame().equals(res.history)
 
-    @pytest.mark.parametrize("level", [0.9, 0.99])
-    def test_only_the_replays_level_is_taken(self, level):
-        res = self.result(level=level)
-        assert res.decision(1 - level) == res.decision()
-        with pytest.raises(ValueError, match=r"^alpha=0\.2: .* replay at level=0\.8"):
+    @pytest.mark.parametrize("alpha", [0.1, 0.01])
+    def test_only_the_replays_alpha_is_taken(self, alpha):
+        res = self.result(alpha=alpha)
+        assert res.alpha == alpha and res.decision(alpha) == res.decision()
+        with pytest.raises(ValueError, match=r"^alpha=0\.2: .* replay at alpha=0\.2"):
             res.decision(0.2)
         with pytest.raises(ValueError, match="^alpha must"):
             res.decision(1.0)

@@ -109,7 +109,7 @@ class AllPairs:
 @dataclass(frozen=True, eq=False)
 class Ranking:
     """Subject: a ranking of all algorithms, a :class:`pp_corr.PlackettLuceResult`, with the pairs a test finds
-    ``equivalent`` and ``separated`` at ``level`` and the ``rule`` that separates them in words (as
+    ``equivalent`` and ``separated`` at ``alpha`` and the ``rule`` that separates them in words (as
     :func:`pp_corr.plots.plot_rank_diagram` takes them). No caption fields.
 
     >>> Ranking(None).stem("rank_diagram"), Ranking(None).fields()
@@ -118,7 +118,7 @@ class Ranking:
 
     FIELDS: ClassVar[tuple[str, ...]] = ()
     result: Any
-    level: float = 0.95
+    alpha: float = 0.05
     equivalent: Any = None
     separated: Any = None
     rule: str | None = None

@@ -57,17 +57,17 @@ def _rank_summary(result) -> _RankSummary:
                     f"(pp_corr.joint_test), got {type(result).__name__}")
 
 
-def _not_separated_groups(before, level) -> list[tuple[int, int]]:
+def _not_separated_groups(before, alpha) -> list[tuple[int, int]]:
     """The maximal runs ``(first, last)`` of consecutive algorithms (in the order of ``before``'s rows, best
-    first) in which no pair is separated: P(a before b) stays strictly between ``1 - level`` and ``level``.
+    first) in which no pair is separated: P(a before b) stays strictly between ``alpha`` and ``1 - alpha``.
     Runs of one algorithm are left out, as a critical-difference diagram draws no bar for them.
 
     >>> before = np.array([[np.nan, .9, .99], [.1, np.nan, .8], [.01, .2, np.nan]])
-    >>> _not_separated_groups(before, 0.95)
+    >>> _not_separated_groups(before, 0.05)
     [(0, 1), (1, 2)]
     """
     before = np.asarray(before, dtype=float)
-    return _runs_not_apart((before >= level) | (before <= 1 - level))
+    return _runs_not_apart((before >= 1 - alpha) | (before <= alpha))
 
 
 def _runs_not_apart(apart) -> list[tuple[int, int]]:
@@ -177,12 +177,13 @@ RANK_BAR = dict(color=INK, lw=3.5, solid_capstyle="butt")
 EQUIVALENT_BAR = dict(color=ROPE, lw=3.0, ls=(0, (2.5, 1.2)), marker="D", ms=5, mfc=ROPE, mec=INK, mew=0.6)
 
 
-def _equivalent_choice(equivalent, summary, level):
+def _equivalent_choice(equivalent, summary, alpha):
     """The practically equivalent pairs to draw (a boolean matrix, or None) and their legend's words."""
     if equivalent is not None:
         return _pair_matrix(equivalent, summary.names, "equivalent"), "practically equivalent (the pairs given)"
     if summary.rope_equivalent is not None:
-        return summary.rope_equivalent >= level, f"practically equivalent: P(rope) ≥ {level:g} on a new data set"
+        return (summary.rope_equivalent >= 1 - alpha,
+                f"practically equivalent: P(rope) ≥ {1 - alpha:g} on a new data set")
     return None, None
 
 
@@ -199,20 +200,20 @@ def _draw_rank_axis(ax, k, y, font):
             color=INK)
 
 
-def plot_rank_diagram(result, *, level=0.95, equivalent=None, separated=None, rule=None, ax=None):
+def plot_rank_diagram(result, *, alpha=0.05, equivalent=None, separated=None, rule=None, ax=None):
     """The posterior rank diagram, in the spirit of the critical-difference diagram (Demsar 2006): the algorithms
     on an axis by posterior expected rank (1 = best, on the left), their names to the left (the better half) and
     right, with elbow lines to their places on the axis. Returns the figure.
 
     ``result`` is a :class:`pp_corr.PlackettLuceResult` or a :class:`pp_corr.JointResult` (its population:
-    expected ranks of delta0 and P(delta0_a > delta0_b)). A pair is separated at ``level`` (in (0.5, 1)) when
-    P(a ranked before b) >= ``level`` or <= 1 - ``level``, unless ``separated`` gives the separated pairs (pairs
+    expected ranks of delta0 and P(delta0_a > delta0_b)). A pair is separated at ``alpha`` (in (0, 0.5)) when
+    P(a ranked before b) >= 1 - ``alpha`` or <= ``alpha``, unless ``separated`` gives the separated pairs (pairs
     ``(a, b)`` of names or a k x k boolean DataFrame, e.g. those a pairwise test decides), with ``rule`` saying in
     words when a pair is separated (shown in the title). Black bars join the maximal runs of algorithms,
     consecutive in rank order, with no pair separated (as the cliques of a CD diagram). Grey dashed bars with a
     diamond at each member join the maximal sets of algorithms whose every pair is **practically equivalent**,
     as ``equivalent`` says: pairs ``(a, b)`` of names or a k x k boolean DataFrame; by default none for
-    Plackett-Luce and, for the joint model, the pairs with new-data-set P(rope) >= ``level``. The figure's height
+    Plackett-Luce and, for the joint model, the pairs with new-data-set P(rope) >= 1 - ``alpha``. The figure's height
     grows with the number of algorithms and its width with the longest name; given ``ax``, the diagram is drawn
     into it as laid out for the figure size it would have chosen.
 
@@ -223,18 +224,18 @@ def plot_rank_diagram(result, *, level=0.95, equivalent=None, separated=None, ru
     >>> figure.axes[0].get_legend().get_title().get_text().splitlines()[0]
     'posterior rank diagram: Plackett-Luce model on 4 data sets'
     """
-    level = check_probability_level("level", level)
-    if level <= 0.5:
-        raise ValueError(f"level must be in (0.5, 1): at {level:g} every pair is separated (P(a before b) >= level "
-                         "or <= 1 - level always holds)")
+    alpha = check_probability_level("alpha", alpha)
+    if alpha >= 0.5:
+        raise ValueError(f"alpha must be in (0, 0.5): at {alpha:g} every pair is separated (P(a before b) >= "
+                         "1 - alpha or <= alpha always holds)")
     summary = _rank_summary(result)
-    marked, equivalent_words = _equivalent_choice(equivalent, summary, level)
+    marked, equivalent_words = _equivalent_choice(equivalent, summary, alpha)
     names, expected, k = summary.names, summary.expected, len(summary.names)
     if separated is None:
         if rule is not None:
             raise ValueError("rule words the separated pairs given: give separated= with it, or leave rule out")
-        groups = _not_separated_groups(summary.before, level)
-        rule = f"P(a ranked before b) ≥ {level:g} or ≤ {1 - level:.3g}"
+        groups = _not_separated_groups(summary.before, alpha)
+        rule = f"P(a ranked before b) ≥ {1 - alpha:g} or ≤ {alpha:g}"
     else:
         groups = _runs_not_apart(_pair_matrix(separated, names, "separated"))
         rule = rule or "it is one of the pairs given"
@@ -294,7 +295,7 @@ def plot_rank_diagram(result, *, level=0.95, equivalent=None, separated=None, ru
 
 def draw_rank_diagram(subject: Ranking):
     """The rank diagram of ``subject.result`` (:func:`plot_rank_diagram`, through :mod:`pp_corr.plots`), with the
-    subject's level, equivalent and separated pairs and rule.
+    subject's alpha, equivalent and separated pairs and rule.
 
     >>> import pandas as pd, pp_corr
     >>> frame = pd.DataFrame({"A": [0.9, 0.8, 0.7, 0.9], "B": [0.8, 0.7, 0.75, 0.6], "C": [0.7, 0.6, 0.6, 0.6]})
@@ -304,7 +305,7 @@ def draw_rank_diagram(subject: Ranking):
     """
     from .. import plots
 
-    return plots.plot_rank_diagram(subject.result, level=subject.level, equivalent=subject.equivalent,
+    return plots.plot_rank_diagram(subject.result, alpha=subject.alpha, equivalent=subject.equivalent,
                                    separated=subject.separated, rule=subject.rule)
 
 

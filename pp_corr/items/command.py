@@ -36,8 +36,8 @@ def add_command(subparsers, **keywords):
     parser.add_argument("--runs", choices=RUN_KINDS, default="samples",
                         help="samples (default): runs sample the answers again; seeds: runs are training seeds, "
                              "whose shift every item of the run shares")
-    parser.add_argument("--level", type=option(check_probability_level), default=0.95,
-                        help="of the credible intervals (default 0.95)")
+    parser.add_argument("--alpha", type=option(check_probability_level), default=0.05,
+                        help="level of the decisions (default 0.05); the credible intervals are at 1 - alpha")
     parser.add_argument("--hierarchical", action="store_true",
                         help="also the hierarchical model over the benchmarks (needs at least two; seconds)")
     parser.add_argument("--metric", action="append", metavar="[BENCHMARK=]METRIC",
@@ -84,11 +84,11 @@ def run_command(args):
     models = _models(args, have)
     result = compare_items(items, models, rope=args.rope, runs=args.runs, draws=args.draws,
                            random_seed=args.seed)
-    print(result.summary(confidence_level=args.level))
+    print(result.summary(confidence_level=1 - args.alpha, alpha=args.alpha))
     if args.hierarchical:
         _hierarchical(items, models, args)
     if output:
-        write_result(output, result.to_dict, lambda: result.to_frame(confidence_level=args.level).reset_index())
+        write_result(output, result.to_dict, lambda: result.to_frame(confidence_level=1 - args.alpha).reset_index())
 
 
 def _metric(given):
@@ -129,10 +129,10 @@ def _rank(items, args):
 
     tables = []
     for name in benchmark_names(items):
-        table = rank_items(items, benchmark=name, rope=args.rope, level=args.level, runs=args.runs,
+        table = rank_items(items, benchmark=name, rope=args.rope, alpha=args.alpha, runs=args.runs,
                            draws=args.draws, random_seed=args.seed)
         print(f"{name}: {len(table)} models ranked; a group holds the models not separated from its first at "
-              f"{args.level:g} (rope {args.rope:g})")
+              f"alpha = {args.alpha:g} (rope {args.rope:g})")
         print(table.to_string(float_format="{:.4f}".format) + "\n")
         tables.append(table.reset_index().assign(benchmark=name))
     return pd.concat(tables, ignore_index=True)
@@ -145,7 +145,7 @@ def _report(items, directory, args):
 
     scores = benchmark_scores(items, runs=args.runs)
     k, q = scores.sizes["algorithm"], scores.sizes["dataset"]
-    write_report(scores, directory, rope=args.rope, alpha=1 - args.level, hierarchical=args.hierarchical,
+    write_report(scores, directory, rope=args.rope, alpha=args.alpha, hierarchical=args.hierarchical,
                  random_seed=args.seed,
                  title=f"Comparison of {k} models on {q} benchmark{'s' * (q != 1)} (items as folds, runs averaged)")
     print(f"pp-corr: wrote the report to {directory}", file=sys.stderr)

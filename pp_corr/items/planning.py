@@ -1,5 +1,5 @@
 """How many items (and runs) a comparison needs: the assurance of a design - the probability that
-:func:`pp_corr.items.compare_items` reaches a decision (a region with posterior probability >= ``level``) - by
+:func:`pp_corr.items.compare_items` reaches a decision (a region with posterior probability >= 1 - ``alpha``) - by
 simulating that design from a pilot benchmark.
 
 The pilot's item differences d_i (on the items both models scored in every one of its R_p runs) are
@@ -34,13 +34,13 @@ class ItemPlan:
     names: tuple[str, str]
     difference: float
     rope: tuple[float, float] | None
-    level: float
+    alpha: float
 
     def smallest(self, assurance=0.8) -> pd.Series | None:
         """The first design (fewest items, then runs) whose assurance reaches ``assurance``; None if none does.
 
         >>> table = pd.DataFrame({"items": [100, 200], "runs": [1, 1], "assurance": [0.5, 0.9]})
-        >>> int(ItemPlan(table, ("A", "B"), 0.1, None, 0.95).smallest(0.8)["items"])
+        >>> int(ItemPlan(table, ("A", "B"), 0.1, None, 0.05).smallest(0.8)["items"])
         200
         """
         check_probability_level("assurance", assurance)
@@ -51,7 +51,7 @@ class ItemPlan:
         """Assurance against items, a line per number of runs (:func:`pp_corr.plots.plot_assurance`).
 
         >>> table = pd.DataFrame({"items": [100, 200], "runs": [1, 1], "assurance": [0.5, 0.9], "mc error": 0.05})
-        >>> ItemPlan(table, ("A", "B"), 0.1, None, 0.95).plot().get_xlabel()
+        >>> ItemPlan(table, ("A", "B"), 0.1, None, 0.05).plot().get_xlabel()
         'items'
         """
         from ..plots import plot_assurance
@@ -61,11 +61,11 @@ class ItemPlan:
     def __repr__(self):
         a, b = self.names
         with pd.option_context("display.width", 160, "display.float_format", "{:.3f}".format):
-            return (f"Assurance of {b} - {a} = {self.difference:+g} reaching P >= {self.level:g} for a region "
+            return (f"Assurance of {b} - {a} = {self.difference:+g} reaching P >= {1 - self.alpha:g} for a region "
                     f"(rope {self.rope}), by simulation from the pilot\n{self.table.to_string(index=False)}")
 
 
-def plan_items(pilot, models=None, *, items, runs=None, difference, rope=None, level=0.95, simulations=400,
+def plan_items(pilot, models=None, *, items, runs=None, difference, rope=None, alpha=0.05, simulations=400,
                prior_strength=1.0, draws=2000, benchmark=None, random_seed=None) -> ItemPlan:
     """The assurance of designs of ``items`` items (a number or a list) and ``runs`` runs (default: the pilot's),
     for a true mean difference B - A of ``difference``, from a ``pilot`` (a Dataset of
@@ -91,7 +91,7 @@ def plan_items(pilot, models=None, *, items, runs=None, difference, rope=None, l
                          "plan items only, or give a pilot of two runs or more")
     difference = check_real("difference", difference)
     rope = as_rope(rope)
-    level = check_probability_level("level", level)
+    alpha = check_probability_level("alpha", alpha)
     simulations = check_count("simulations", simulations)
     prior = pseudo_items(pilot.attrs.get("score_kind", "continuous"), check_real("prior_strength", prior_strength,
                                                                                   low=0))
@@ -99,10 +99,10 @@ def plan_items(pilot, models=None, *, items, runs=None, difference, rope=None, l
     d = cube[:, 1].mean(axis=1) - cube[:, 0].mean(axis=1)
     within = within_item_variance(cube) if pilot_runs > 1 else 0.0
     rows = [[n_items, n_runs, *_assurance(_simulator(d, within, pilot_runs, n_runs, difference, n_items), rope,
-                                          level, simulations, prior, draws, rng)] for n_items, n_runs in designs]
+                                          alpha, simulations, prior, draws, rng)] for n_items, n_runs in designs]
     table = pd.DataFrame(rows, columns=["items", "runs", f"P(decide {b} better)", "P(decide rope)",
                                         f"P(decide {a} better)", "P(no decision)", "assurance", "mc error"])
-    return ItemPlan(table, (a, b), difference, rope, level)
+    return ItemPlan(table, (a, b), difference, rope, alpha)
 
 
 def _pilot_cube(pilot, pair, benchmark) -> np.ndarray:
@@ -140,7 +140,7 @@ def _simulator(d, within, pilot_runs, runs, difference, n_items):
     return lambda rng: difference + shrunk[rng.integers(0, len(d), n_items)] + noise * rng.standard_normal(n_items)
 
 
-def _assurance(simulate, rope, level, simulations, prior, draws, rng) -> list:
+def _assurance(simulate, rope, alpha, simulations, prior, draws, rng) -> list:
     """The shares of simulated benchmarks deciding B better, rope, A better, nothing; the assurance and its
     Monte Carlo error."""
     lo, hi = (0.0, 0.0) if rope is None else rope
@@ -148,7 +148,7 @@ def _assurance(simulate, rope, level, simulations, prior, draws, rng) -> list:
     for _ in range(simulations):
         sample = bootstrap_means(simulate(rng), draws, rng, prior)
         p = np.array([(sample > hi).mean(), ((sample >= lo) & (sample <= hi)).mean(), (sample < lo).mean()])
-        decided[np.argmax(p) if p.max() >= level else 3] += 1
+        decided[np.argmax(p) if p.max() >= 1 - alpha else 3] += 1
     shares = decided / simulations
     assurance = 1 - shares[3]
     return [*shares, assurance, np.sqrt(assurance * (1 - assurance) / simulations)]

@@ -13,8 +13,8 @@ mean also gets its runs' shift, N(0, s_run / R_m), s_run drawn once per draw fro
 
 Groups: the models in order of posterior mean score; the first opens group 1, and each next model stays in the
 current group unless the group's first model is better than it by more than the rope (``hi``) with probability at
-least ``level`` - then it opens the next group. "Indistinguishable at this level" thus means "not separated from
-the best model of its group".
+least 1 - ``alpha`` - then it opens the next group. "Indistinguishable at this level" thus means "not separated
+from the best model of its group".
 """
 from __future__ import annotations
 
@@ -30,10 +30,10 @@ from .variance import run_shift_draws, two_way
 _BLOCK = 4_000_000
 
 
-def rank_items(items, *, benchmark=None, rope=None, level=0.95, runs="samples", prior_strength=1.0,
+def rank_items(items, *, benchmark=None, rope=None, alpha=0.05, runs="samples", prior_strength=1.0,
                draws=20_000, random_seed=None) -> pd.DataFrame:
     """The models of one benchmark (``benchmark``, by default the only one) ranked: posterior mean score and
-    interval, P(best), expected rank and tie group (see the module docstring), best first.
+    1 - ``alpha`` interval, P(best), expected rank and tie group (see the module docstring), best first.
 
     >>> rng = np.random.default_rng(0)
     >>> p = rng.uniform(0.2, 0.9, 500)
@@ -44,7 +44,7 @@ def rank_items(items, *, benchmark=None, rope=None, level=0.95, runs="samples", 
     """
     items = items if isinstance(items, xr.Dataset) else load_items(items)
     check_choice("runs", runs, RUN_KINDS)
-    level = check_probability_level("level", level)
+    alpha = check_probability_level("alpha", alpha)
     draws = check_count("draws", draws, minimum=100)
     lo, hi = as_rope(rope) or (0.0, 0.0)
     benchmark = one_benchmark(items, benchmark)
@@ -70,13 +70,14 @@ def rank_items(items, *, benchmark=None, rope=None, level=0.95, runs="samples", 
     ranks = (-sample).argsort(axis=1).argsort(axis=1) + 1
     groups, leader, group = [], order[0], 1
     for m in order:
-        if (sample[:, leader] - sample[:, m] > hi).mean() >= level:
+        if (sample[:, leader] - sample[:, m] > hi).mean() >= 1 - alpha:
             group, leader = group + 1, m
         groups.append(group)
-    tail = (1 - level) / 2
+    confidence = 1 - alpha  # the intervals' level
+    tail = (1 - confidence) / 2
     lower, upper = np.quantile(sample, [tail, 1 - tail], axis=0)
     best = np.bincount(sample.argmax(axis=1), minlength=len(models)) / draws
-    percent = f"{round(100 * level, 6):g}%"
+    percent = f"{round(100 * confidence, 6):g}%"
     return pd.DataFrame({"mean": sample.mean(axis=0)[order], f"{percent} lo": lower[order],
                          f"{percent} hi": upper[order], "P(best)": best[order],
                          "expected rank": ranks.mean(axis=0)[order], "group": groups},

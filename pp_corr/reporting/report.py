@@ -236,7 +236,7 @@ def _many_datasets(scores, order, settings, say):
             "largest).",
             _ranking_table(ranking, order, level),
             _SEPARATION.format(level=level),
-            *_figures(Ranking(ranking, level=level, equivalent=equivalent, separated=separated,
+            *_figures(Ranking(ranking, alpha=alpha, equivalent=equivalent, separated=separated,
                               rule=_rule("the Bayesian signed-rank test", level))))),
         Section("All pairs", (
             f"Each pair (A, B), B - A: the Bayesian signed-rank test on the data sets' mean differences "
@@ -523,7 +523,7 @@ def _joint_section(result, order, settings) -> Section:
                         "Verdict on a new data set (share)"), tuple(rows),
                        (False, False, True, True, True, True, True, True, False), widths=(None,) * 8 + (VERDICT,),
                        note="As in the pairwise hierarchical table; every pair here comes from one posterior.")
-    diagrams = _figures(JointRanking(result, level=level, equivalent=equivalent, separated=separated,
+    diagrams = _figures(JointRanking(result, alpha=alpha, equivalent=equivalent, separated=separated,
                                      rule=_rule("its new-data-set verdict", level)))
     return Section("Joint hierarchical model", (intro, rank_table, pair_table, *diagrams))
 

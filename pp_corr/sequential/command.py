@@ -20,7 +20,7 @@ def add_command(subparsers, **keywords):
     >>> add_command(sub).parse_args(["scores.csv", "-a", "nbc", "-b", "hnb", "--over", "datasets"]).orders
     10
     """
-    level = option(check_probability_level)
+    probability = option(check_probability_level)
     count = option(check_count, parse=int)
     parser = subparsers.add_parser("sequential", help="replay a recorded benchmark and say how many runs (or data "
                                                       "sets) each decision needed: 'you could have stopped after ...'",
@@ -32,8 +32,9 @@ def add_command(subparsers, **keywords):
                         help="replay the runs of each data set (default) or the data sets in random orders")
     parser.add_argument("--rope", type=option(check_real, low=0), default=0.01,
                         help="half-width of the rope, in the scores' units (default 0.01)")
-    parser.add_argument("--level", type=level, default=0.95, help="stop when a region reaches it (default 0.95)")
-    parser.add_argument("--futility", type=level, default=0.05,
+    parser.add_argument("--alpha", type=probability, default=0.05,
+                        help="level of the decisions: stop when a region reaches 1 - alpha (default 0.05)")
+    parser.add_argument("--futility", type=probability, default=0.05,
                         help="stop when the probability that more runs decide is below it (default 0.05)")
     parser.add_argument("--max-runs", type=count, help="the budget of runs (default: all recorded)")
     parser.add_argument("--test", choices=["signed_rank", "poisson", "hierarchical"], default="signed_rank",
@@ -56,7 +57,7 @@ def run_command(args):
         raise ValueError(f"-a and -b name the same algorithm {args.a!r}: nothing to compare")
     pair = (args.a, args.b)
     scores = load_file(input_file(args.file), args, pair)
-    options = {"rope": args.rope, "level": args.level, "futility": args.futility}
+    options = {"rope": args.rope, "alpha": args.alpha, "futility": args.futility}
     if args.over == "runs":
         print(sequential_test(scores, pair, max_runs=args.max_runs, random_seed=args.seed, **options))
         return

@@ -24,7 +24,7 @@ class SequentialCV(Result):
 
     @property
     def alpha(self) -> float:
-        """The replay's 1 - level."""
+        """The replay's alpha."""
         return self.result.alpha
 
     def summary(self) -> str:
@@ -46,7 +46,7 @@ class SequentialCV(Result):
         return self.summary()
 
 
-def sequential_cv(estimator_a, estimator_b, X, y, *, cv=10, max_runs=10, min_runs=2, rope=0.01, level=0.95,
+def sequential_cv(estimator_a, estimator_b, X, y, *, cv=10, max_runs=10, min_runs=2, rope=0.01, alpha=0.05,
                   futility=0.05, loss="zero_one", names=("A", "B"), simulations=400, random_seed=None) -> SequentialCV:
     """Run ``cv``-fold cross-validation of both estimators one run (a fresh permutation) at a time, from
     ``min_runs`` on apply the stopping rules of :func:`pp_corr.sequential_test` after each run (rho =
@@ -79,7 +79,7 @@ def sequential_cv(estimator_a, estimator_b, X, y, *, cv=10, max_runs=10, min_run
         sequence.rho = float(own.rho[0])  # n_test / n of the splits
         return (own.score.sel(algorithm=name).values.ravel() for name in (a, b))
 
-    sequence = SequentialRuns(rope=rope, level=level, futility=futility, max_runs=max_runs, min_runs=min_runs,
+    sequence = SequentialRuns(rope=rope, alpha=alpha, futility=futility, max_runs=max_runs, min_runs=min_runs,
                               names=(a, b), simulations=simulations,
                               random_seed=np.random.default_rng(split_rng.integers(2**63)))
     sequence.run(one_run)

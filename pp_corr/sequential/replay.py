@@ -20,7 +20,7 @@ from .rules import decide, region_label
 from .runs import replay_runs
 
 
-def sequential_test(scores, algorithms=None, *, over="runs", rope=0.01, level=0.95, futility=0.05,
+def sequential_test(scores, algorithms=None, *, over="runs", rope=0.01, alpha=0.05, futility=0.05,
                     max_runs=None, min_runs=2, min_datasets=5, order=None, test="signed_rank", rho=None,
                     simulations=400, draws=5000, random_seed=None, progressbar=False) -> SequentialResult:
     """Replay recorded scores step by step and stop when the rules allow (docs/theory.md, section 10).
@@ -29,8 +29,8 @@ def sequential_test(scores, algorithms=None, *, over="runs", rope=0.01, level=0.
     data set) or ``(q, runs, folds)``, with ``rho`` (default 1/folds, or the Dataset's).
 
     ``over="runs"``: on each data set, runs in their order, the correlated t-test after each run from
-    ``min_runs`` on; it stops for a decision when a region's probability reaches ``level``, for futility when
-    even the floor of infinitely many runs leaves every region below ``level`` or when the predictive
+    ``min_runs`` on; it stops for a decision when a region's probability reaches 1 - ``alpha``, for futility
+    when even the floor of infinitely many runs leaves every region below 1 - ``alpha`` or when the predictive
     probability that ``max_runs`` runs (default: all recorded) decide is below ``futility`` (``simulations``
     completions, seeded), else when the budget is exhausted.
 
@@ -40,7 +40,8 @@ def sequential_test(scores, algorithms=None, *, over="runs", rope=0.01, level=0.
     largest, ``draws`` draws; "poisson": :func:`pp_corr.poisson_test`, majorities only, no rope region;
     "hierarchical": the probability that each region is the largest for a new data set under the model of
     :func:`pp_corr.hierarchical_test`, from its exact posterior's quadrature (deterministic: no draws, no seed),
-    a few seconds a step, a line on stderr per step with ``progressbar=True``) stops when a region reaches ``level``.
+    a few seconds a step, a line on stderr per step with ``progressbar=True``) stops when a region reaches
+    1 - ``alpha``.
 
     >>> res = sequential_test([[0.02, 0.03, 0.01], [0.03, 0.02, 0.02], [0.02, 0.03, 0.03]], rope=0.005)
     >>> res.runs_used.tolist(), res.decision()
@@ -48,7 +49,7 @@ def sequential_test(scores, algorithms=None, *, over="runs", rope=0.01, level=0.
     """
     over = check_choice("over", over, ("runs", "datasets"))
     test = check_choice("test", test, ("signed_rank", "poisson", "hierarchical"))
-    level = check_probability_level("level", level)
+    alpha = check_probability_level("alpha", alpha)
     futility = check_probability_level("futility", futility)
     rope = as_rope(rope)
     min_runs, min_datasets = check_count("min_runs", min_runs, minimum=1), check_count("min_datasets", min_datasets)
@@ -60,19 +61,19 @@ def sequential_test(scores, algorithms=None, *, over="runs", rope=0.01, level=0.
         if not 1 <= min_runs <= max_runs or min_runs * diff.shape[2] < 2:
             raise ValueError(f"min_runs must be between 1 and max_runs={max_runs} (2 folds at least), "
                              f"got {min_runs}")
-        rows = [replay_runs(diff[i], rho[i], rope, level, futility, min_runs, max_runs, simulations,
+        rows = [replay_runs(diff[i], rho[i], rope, alpha, futility, min_runs, max_runs, simulations,
                            task_seed(random_seed, i), names) for i in range(len(diff))]
         outcomes = pd.DataFrame([r[0] for r in rows], index=pd.Index(datasets, name="dataset"))
         history = pd.concat([r[1] for r in rows], keys=datasets, names=["dataset"])
-        return SequentialResult("runs", names, rope, level, futility, "correlated t-test", outcomes, history)
+        return SequentialResult("runs", names, rope, alpha, futility, "correlated t-test", outcomes, history)
     order = _order(order, datasets, random_seed)
     if min_datasets > len(order):
         raise ValueError(f"min_datasets={min_datasets} but the scores hold {len(order)} data sets")
-    outcome, history = _over_datasets(diff[order], rho[order], [datasets[i] for i in order], rope, level, test,
+    outcome, history = _over_datasets(diff[order], rho[order], [datasets[i] for i in order], rope, alpha, test,
                                       min_datasets, draws, random_seed, names, progressbar)
     label = {"signed_rank": "Bayesian signed-rank test", "poisson": "Poisson test",
              "hierarchical": "hierarchical model (exact posterior)"}[test]
-    return SequentialResult("datasets", names, rope, level, futility, label, pd.DataFrame([outcome]), history)
+    return SequentialResult("datasets", names, rope, alpha, futility, label, pd.DataFrame([outcome]), history)
 
 
 def _differences(scores, algorithms, rho):
@@ -104,7 +105,7 @@ def _order(order, datasets, random_seed):
     return np.asarray(positions)
 
 
-def _over_datasets(diff, rho, datasets, rope, level, test, min_datasets, draws, random_seed, names, progressbar):
+def _over_datasets(diff, rho, datasets, rope, alpha, test, min_datasets, draws, random_seed, names, progressbar):
     """The benchmark's replay over data sets in the given order: (outcome row, history frame)."""
     def regions(k):
         if test == "signed_rank":
@@ -123,17 +124,17 @@ def _over_datasets(diff, rho, datasets, rope, level, test, min_datasets, draws, 
         return res.p_a_majority, np.nan, res.p_b_majority
 
     q = len(diff)
-    full = decide(regions(q), level)
+    full = decide(regions(q), alpha)
     records = []
     for k in range(min_datasets, q + 1):
         p = regions(k)
         records.append({"datasets": k, "added": datasets[k - 1], "p_left": p[0], "p_rope": p[1], "p_right": p[2]})
-        decision = decide(p, level)
+        decision = decide(p, alpha)
         if decision != "none":
-            reason = f"{region_label(decision, names)} = {np.nanmax(p):.3g} >= {level} after {k} of {q} data sets"
+            reason = f"{region_label(decision, names)} = {np.nanmax(p):.3g} >= {1 - alpha:g} after {k} of {q} data sets"
             break
     else:
-        reason = f"all {q} data sets seen and every region below {level}"
+        reason = f"all {q} data sets seen and every region below {1 - alpha:g}"
     if progressbar and test == "hierarchical":
         print(file=sys.stderr)
     outcome = {"used": k, "budget": q, "decision": decision, "reason": reason, "full_decision": full}

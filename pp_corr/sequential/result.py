@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import pandas as pd
 
@@ -28,8 +28,8 @@ class SequentialResult(Result):
     ``used`` (runs, or data sets, at the stop), ``budget``, ``decision`` ("left" = A better, "rope", "right" =
     B better, "none"), ``reason`` in words and ``full_decision``, the decision of the whole recorded design ("not
     run" where the runs were made on demand, :func:`pp_corr.sequential.cv.sequential_cv`). :meth:`decision` and
-    :attr:`full_decision` say them with the algorithms' names; the decisions were taken as the data came, at
-    ``level``, so :meth:`decision` takes only ``alpha = 1 - level``.
+    :attr:`full_decision` say them with the algorithms' names; the decisions were taken as the data came, a
+    region's probability reaching 1 - ``alpha``, so :meth:`decision` takes only that ``alpha``.
     ``history`` (:meth:`to_frame`) holds the posterior after every step: the three region probabilities, the
     best region's probability at the floor (over runs) and the predictive probability that the budget decides.
     """
@@ -37,7 +37,7 @@ class SequentialResult(Result):
     over: str
     names: tuple[str, str]
     rope: tuple[float, float] | None
-    level: float
+    alpha: float = field()  # no default: not Result's class default 0.05
     futility: float
     test: str
     outcomes: pd.DataFrame
@@ -55,16 +55,11 @@ class SequentialResult(Result):
         self._need("datasets")
         return int(self.outcomes["used"].iloc[0])
 
-    @property
-    def alpha(self) -> float:
-        """1 - level: the only level of :meth:`decision`."""
-        return 1 - self.level
-
     def _decide(self, alpha):
         """The decision per data set (a tuple, over runs) or for the benchmark (a str, over data sets)."""
         if not math.isclose(alpha, self.alpha):
-            raise ValueError(f"alpha={alpha:g}: the sequential rules decided as the data came, at level {self.level} "
-                             f"(alpha = {self.alpha:g}); replay at level={1 - alpha:g} for another")
+            raise ValueError(f"alpha={alpha:g}: the sequential rules decided as the data came, at alpha = "
+                             f"{self.alpha:g}; replay at alpha={alpha:g} for another")
         return self._column("decision")
 
     @property
@@ -90,7 +85,7 @@ class SequentialResult(Result):
     def to_dict(self) -> dict:
         """Plain Python values: the settings, the decision and one record per data set (or for the benchmark)."""
         return python_values({"a": self.names[0], "b": self.names[1], "over": self.over, "test": self.test,
-                              "rope": self.rope, "level": self.level, "futility": self.futility,
+                              "rope": self.rope, "alpha": self.alpha, "futility": self.futility,
                               "decision": self.decision(),
                               "outcomes": self.outcomes.reset_index().to_dict(orient="records")})
 
@@ -100,7 +95,7 @@ class SequentialResult(Result):
         unit = "runs" if self.over == "runs" else "data sets"
         out = self.outcomes
         head = (f"Sequential {self.test}, {b} - {a} (positive: {b} better) over {unit}, rope {self.rope}, "
-                f"level {self.level}, futility {self.futility}")
+                f"alpha {self.alpha:g}, futility {self.futility}")
         if self.over == "datasets":
             row = out.iloc[0]
             return (f"{head}\n  you could have stopped after {row.used} of {row.budget} data sets: "
@@ -122,7 +117,7 @@ class SequentialResult(Result):
 
     def plot(self, dataset=None, ax=None):
         """The posterior path with its stopping boundary: the three region probabilities after each step, the
-        level (stop for a decision) and, over runs, the predictive probability of success with the futility
+        decision threshold 1 - alpha and, over runs, the predictive probability of success with the futility
         threshold. ``dataset`` chooses the data set over runs (default: the first). Returns the Figure.
 
         >>> import pp_corr
@@ -151,7 +146,7 @@ class SequentialResult(Result):
         for region, color, marker, label in zip(("p_left", "p_rope", "p_right"), REGION_COLORS, REGION_MARKERS,
                                                 region_labels(*self.names)):
             ax.plot(steps, frame[region], color=color, marker=marker, label=label)
-        ax.axhline(self.level, color=INK, linestyle="--", linewidth=1, label=f"level {self.level}")
+        ax.axhline(1 - self.alpha, color=INK, linestyle="--", linewidth=1, label=f"1 - alpha = {1 - self.alpha:g}")
         if self.over == "runs":
             for column, color, label in (("p_floor", series_color(3), "P(infinitely many runs decide)"),
                                          ("p_success", series_color(2), "P(budget decides)")):

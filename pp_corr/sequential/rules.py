@@ -5,10 +5,10 @@ posterior of the mean difference mu is Student-t with n - 1 degrees of freedom, 
 scale^2 = (1/n + rho/(1 - rho)) s_n^2: :func:`pp_corr.correlated_ttest` on the folds seen so far, used here as
 it is. Three rules read that posterior:
 
-* **decision**: a region (A better, rope, B better) whose posterior probability reaches ``level``;
+* **decision**: a region (A better, rope, B better) whose posterior probability reaches 1 - ``alpha``;
 * **floor**: as runs are added the factor 1/n + rho/(1 - rho) tends to rho/(1 - rho), not 0. If even that floor
   (the current s_n^2 times rho/(1 - rho), a Normal as the degrees of freedom grow) leaves every region below
-  ``level``, no number of runs decides: more data sets (or more data) are needed, not more runs;
+  1 - ``alpha``, no number of runs decides: more data sets (or more data) are needed, not more runs;
 * **futility**: the predictive probability that the full budget decides, from completions of the design drawn
   from the posterior predictive of the remaining folds (:func:`predictive_success`).
 """
@@ -38,15 +38,15 @@ def posterior_regions(x, rho, rope):
     return res.p_left, res.p_rope, res.p_right
 
 
-def decide(probabilities, level):
-    """The region whose probability reaches ``level`` ("left", "rope" or "right"), else "none".
+def decide(probabilities, alpha):
+    """The region whose probability reaches 1 - ``alpha`` ("left", "rope" or "right"), else "none".
 
-    >>> decide((0.01, 0.02, 0.97), 0.95), decide((0.3, 0.4, 0.3), 0.95)
+    >>> decide((0.01, 0.02, 0.97), 0.05), decide((0.3, 0.4, 0.3), 0.05)
     ('right', 'none')
     """
     p = np.asarray(probabilities, dtype=float)
     best = int(np.nanargmax(p)) if not np.isnan(p).all() else 0
-    return REGIONS[best] if p[best] >= level else "none"
+    return REGIONS[best] if p[best] >= 1 - alpha else "none"
 
 
 def floor_regions(x, rho, rope):
@@ -94,23 +94,23 @@ def _share(decided):
     return share, float(np.sqrt(share * (1 - share) / len(decided)))
 
 
-def floor_success(x, rho, rope, level, *, simulations=400, random_seed=None):
+def floor_success(x, rho, rope, alpha, *, simulations=400, random_seed=None):
     """The predictive probability that infinitely many more runs decide, and its Monte Carlo standard error.
 
     With every fold of the data set seen, the posterior of mu is Normal, centred at mu + w (the data set's own
     mean, w the shared component) with variance rho sigma^2 (the floor rho/(1 - rho) s^2, as s^2 tends to
     (1 - rho) sigma^2). Each of ``simulations`` draws of (mu, sigma^2, w) from the current posterior
     (:func:`predictive_success` explains them) gives that limit; the answer is the share whose best region
-    reaches ``level``. Below the futility threshold no number of runs is likely to decide.
+    reaches 1 - ``alpha``. Below the futility threshold no number of runs is likely to decide.
 
-    >>> share, mcse = floor_success([0.01, 0.03, 0.02, 0.04] * 5, 0.25, 0.01, 0.95, random_seed=0)
+    >>> share, mcse = floor_success([0.01, 0.03, 0.02, 0.04] * 5, 0.25, 0.01, 0.05, random_seed=0)
     >>> bool(0.3 < share <= 1), bool(mcse < 0.03)
     (True, True)
     """
     x = np.asarray(x, dtype=float)
     draws = _predictive_draws(x, rho, simulations, np.random.default_rng(random_seed))
     if draws is None:
-        return float(decide(posterior_regions(x, rho, rope), level) != "none"), 0.0
+        return float(decide(posterior_regions(x, rho, rope), alpha) != "none"), 0.0
     mu, sigma2, shared = draws
     lo, hi = as_rope(rope) or (0.0, 0.0)
     centre, spread = mu + shared, np.sqrt(rho * sigma2)
@@ -119,10 +119,10 @@ def floor_success(x, rho, rope, level, *, simulations=400, random_seed=None):
     if rho == 0:  # no floor: the limit is a point mass at mu + w
         left, below_hi = (centre < lo).astype(float), (centre <= hi).astype(float)
     p = np.stack([left, below_hi - left, 1 - below_hi], axis=1)
-    return _share((p >= level).any(axis=1))
+    return _share((p >= 1 - alpha).any(axis=1))
 
 
-def predictive_success(x, rho, rope, level, total, *, simulations=400, random_seed=None):
+def predictive_success(x, rho, rope, alpha, total, *, simulations=400, random_seed=None):
     """The predictive probability that the design completed to ``total`` folds decides, and its Monte Carlo
     standard error: ``(share, mcse)``.
 
@@ -130,9 +130,9 @@ def predictive_success(x, rho, rope, level, total, *, simulations=400, random_se
     (read from :func:`pp_corr.correlated_ttest`), then the component w = sigma sqrt(rho) u shared by every fold
     of the data set given the folds seen, and the ``total - n`` new folds mu + w + sqrt(1 - rho) sigma e_j:
     together a draw of the multivariate-t predictive with the intraclass covariance. The share of completions
-    whose correlated t-test reaches ``level`` in some region is the answer.
+    whose correlated t-test reaches 1 - ``alpha`` in some region is the answer.
 
-    >>> share, mcse = predictive_success([0.01, 0.03, 0.02, 0.04] * 5, 0.25, 0.01, 0.95, 40, random_seed=0)
+    >>> share, mcse = predictive_success([0.01, 0.03, 0.02, 0.04] * 5, 0.25, 0.01, 0.05, 40, random_seed=0)
     >>> bool(0.3 < share <= 1), bool(mcse < 0.03)
     (True, True)
     """
@@ -143,12 +143,12 @@ def predictive_success(x, rho, rope, level, total, *, simulations=400, random_se
     rng = np.random.default_rng(random_seed)
     draws = _predictive_draws(x, rho, simulations, rng)
     if draws is None:  # all differences equal: the posterior (and the predictive) is a point mass
-        return float(decide(posterior_regions(x, rho, rope), level) != "none"), 0.0
+        return float(decide(posterior_regions(x, rho, rope), alpha) != "none"), 0.0
     mu, sigma2, shared = draws
     new = (mu + shared)[:, None] + np.sqrt((1 - rho) * sigma2)[:, None] * rng.standard_normal((simulations, missing))
     completed = np.concatenate([np.broadcast_to(x, (simulations, n)), new], axis=1)
     p = np.stack(posterior_regions(completed, rho, rope), axis=1)
-    return _share((p >= level).any(axis=1))
+    return _share((p >= 1 - alpha).any(axis=1))
 
 
 def region_label(region, names):
@@ -157,24 +157,24 @@ def region_label(region, names):
     return {"left": f"P({a} better)", "rope": "P(rope)", "right": f"P({b} better)"}[region]
 
 
-def run_step(x, runs, folds, rho, rope, level, futility, max_runs, simulations, rng, names):
+def run_step(x, runs, folds, rho, rope, alpha, futility, max_runs, simulations, rng, names):
     """The rules after ``runs`` runs of ``folds`` folds (the differences ``x``): (history record, decision, reason
     in words, or None to go on). A decision first, then the budget, the floor and the budget's futility."""
     p = posterior_regions(x, rho, rope)
     record = {"runs": runs, "p_left": float(p[0]), "p_rope": float(p[1]), "p_right": float(p[2]),
               "floor": max(floor_regions(x, rho, rope)), "p_floor": np.nan, "p_success": np.nan}
-    decision = decide(p, level)
+    decision = decide(p, alpha)
     if decision != "none":
-        return record, decision, (f"{region_label(decision, names)} = {max(p):.3g} >= {level} after {runs} of "
+        return record, decision, (f"{region_label(decision, names)} = {max(p):.3g} >= {1 - alpha:g} after {runs} of "
                                   f"{max_runs} runs")
     if runs >= max_runs:
-        return record, decision, f"budget exhausted: {max_runs} runs and every region below {level}"
-    record["p_floor"] = floor_success(x, rho, rope, level, simulations=simulations, random_seed=rng)[0]
+        return record, decision, f"budget exhausted: {max_runs} runs and every region below {1 - alpha:g}"
+    record["p_floor"] = floor_success(x, rho, rope, alpha, simulations=simulations, random_seed=rng)[0]
     if record["p_floor"] < futility:
         return record, decision, (f"even infinitely many runs would decide with probability {record['p_floor']:.3g} "
                                   f"< {futility} (the floor rho/(1-rho) s^2 leaves the best region at "
                                   f"{record['floor']:.3g}): add data sets, not runs")
-    record["p_success"] = predictive_success(x, rho, rope, level, max_runs * folds, simulations=simulations,
+    record["p_success"] = predictive_success(x, rho, rope, alpha, max_runs * folds, simulations=simulations,
                                              random_seed=rng)[0]
     if record["p_success"] < futility:
         return record, decision, (f"the full budget of {max_runs} runs would decide with probability "

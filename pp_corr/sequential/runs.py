@@ -15,7 +15,7 @@ class SequentialRuns:
 
     Give each run's fold scores with :meth:`add_run` (or let :meth:`run` call your runner) until :attr:`stopped`;
     the rules are those of :func:`pp_corr.sequential_test` over runs (docs/theory.md, section 10): the correlated
-    t-test after every run from ``min_runs`` on, a decision when a region's probability reaches ``level``, a stop
+    t-test after every run from ``min_runs`` on, a decision when a region's probability reaches 1 - ``alpha``, a stop
     for futility when even infinitely many runs, or the ``max_runs`` budget, would decide with probability below
     ``futility`` (``simulations`` predictive completions). ``rho`` is the fold correlation, n_test / n (default 1/k for
     runs of k folds: k-fold cross-validation). Scores are higher-is-better; NaN marks a failed fold.
@@ -31,12 +31,12 @@ class SequentialRuns:
     (2, 'right')
     """
 
-    def __init__(self, *, rope=0.01, level=0.95, futility=0.05, max_runs=10, min_runs=2, rho=None,
+    def __init__(self, *, rope=0.01, alpha=0.05, futility=0.05, max_runs=10, min_runs=2, rho=None,
                  names=("A", "B"), simulations=400, random_seed=None):
         self.max_runs, self.min_runs = check_count("max_runs", max_runs), check_count("min_runs", min_runs)
         if self.min_runs > self.max_runs:
             raise ValueError(f"min_runs must be at most max_runs={self.max_runs}, got {self.min_runs}")
-        self.level = check_probability_level("level", level)
+        self.alpha = check_probability_level("alpha", alpha)
         self.futility = check_probability_level("futility", futility)
         self.rho = None if rho is None else check_real("rho", rho, low=0, high=1, high_open=True)
         self.rope, self.simulations = as_rope(rope), check_count("simulations", simulations)
@@ -81,7 +81,7 @@ class SequentialRuns:
                 folds = self._differences[0].size
                 rho = 1 / folds if self.rho is None else self.rho
                 record, self.decision, self.reason = run_step(
-                    x, self.runs, folds, rho, self.rope, self.level, self.futility, self.max_runs, self.simulations,
+                    x, self.runs, folds, rho, self.rope, self.alpha, self.futility, self.max_runs, self.simulations,
                     self._rng, self.names)
                 self._records.append(record)
         return self.stopped
@@ -100,7 +100,7 @@ class SequentialRuns:
                                  "reason": self.reason or "not stopped yet", "full_decision": "not run"}],
                                index=pd.Index(["D1"], name="dataset"))
         history = pd.concat([self.history], keys=["D1"], names=["dataset"])
-        return SequentialResult("runs", self.names, self.rope, self.level, self.futility,
+        return SequentialResult("runs", self.names, self.rope, self.alpha, self.futility,
                                 "correlated t-test (runs added as they were made)", outcome, history)
 
     @property
@@ -116,12 +116,12 @@ class SequentialRuns:
 _COLUMNS = ["runs", "p_left", "p_rope", "p_right", "floor", "p_floor", "p_success"]
 
 
-def replay_runs(diff, rho, rope, level, futility, min_runs, max_runs, simulations, seed, names):
+def replay_runs(diff, rho, rope, alpha, futility, min_runs, max_runs, simulations, seed, names):
     """One data set's recorded runs ``diff`` (runs, folds) fed in order to :class:`SequentialRuns` (``seed`` seeds
     its predictive draws): (outcome row with the full design's decision, history frame)."""
     seen = diff.ravel()
-    full = decide(posterior_regions(seen[~np.isnan(seen)], rho, rope), level)
-    sequence = SequentialRuns(rope=rope, level=level, futility=futility, max_runs=max_runs, min_runs=min_runs,
+    full = decide(posterior_regions(seen[~np.isnan(seen)], rho, rope), alpha)
+    sequence = SequentialRuns(rope=rope, alpha=alpha, futility=futility, max_runs=max_runs, min_runs=min_runs,
                               rho=rho, names=names, simulations=simulations, random_seed=seed)
     for run in diff[:max_runs]:
         if sequence.add_differences(run):

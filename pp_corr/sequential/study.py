@@ -2,9 +2,9 @@
 
 A posterior is calibrated when averaged over its prior, but at a fixed truth - the rope's boundary - the rate of
 wrong decisions of a rule that looks after every run grows with the number of looks. The study simulates data sets
-at fixed true mean differences, replays each with the stopping rules at several levels and reports the rates
-beside the fixed design's, with Monte Carlo standard errors; the calibrated level is the smallest level whose
-wrong-decision rate at the boundary is at most the nominal 1 - level.
+at fixed true mean differences, replays each with the stopping rules at several alphas and reports the rates
+beside the fixed design's, with Monte Carlo standard errors; the calibrated alpha is the largest alpha whose
+wrong-decision rate at the boundary is at most the nominal alpha.
 """
 from __future__ import annotations
 
@@ -36,26 +36,26 @@ def _truth(mu, rope):
     return "left" if mu < lo else "right" if mu > hi else "rope"
 
 
-def _study_chunk(mu, sigma, rho, runs, folds, rope, levels, futility, min_runs, simulations, size, seed):
-    """Per repetition and level: the sequential decision, runs used and the full design's decision."""
+def _study_chunk(mu, sigma, rho, runs, folds, rope, alphas, futility, min_runs, simulations, size, seed):
+    """Per repetition and alpha: the sequential decision, runs used and the full design's decision."""
     rng = np.random.default_rng(seed)
     data = simulate_differences(mu, sigma, rho, runs, folds, size, rng)
     out = []
-    for level in levels:
+    for alpha in alphas:
         for x in data:
-            row, _ = replay_runs(x, rho, rope, level, futility, min_runs, runs, simulations, rng, ("A", "B"))
-            out.append((level, row["decision"], row["used"], row["full_decision"]))
+            row, _ = replay_runs(x, rho, rope, alpha, futility, min_runs, runs, simulations, rng, ("A", "B"))
+            out.append((alpha, row["decision"], row["used"], row["full_decision"]))
     return out
 
 
 @dataclass(frozen=True, repr=False)
 class SequentialStudy:
-    """The study's table (one row per true mean difference and level), the nominal level and the calibrated
-    level (None when no level tried keeps the boundary's wrong-decision rate at 1 - nominal)."""
+    """The study's table (one row per true mean difference and alpha), the nominal alpha and the calibrated
+    alpha (None when no alpha tried keeps the boundary's wrong-decision rate at the nominal)."""
 
     table: pd.DataFrame
     nominal: float
-    calibrated_level: float | None
+    calibrated_alpha: float | None
     rope: tuple[float, float]
 
     def summary(self) -> str:
@@ -63,17 +63,17 @@ class SequentialStudy:
         with pd.option_context("display.width", 200, "display.max_columns", None, "display.float_format",
                                "{:.4g}".format):
             table = self.table.to_string()
-        calibrated = ("no level tried keeps it there" if self.calibrated_level is None else
-                      f"the calibrated level is {self.calibrated_level}")
-        return (f"Sequential correlated t-test under optional stopping, rope {self.rope}, nominal level "
-                f"{self.nominal}: wrong decisions at the rope boundary should be at most {1 - self.nominal:.3g}; "
+        calibrated = ("no alpha tried keeps it there" if self.calibrated_alpha is None else
+                      f"the calibrated alpha is {self.calibrated_alpha}")
+        return (f"Sequential correlated t-test under optional stopping, rope {self.rope}, nominal alpha "
+                f"{self.nominal}: wrong decisions at the rope boundary should be at most {self.nominal:.3g}; "
                 f"{calibrated}\n{table}")
 
     __repr__ = summary
 
 
 def sequential_study(mus=(0.0, 0.01, 0.03), *, sigma=0.05, rho=0.1, runs=10, folds=10, rope=0.01,
-                     levels=(0.95, 0.97, 0.98, 0.99), futility=0.05, min_runs=2, repetitions=500, chunk=100,
+                     alphas=(0.05, 0.03, 0.02, 0.01), futility=0.05, min_runs=2, repetitions=500, chunk=100,
                      simulations=200, random_seed=None, workers=None, scheduler=None,
                      progressbar=False) -> SequentialStudy:
     """Wrong-decision rates, runs used and agreement with the fixed design of the sequential correlated t-test.
@@ -81,23 +81,23 @@ def sequential_study(mus=(0.0, 0.01, 0.03), *, sigma=0.05, rho=0.1, runs=10, fol
     For each true mean difference in ``mus`` (defaults at the 2015 paper's design, 10 runs x 10 folds, rho = 0.1:
     inside the rope 0.01, on its boundary, outside) ``repetitions`` data sets are simulated
     (:func:`simulate_differences`, ``sigma`` the fold-level spread) and replayed with the stopping rules at every
-    level in ``levels``. Tasks of ``chunk`` data sets run on :func:`pp_corr.execution.map_tasks`, each seeded by
+    alpha in ``alphas``. Tasks of ``chunk`` data sets run on :func:`pp_corr.execution.map_tasks`, each seeded by
     its key. Columns: ``wrong`` (a decision other than "none" and the true region; the rope is closed),
     ``runs_used`` and ``saving`` (1 - runs used / runs), ``agreement`` (the sequential decision equals the full
-    design's), ``wrong_fixed`` (the full design at that level), each rate with its ``_mcse``. The calibrated level
-    is the smallest of ``levels`` whose wrong rate at the boundary (mu = the rope's upper end, which must be among
-    ``mus``) is at most 1 - ``levels[0]``, the nominal.
+    design's), ``wrong_fixed`` (the full design at that alpha), each rate with its ``_mcse``. The calibrated alpha
+    is the largest of ``alphas`` whose wrong rate at the boundary (mu = the rope's upper end, which must be among
+    ``mus``) is at most the nominal, the largest of ``alphas``.
 
-    >>> res = sequential_study((0.01,), repetitions=8, chunk=8, simulations=50, levels=(0.95, 0.99), random_seed=0,
+    >>> res = sequential_study((0.01,), repetitions=8, chunk=8, simulations=50, alphas=(0.05, 0.01), random_seed=0,
     ...                        workers=1)
     >>> res.table.shape, res.nominal
-    ((2, 10), 0.95)
+    ((2, 10), 0.05)
     """
     rope = as_rope(rope)
     if rope is None:
         raise ValueError("rope must be a half-width or a pair: the rope's boundary is where the study calibrates")
     mus = tuple(check_real("mus", m) for m in np.atleast_1d(mus))
-    levels = tuple(sorted(check_probability_level("levels", v) for v in np.atleast_1d(levels)))
+    alphas = tuple(sorted((check_probability_level("alphas", v) for v in np.atleast_1d(alphas)), reverse=True))
     if rope[1] not in mus:
         raise ValueError(f"mus must include the rope's upper boundary {rope[1]}, where the study calibrates")
     check_real("sigma", sigma, low=0, low_open=True)
@@ -105,18 +105,18 @@ def sequential_study(mus=(0.0, 0.01, 0.03), *, sigma=0.05, rho=0.1, runs=10, fol
     runs, folds, repetitions, chunk = (check_count(name, value) for name, value in
                                        (("runs", runs), ("folds", folds), ("repetitions", repetitions),
                                         ("chunk", chunk)))
-    tasks = [((i, j), (mu, sigma, rho, runs, folds, rope, levels, futility, min_runs, simulations,
+    tasks = [((i, j), (mu, sigma, rho, runs, folds, rope, alphas, futility, min_runs, simulations,
                        min(chunk, repetitions - start)))
              for i, mu in enumerate(mus) for j, start in enumerate(range(0, repetitions, chunk))]
     rows = [(mus[key[0]], *r) for key, result in
             map_tasks(_study_chunk, tasks, random_seed=random_seed, scheduler=scheduler, workers=workers,
                       progressbar=progressbar, desc="sequential study") for r in result]
-    frame = pd.DataFrame(rows, columns=["mu", "level", "decision", "used", "full"])
-    table = frame.groupby(["mu", "level"]).apply(lambda g: _rates(g, rope, runs), include_groups=False)
+    frame = pd.DataFrame(rows, columns=["mu", "alpha", "decision", "used", "full"])
+    table = frame.groupby(["mu", "alpha"]).apply(lambda g: _rates(g, rope, runs), include_groups=False)
     boundary = table.xs(rope[1], level="mu")
-    nominal = levels[0]
-    calibrated = boundary.index[boundary["wrong"] <= 1 - nominal + 1e-12]
-    return SequentialStudy(table, nominal, float(calibrated[0]) if len(calibrated) else None, rope)
+    nominal = alphas[0]
+    calibrated = boundary.index[boundary["wrong"] <= nominal + 1e-12]
+    return SequentialStudy(table, nominal, float(calibrated[-1]) if len(calibrated) else None, rope)
 
 
 def _rates(group, rope, runs):

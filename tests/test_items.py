@@ -16,6 +16,7 @@ from pp_corr.cli import main
 from pp_corr.items import benchmark_scores, compare_items, load_items
 from pp_corr.items.comparison import pseudo_items
 from pp_corr.items.variance import run_shift_draws, two_way
+from pp_corr.results import region_decision
 from pp_corr.testing import check_result
 from tests.conftest import NAN, assert_close, campaign, check_error, names_any, quiet
 
@@ -231,6 +232,13 @@ def test_items_command_prints_a_table_and_writes_json(tmp_path, capsys):
     assert "B - A (positive: B better)" in printed and "runs are training seeds" in printed
     written = json.loads(out.read_text())
     assert written["runs"] == "seeds" and written["results"][0]["items"] == 50
+    for alpha in (0.05, 0.45):  # --alpha sets the written decision (none, then A) and interval
+        main(["items", str(path), "-a", "A", "-b", "B", "--column", "item=question", "--runs", "seeds",
+              "--alpha", str(alpha), "-o", str(out)])
+        record = json.loads(out.read_text())["results"][0]
+        p = [record[f"P({name})"] for name in ("A better", "rope", "B better")]
+        assert record["decision"] == region_decision(("A", "B"), *p, alpha)
+        assert f"{100 * (1 - alpha):g}% lo" in record
     with pytest.raises(SystemExit, match="give both -a and -b"):
         main(["items", str(path), "-a", "A", "--column", "item=question"])
 

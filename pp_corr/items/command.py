@@ -88,7 +88,8 @@ def run_command(args):
     if args.hierarchical:
         _hierarchical(items, models, args)
     if output:
-        write_result(output, result.to_dict, lambda: result.to_frame(confidence_level=1 - args.alpha).reset_index())
+        write_result(output, lambda: result.to_dict(confidence_level=1 - args.alpha, alpha=args.alpha),
+                     lambda: result.to_frame(confidence_level=1 - args.alpha).reset_index())
 
 
 def _metric(given):

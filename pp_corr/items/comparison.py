@@ -186,14 +186,14 @@ class ItemComparison(Result):
                              index=pd.Index(self.benchmarks, name="benchmark"))
         return frame
 
-    def to_dict(self) -> dict:
-        """Plain Python values (NaN as None): names, rope, run kind and one record per benchmark, with its
-        decision at 0.05.
+    def to_dict(self, *, confidence_level=0.95, alpha=None) -> dict:
+        """Plain Python values (NaN as None): names, rope, run kind and one record per benchmark (as
+        :meth:`to_frame` at ``confidence_level``), with its decision at ``alpha`` (default 0.05).
 
         >>> compare_items({"A": [1, 0, 1], "B": [1, 1, 1]}, rope=0.1, random_seed=0).to_dict()["rope"]
         [-0.1, 0.1]
         """
-        frame = self.to_frame().assign(decision=np.atleast_1d(self.decision()))
+        frame = self.to_frame(confidence_level=confidence_level).assign(decision=np.atleast_1d(self.decision(alpha)))
         return python_values({"a": self.names[0], "b": self.names[1], "rope": self.rope, "runs": self.run_kind,
                               "score_kind": self.score_kind,
                               "left_out": dict(zip(self.benchmarks, self.left_out.tolist())),

@@ -108,7 +108,9 @@ def five_point_rule(points, weights, sigma0, delta0, nu, constants, out):
             kernel = _t_kernel(z2, v, constant - log_sigma0)
             out[rows, m] = np.matmul(kernel.transpose(1, 0, 2), weights).transpose(1, 0, 2)
 
-    _run_blocks(block, len(delta0), max(1, min(8, int(4e5 // points.size))))  # a kernel of at most 3 MB
+    # a kernel of at most 3 MB, but two delta0 nodes at least (numpy's matmul of a single row per data set took as
+    # long as the kernel at q = 1,000; two rows cost 0.7 of one's time a row)
+    _run_blocks(block, len(delta0), max(2, min(8, int(4e5 // points.size))))
 
 
 def five_point_draws(points, weights, sigma0, delta0, nu, constants, out):

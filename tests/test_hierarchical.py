@@ -4,6 +4,7 @@ import subprocess
 import sys
 import textwrap
 import warnings
+from dataclasses import replace
 from pathlib import Path
 
 import arviz as az
@@ -504,7 +505,7 @@ def test_the_exact_posterior_draws_when_first_used():
     x = np.random.default_rng(5).normal(0.02, 0.02, (6, 10))
     res = hierarchical_test(x, folds=10, draws=500, chains=2, random_seed=3)
     text, decision, new = res.summary(), res.decision(), res._regions()
-    assert "idata" not in vars(res) and decision == new.decision(0.05)
+    assert not res.tree.made and decision == new.decision(0.05)
     assert (new.p_rope, new.win_rope) == (res.quadrature["p_rope"], res.quadrature["win_rope"])
     shipped = cloudpickle.loads(cloudpickle.dumps(res))
     delta0 = res.idata.posterior["delta0"].values.ravel()
@@ -512,6 +513,7 @@ def test_the_exact_posterior_draws_when_first_used():
     _, values = exact_draws(*args, **kwargs, draws=1000, random_seed=3)
     np.testing.assert_array_equal(delta0, values["delta0"] * res.data.scale)
     np.testing.assert_array_equal(shipped.idata.posterior["delta"].values, res.idata.posterior["delta"].values)
+    assert replace(res, rope=(-0.1, 0.1)).idata is res.idata  # a copy shares the draws
     mean, lo, hi = (res.quadrature[name] for name in ("delta0_mean", "delta0_q025", "delta0_q975"))
     assert f"mean {mean:+.4f}, 95% [{lo:+.4f}, {hi:+.4f}]" in text
     assert abs(delta0.mean() - mean) < 4 * delta0.std() / np.sqrt(len(delta0))

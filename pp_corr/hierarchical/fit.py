@@ -15,7 +15,7 @@ import textwrap
 import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from functools import cached_property, partial
+from functools import partial
 
 import arviz as az
 import numpy as np
@@ -49,14 +49,36 @@ COMPILED_MODELS = 8  # compiled models kept for later fits of the same shape (_r
 _COMPILED = {}
 
 
+class DeferredDraws:
+    """A DataTree made by ``make()`` when first asked for (calling this) and kept: the exact posterior's draws, which
+    its results (and their copies by ``dataclasses.replace``) share as an MCMC fit's share its DataTree.
+
+    >>> deferred = DeferredDraws(lambda: "tree")
+    >>> deferred.made, deferred(), deferred.made
+    (False, 'tree', True)
+    """
+
+    def __init__(self, make):
+        self._make, self._tree = make, None
+
+    @property
+    def made(self) -> bool:
+        return self._tree is not None
+
+    def __call__(self):
+        if self._tree is None:
+            self._tree = self._make()
+        return self._tree
+
+
 @dataclass(frozen=True, repr=False)
 class HierarchicalResult(Result):
     """Posterior of the hierarchical model, in the original units of the scores. Its :meth:`decision` is a new data
     set's (:meth:`new_dataset`): the region largest in more than 1 - alpha of the draws, ``"none"`` unconverged.
 
-    ``idata`` is the DataTree of the draws; ``tree`` holds it, or for an exact posterior a function that makes it
-    (the draws, their log priors) when ``idata`` is first used: the summary and the decision come from the quadrature
-    and need no draws. ``convergence_problems`` holds what :func:`diagnose` found in the last fit (empty: converged),
+    ``idata`` is the DataTree of the draws; ``tree`` holds it, or for an exact posterior a :class:`DeferredDraws` that
+    makes it (the draws, their log priors) when ``idata`` is first used: the summary and the decision come from the
+    quadrature and need no draws. ``convergence_problems`` holds what :func:`diagnose` found in the last fit (empty: converged),
     and ``attempts`` the settings of each fit (see :func:`hierarchical_test`). An unconverged result keeps its
     draws for inspection, but its summary (``repr``) gives the diagnostics instead of a verdict. ``quadrature``
     (exact posteriors only) holds the quadrature's delta0 (mean, 2.5% and 97.5% quantiles, P(delta0 > 0)) and a new
@@ -78,10 +100,10 @@ class HierarchicalResult(Result):
     left_out: tuple[str, ...] = ()  # the data sets of a scores Dataset where the pair has no score in common
     quadrature: dict | None = None
 
-    @cached_property
+    @property
     def idata(self):
         """The DataTree of the draws (made at first use for an exact posterior, from its seed)."""
-        return self.tree() if callable(self.tree) else self.tree
+        return self.tree() if isinstance(self.tree, DeferredDraws) else self.tree
 
     def with_log_likelihood(self) -> HierarchicalResult:
         """This result, its ``idata`` now holding the per-data-set log-likelihoods ``by_dataset`` (integrated) and
@@ -449,7 +471,8 @@ def hierarchical_test(x, y=None, *, rope=0.01, rho=None, n_test=None, n_train=No
     form = attempts[-1].get("form", DEFAULT["form"])
     model = build_hierarchical_model(data, priors, form, bounds, population, delta0_prior)
     key = _shape(data, priors, form, population, delta0_prior)
-    tree = partial(_with_log_prior, sampled, model, key) if method == "exact" else add_log_prior(idata, model, key)
+    tree = DeferredDraws(partial(_with_log_prior, sampled, model, key)) if method == "exact" else \
+        add_log_prior(idata, model, key)
     result = HierarchicalResult(tree, data, rope, names, independent, problems, attempts, model, priors, population,
                                 bounds, left_out, quadrature)
     return result.with_log_likelihood() if log_likelihood else result

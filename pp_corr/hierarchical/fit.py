@@ -78,9 +78,9 @@ class HierarchicalResult(Result):
 
     ``idata`` is the DataTree of the draws; ``tree`` holds it, or for an exact posterior a :class:`DeferredDraws` that
     makes it (the draws, their log priors) when ``idata`` is first used: the summary and the decision come from the
-    quadrature and need no draws. ``convergence_problems`` holds what :func:`diagnose` found in the last fit (empty: converged),
-    and ``attempts`` the settings of each fit (see :func:`hierarchical_test`). An unconverged result keeps its
-    draws for inspection, but its summary (``repr``) gives the diagnostics instead of a verdict. ``quadrature``
+    quadrature and need no draws. ``convergence_problems`` holds what :func:`diagnose` found in the last fit (empty:
+    converged), and ``attempts`` the settings of each fit (see :func:`hierarchical_test`). An unconverged result keeps
+    its draws for inspection, but its summary (``repr``) gives the diagnostics instead of a verdict. ``quadrature``
     (exact posteriors only) holds the quadrature's delta0 (mean, 2.5% and 97.5% quantiles, P(delta0 > 0)) and a new
     data set's ``p_*`` and ``win_*`` at its ``rope`` (the fit's): those are the answer (:attr:`p_delta0_positive`,
     :meth:`new_dataset`, :meth:`summary`), without Monte Carlo error.

@@ -1,4 +1,5 @@
-"""Exact Poisson-binomial distribution (the count of data sets where B is better in the Poisson test), batched over leading axes."""
+"""Exact Poisson-binomial distribution (the count of data sets where B is better in the Poisson test), batched over
+leading axes, and mixtures of them (the hierarchical model's count of delta_i > 0)."""
 from __future__ import annotations
 
 import numba

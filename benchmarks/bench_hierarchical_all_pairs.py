@@ -1,6 +1,7 @@
 """The hierarchical test of every pair of a 16-classifier benchmark (#37's target: all 120 pairs of 16 algorithms x
 81 data sets in under 10 minutes on 2 cores): pp_corr.testing.messy_benchmark (seed 1, one run of 10 folds, ties
-exact, near-identical pairs), every pair in one ``hierarchical_tests`` call in this process, the default method.
+exact, near-identical pairs; bench_report.py's benchmark), every pair in one ``hierarchical_tests`` call in this
+process, the default method.
 
 Printed: the total wall time and this process's CPU time (its threads included: the CPU time holds its ratio on a
 shared machine), the median and largest time a pair, how the pairs were answered, the largest estimated error, the
@@ -14,12 +15,12 @@ import collections
 import time
 
 from _timing import load  # one BLAS thread
+from bench_report import scores_of  # the same benchmark
 
 import numpy as np
 
 import pp_corr
 from pp_corr.hierarchical.batch import hierarchical_tests
-from pp_corr.testing import messy_benchmark
 
 
 def main():
@@ -28,9 +29,8 @@ def main():
     parser.add_argument("--datasets", type=int, default=81)
     parser.add_argument("--draws", action="store_true", help="make each pair's draws too")
     args = parser.parse_args()
-    frame = messy_benchmark(args.algorithms, args.datasets, random_seed=1, failed=())
-    scores = pp_corr.load_scores(frame, columns={"dataset": "db"}, format="wide")
-    pp_corr.hierarchical_test(scores, algorithms=("lr", "ridge"), random_seed=1)  # loads the compiled kernels
+    scores = scores_of(args.algorithms, args.datasets)
+    pp_corr.hierarchical_test(scores, algorithms=tuple(scores.algorithm.values[:2]), random_seed=1)  # the kernels
     seconds = []
 
     def record(line):  # "hierarchical model n/N: B - A, 12.3 s (exact posterior)"

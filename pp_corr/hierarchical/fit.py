@@ -471,8 +471,10 @@ def hierarchical_test(x, y=None, *, rope=0.01, rho=None, n_test=None, n_train=No
     form = attempts[-1].get("form", DEFAULT["form"])
     model = build_hierarchical_model(data, priors, form, bounds, population, delta0_prior)
     key = _shape(data, priors, form, population, delta0_prior)
-    tree = DeferredDraws(partial(_with_log_prior, sampled, model, key)) if method == "exact" else \
-        add_log_prior(idata, model, key)
+    if method == "exact":
+        tree = DeferredDraws(partial(_with_log_prior, sampled, model, key))
+    else:
+        tree = add_log_prior(idata, model, key)
     result = HierarchicalResult(tree, data, rope, names, independent, problems, attempts, model, priors, population,
                                 bounds, left_out, quadrature)
     return result.with_log_likelihood() if log_likelihood else result

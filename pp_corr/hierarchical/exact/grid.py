@@ -74,7 +74,7 @@ class ExactGrid:
         regions' probabilities is ten times the finer grid's; with 8 delta0 nodes on segments that end where the
         density does, up to 1e-3 in a data set's probabilities, where 12 or the default 16 err by 5e-5 or less; the
         estimate's sigma0 panels are the finer grid's merged in pairs, on which four nodes instead of five made the
-        estimate of P(nu < 2) and the regions' up to ten times larger, for the same cost).
+        estimate of P(nu < 2) and the regions' up to ten times larger).
 
         >>> ExactGrid().coarser().delta0_points, ExactGrid().coarser().sigma0_points
         (12, 5)

@@ -138,13 +138,12 @@ def solve(xbar, ss, n, rho, delta0_max, sigma0_max, sigma_bounds, alpha, beta, r
 
 
 def _coarse(problem: Problem, run) -> ExactPosterior:
-    """The posterior on a grid half as fine in every direction: ``problem`` at ``grid.coarser()``, its sigma0
-    panels adapted from those of its ``run`` merged in pairs, each node's delta0 segments started from the run's
-    nearest node."""
+    """The posterior on a grid half as fine in every direction: ``problem`` at ``grid.coarser()`` on the sigma0
+    panels of its ``run`` merged in pairs, each node's delta0 segments started from the run's nearest node."""
     coarse = problem.coarser()
     panels, weighted, _ = run
     seeds = {node.t: node for node, _ in weighted}
-    return _assemble(coarse, *coarse.run(coarse.coarser_panels(panels), seeds))
+    return _assemble(coarse, *coarse.run(coarse.coarser_panels(panels, weighted, coarse.grid.sigma0_tolerance), seeds))
 
 
 def _error(result: ExactPosterior, coarse: ExactPosterior) -> dict:

@@ -12,7 +12,7 @@ from scipy import special
 from ...pairwise.poisson_binomial import mixture_pmf
 from .convolution import log_t_constant
 from .grid import DELTA0_NATS, PEAK_NATS, ExactGrid, NuGrid, panels_covering, segments_covering, trimmed
-from .integrals import gauss_legendre, legendre_rule, legendre_series
+from .integrals import gauss_legendre, legendre_rule, legendre_series, legendre_values
 from .likelihoods import build_likelihoods, convolve
 
 _SIGMA0_FLOOR = 1e-6  # the sigma0 grid reaches this many units (times U when U < 1)
@@ -104,8 +104,8 @@ class Problem:
     def run(self, panels=None, seeds=None):
         """Nodes of log sigma0 (Gauss-Legendre panels, adapted) with their weights, the panels and the extra
         weights of the end nodes for the tails beyond them. Given ``panels`` and ``seeds`` (nodes evaluated at
-        another resolution), the adaptation starts from those panels and each node's delta0 segments from the
-        nearest seed or node of its own, without the pilot: the error estimate's run from the main run's panels."""
+        another resolution), the nodes of those panels as they are, each node's delta0 segments from the nearest
+        seed or node of its own, without the pilot: the error estimate's run on the main run's panels merged."""
         seeded = panels is not None
         if not seeded:
             ts, values, pilot_segments = self.pilot()
@@ -152,7 +152,7 @@ class Problem:
                 panels.insert(0, (max(self.floor, first[0] - self.grid.sigma0_panel), first[0]))
             if grow_up:
                 panels.append((last[1], min(self.ceiling, last[1] + self.grid.sigma0_panel)))
-            if not (split or grow_down or grow_up):
+            if seeded or not (split or grow_down or grow_up):
                 break
         return result
 
@@ -173,14 +173,24 @@ class Problem:
         """log sigma0 where the panels have an edge: sigma0 = 0.01 (for P(sigma0 < 0.01)) and the kinks."""
         return (math.log(0.01), *self._kinks())
 
-    def coarser_panels(self, panels):
-        """``panels`` twice as wide: neighbours merged in pairs from the lowest, never across one of
-        :attr:`cuts` (the error estimate's panels)."""
+    def coarser_panels(self, panels, weighted, tolerance):
+        """The error estimate's panels: neighbours of ``panels`` merged in pairs from the lowest, never across one
+        of :attr:`cuts`, where the merged panel's rule on the interpolants of the pair's nodes (``weighted``, the
+        run's) is within ``tolerance`` of the total mass of the pair's rules, for phi and for phi times the
+        probabilities of the left and the rope being largest (elsewhere the finer run split the panels to follow
+        them, as across a kink)."""
+        points = self.grid.sigma0_points
+        top = max(node.log_value for node, _ in weighted)
+        values = np.array([[1.0, *node.new[3:5]] for node, _ in weighted]) * np.exp(
+            [[node.log_value - top] for node, _ in weighted])  # (nodes, 3)
+        weights = np.array([w for _, w in weighted])
+        limit = tolerance * (weights @ values[:, 0])
         cuts = self.cuts
         out, j = [], 0
         while j < len(panels):
-            a, b = panels[j]
-            if j + 1 < len(panels) and not any(abs(b - c) < 1e-12 for c in cuts):
+            (a, b), pair = panels[j], slice(j * points, (j + 2) * points)
+            if (j + 1 < len(panels) and not any(abs(b - c) < 1e-12 for c in cuts)
+                    and _merge_error(a, b, panels[j + 1][1], values[pair], weights[pair]) <= limit):
                 out.append((a, panels[j + 1][1]))
                 j += 2
             else:
@@ -358,6 +368,19 @@ def _region_cuts(r_lo, r_hi, sigma0, nu):
             low, high = np.where(ahead, middle, low), np.where(ahead, high, middle)
         offset = np.where(wins, 0.5 * (low + high), 0.0)
     return center - offset, center + offset
+
+
+def _merge_error(a, b, c, values, weights):
+    """The largest change of a column's integral over [a, c] from the panels [a, b] and [b, c] (``values`` at
+    their Gauss-Legendre nodes, ``weights`` their rule's) to the rule of [a, c] on the two panels' interpolants."""
+    points = len(values) // 2
+    nodes, rule = gauss_legendre(a, c, points)
+    merged = np.zeros(values.shape[1])
+    for (start, end), part in (((a, b), values[:points]), ((b, c), values[points:])):
+        inside = (nodes >= start) & (nodes <= end) if end == c else (nodes >= start) & (nodes < end)
+        u = (2 * nodes[inside] - start - end) / (end - start)
+        merged += rule[inside] @ (legendre_values(points, u).T @ part)
+    return float(np.max(np.abs(merged - weights @ values)))
 
 
 def _panel_error(log_phi, half_width, shares=()):

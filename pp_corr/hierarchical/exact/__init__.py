@@ -28,10 +28,10 @@ sufficient statistics are xbar_i and S_i).
    integrates kernel * L_i (exact to degree 9). Where the kernel is not smooth on a cell (sigma0 comparable with
    or below the cell: the funnel), as judged by a bound on the rule's error from the kernel's log-slope, and the
    cell can matter (for each nu apart), it is cut in halves, and those halves that are still not smooth again,
-   down to 16 sub-cells, each with a three-point rule whose bound is its share of the cell's; on the finest
-   sub-cells that are still not smooth L_i is replaced by its quadratic through the sub-cell's nodes and
-   integrated against the kernel by a ten-point rule (kernel at least as wide as the sub-cell) or exactly, with
-   the partial moments of the t density: with A(z) = (nu + z^2) f_nu(z), A' = -(nu - 1) z f_nu, so
+   down to 16 sub-cells, each with the five-point rule whose bound is its share of the cell's; on the finest
+   sub-cells that are still not smooth L_i is replaced by its quadratic through the sub-cell's middle and outer
+   nodes and integrated against the kernel by a ten-point rule (kernel at least as wide as the sub-cell) or
+   exactly, with the partial moments of the t density: with A(z) = (nu + z^2) f_nu(z), A' = -(nu - 1) z f_nu, so
    int z f = -[A] / (nu - 1) and int z^2 f = (nu int f - [z A]) / (nu - 2), int f being differences of
    the t CDF. A sigma0 far below every cell is thus exact: g_i -> L_i(delta0). The same sums with (d - xbar_i)
    and (d - xbar_i)^2 and with d cut at the rope and at 0 (cell edges) give each delta_i's conditional moments

@@ -24,8 +24,8 @@ class Likelihoods:
 
     ``edges`` (q, C + 1) bound the cells (padding cells have width 0). ``points`` (q, 5C) are the five
     Gauss-Legendre nodes of every cell and ``weights`` (q, 5C, 6) the rule's weights times [L, L y, L y^2,
-    L 1(d < r_lo), L 1(d > r_hi), L 1(d > 0)], y = (d - xbar_i) / scale_i. ``fine`` (q, C, 2 + 4 + ... + S, 3, 3)
-    holds L [1, y, y^2] at the three Gauss-Legendre nodes of each of S equal sub-cells of every cell, for S in
+    L 1(d < r_lo), L 1(d > r_hi), L 1(d > 0)], y = (d - xbar_i) / scale_i. ``fine`` (q, C, 2 + 4 + ... + S, 5, 3)
+    holds L [1, y, y^2] at the five Gauss-Legendre nodes of each of S equal sub-cells of every cell, for S in
     ``subcells`` = 2, 4, 8, ... up to the grid's ``subcells`` (rounded up to a power of two), one level after the
     other, for cells on which the kernel is not smooth.
     ``top`` (q, C) is the largest L_i on a cell and ``sides`` (q, C, 3) says whether a cell lies below r_lo, above
@@ -172,7 +172,7 @@ def build_likelihoods(xbar, ss, n, rho, lo, hi, splits, grid: ExactGrid) -> Like
     levels = [2**j for j in range(1, max(1, math.ceil(math.log2(sub))) + 1)]  # each level halves the one before
     fractions = np.concatenate([(COARSE[0] + 1) / 2] + [((np.arange(s)[:, None] + nodes) / s).ravel()
                                                          for s in levels])
-    at = edges[:, :-1, None] + width[..., None] * fractions  # (q, C, 5 + 3 (2 + 4 + ... + S))
+    at = edges[:, :-1, None] + width[..., None] * fractions  # (q, C, 5 + 5 (2 + 4 + ... + S))
     level = np.zeros(at.shape)
     for i, own in enumerate(cell_edges):
         level[i, : len(own) - 1] = np.exp(log_l(i, at[i, : len(own) - 1]) - log_top[i])
@@ -188,7 +188,7 @@ def build_likelihoods(xbar, ss, n, rho, lo, hi, splits, grid: ExactGrid) -> Like
     points = _COARSE_POINTS
     coarse = moments[:, :, :points] * (width[..., None] * COARSE[1] / 2)[..., None]  # (q, C, 5, 3)
     weights = np.concatenate([coarse, coarse[..., :1] * sides[:, :, None, :]], axis=-1).reshape(q, points * cells, 6)
-    fine = np.ascontiguousarray(moments[:, :, points:]).reshape(q, cells, sum(levels), 3, 3)  # level after level
+    fine = np.ascontiguousarray(moments[:, :, points:]).reshape(q, cells, sum(levels), len(nodes), 3)  # level after level
     return Likelihoods(xbar, scale, log_top, weights[:, :, 0].sum(axis=1), edges,
                         at[:, :, :points].reshape(q, -1), weights, fine, top, sides, profile_r,
                         profile_level, np.array(levels))

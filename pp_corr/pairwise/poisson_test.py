@@ -122,7 +122,7 @@ class PoissonTestResult(Result):
                 f"  expected number of data sets where {b} is better: {float(self.distribution.mean):.2f}\n"
                 f"  P({b} better on a majority) = {self.p_b_majority:.4g}\n"
                 f"  P({a} better on a majority) = {self.p_a_majority:.4g}\n"
-                f"  decision at alpha = {alpha}: {self.decision(alpha)}")
+                f"  decision at alpha = {alpha:g}: {self.decision(alpha)}")
 
     def __repr__(self):
         return self.summary()

@@ -188,7 +188,8 @@ def build_likelihoods(xbar, ss, n, rho, lo, hi, splits, grid: ExactGrid) -> Like
     points = _COARSE_POINTS
     coarse = moments[:, :, :points] * (width[..., None] * COARSE[1] / 2)[..., None]  # (q, C, 5, 3)
     weights = np.concatenate([coarse, coarse[..., :1] * sides[:, :, None, :]], axis=-1).reshape(q, points * cells, 6)
-    fine = np.ascontiguousarray(moments[:, :, points:]).reshape(q, cells, sum(levels), len(nodes), 3)  # level after level
+    # level after level
+    fine = np.ascontiguousarray(moments[:, :, points:]).reshape(q, cells, sum(levels), len(nodes), 3)
     return Likelihoods(xbar, scale, log_top, weights[:, :, 0].sum(axis=1), edges,
                         at[:, :, :points].reshape(q, -1), weights, fine, top, sides, profile_r,
                         profile_level, np.array(levels))

@@ -143,7 +143,8 @@ def _coarse(problem: Problem, run) -> ExactPosterior:
     coarse = problem.coarser()
     panels, weighted, _ = run
     seeds = {node.t: node for node, _ in weighted}
-    return _assemble(coarse, *coarse.run(coarse.coarser_panels(panels, weighted, coarse.grid.sigma0_tolerance), seeds))
+    merged = coarse.coarser_panels(panels, weighted, coarse.grid.sigma0_tolerance)
+    return _assemble(coarse, *coarse.run(merged, seeds))
 
 
 def _error(result: ExactPosterior, coarse: ExactPosterior) -> dict:

@@ -179,7 +179,7 @@ class Problem:
         run's) is within ``tolerance`` of the total mass of the pair's rules, for phi and for phi times the
         probabilities of the left and the rope being largest (elsewhere the finer run split the panels to follow
         them, as across a kink)."""
-        points = self.grid.sigma0_points
+        points = len(weighted) // len(panels)
         top = max(node.log_value for node, _ in weighted)
         values = np.array([[1.0, *node.new[3:5]] for node, _ in weighted]) * np.exp(
             [[node.log_value - top] for node, _ in weighted])  # (nodes, 3)

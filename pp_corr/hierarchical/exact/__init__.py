@@ -71,13 +71,15 @@ rope's centre), so the probability of each region being the largest is the condi
 points. Given the hyperparameters the delta_i are independent, so the count of delta_i > 0 is Poisson-binomial.
 
 The numerical error is estimated by the same computation on a grid half as fine in every direction (at least
-three nodes per nu panel and 12 per delta0 segment) and on the finer computation's log sigma0 panels merged in pairs
-(never across a cut), as they are, without a pilot, each node's delta0 segments started from the finer
-computation's nearest node. Adapting those panels again (split where their own error estimate asked for it) gave
-more sigma0 nodes than the finer computation had and cost as much as it; kept as merged, the estimate costs 0.3 to
-0.5 of the finer computation and stays 9 to 18 times the largest error against a grid 1.5 times as fine (uci54,
-a tie-heavy benchmark of 16 classifiers, the stress battery's 81 data sets). The likelihood cells are a small part
-of the error (cells half as wide move no probability by more than 2e-6).
+three nodes per nu panel and 12 per delta0 segment), without a pilot, each node's delta0 segments started from the
+finer computation's nearest node, on the finer computation's log sigma0 panels merged in pairs where that is
+harmless: never across a cut, and only where the merged panel's rule on the interpolants of the two panels' nodes
+moves phi and phi times the regions' probabilities by less than the coarser grid's tolerance. Adapting the merged
+panels again, as the finer computation adapts its own, gave more sigma0 nodes than the finer computation had and
+cost as much as it; merged as they are, the estimate costs 0.25 to 0.45 of it, and the largest estimated error stays
+3 to 26 times the largest error against a grid 1.5 times as fine (16 pairs of uci54, a tie-heavy benchmark of 16
+classifiers and the stress battery; 4 to 25 times with the panels adapted again). The likelihood cells are a small
+part of the error (cells half as wide move no probability by more than 2e-6).
 
 Draws (:func:`exact_draws`, or later from :func:`exact_sampler`'s sampler) follow the same grid, each level given
 the one above, without evaluating anything new but each data set's L_i: log sigma0 from the interpolant of its

@@ -140,6 +140,8 @@ class Problem:
             tolerance = self.grid.sigma0_tolerance * sum(masses)
             (low, high), steady = self._tails(panels, weighted), self._steady(weighted)
             result = panels, weighted, (low, high)  # the panels the weights belong to
+            if seeded:  # the error estimate's panels are kept as given
+                break
             first, last = panels[0], panels[-1]
             grow_down = (first[0] > self.floor + 1e-9 and math.exp(weighted[0][0].log_value - top) * low > tolerance
                          and not (first[0] <= flat and steady[0]))
@@ -152,7 +154,7 @@ class Problem:
                 panels.insert(0, (max(self.floor, first[0] - self.grid.sigma0_panel), first[0]))
             if grow_up:
                 panels.append((last[1], min(self.ceiling, last[1] + self.grid.sigma0_panel)))
-            if seeded or not (split or grow_down or grow_up):
+            if not (split or grow_down or grow_up):
                 break
         return result
 

@@ -4,6 +4,17 @@ import sys
 import pytest
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _chains_one_at_a_time():
+    """The suite's two processes (pytest-xdist) fill the cores, so PyMC's chains run one at a time in each, as in a
+    Dask worker's task (``pp_corr.sampling.parallel_chains``); tests/test_sampling.py restores the rule to test it."""
+    import pp_corr.sampling
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(pp_corr.sampling, "parallel_chains", lambda chains: 1)
+        yield
+
+
 @pytest.fixture(autouse=True)
 def _close_figures():
     """Each test's and each doctest's figures are closed after it, so a long run never piles up open figures (a

@@ -1,17 +1,23 @@
 """Running the models (pp_corr.sampling): nutpie's background run gives the draws of a blocking one, a fit asked to
-stop at its first divergence after warm-up stops there, and the convergence policy asks only the fits that
-something replaces to stop."""
+stop at its first divergence after warm-up stops there, the convergence policy asks only the fits that
+something replaces to stop, and PyMC runs chains in parallel from the main thread only, with the draws of one at a
+time."""
+import importlib.util
+import os
+import threading
 import warnings
+from concurrent.futures import ThreadPoolExecutor
 
 import arviz as az
 import numpy as np
 import pymc as pm
 import pytest
 
+from pp_corr import sampling
 from pp_corr.hierarchical.fit import fit_with_policy
-from pp_corr.sampling import ConvergenceWarning, RefittableModel, diagnose
+from pp_corr.sampling import ConvergenceWarning, RefittableModel, diagnose, parallel_chains, sample
 
-nutpie = pytest.importorskip("nutpie")
+needs_nutpie = pytest.mark.skipif(importlib.util.find_spec("nutpie") is None, reason="nutpie is not installed")
 
 
 def funnel():
@@ -31,10 +37,13 @@ def normal_mean():
     return model
 
 
+@needs_nutpie
 @pytest.mark.long
 def test_a_fit_gives_the_draws_of_a_blocking_nutpie_run():
     """RefittableModel samples nutpie in the background (to be able to stop it): for a fit that runs to its end,
     the draws of nutpie.sample(blocking=True) on the same compiled model with the same seed, bit for bit."""
+    import nutpie
+
     refit = RefittableModel(normal_mean(), sampler="nutpie")
     y = np.random.default_rng(0).normal(2.0, 1.0, 20)
     idata = refit.fit({"y": y}, draws=300, tune=300, chains=2, random_seed=5, stop_at_divergence=True)
@@ -45,6 +54,7 @@ def test_a_fit_gives_the_draws_of_a_blocking_nutpie_run():
     assert "stopped_at_divergence" not in idata.sample_stats.attrs
 
 
+@needs_nutpie
 @pytest.mark.long
 def test_a_fit_asked_to_stop_at_a_divergence_stops_there_and_says_so():
     refit = RefittableModel(funnel(), sampler="nutpie")
@@ -82,3 +92,30 @@ def _diverging_draws(divergences=3):
     diverging[0, :divergences] = True
     return az.from_dict({"posterior": {"delta0": np.random.default_rng(0).normal(size=(4, 500))},
                          "sample_stats": {"diverging": diverging}})
+
+
+def test_chains_run_one_per_usable_core_from_the_main_thread_and_one_at_a_time_elsewhere():
+    usable = len(os.sched_getaffinity(0))
+    assert [parallel_chains(chains) for chains in (1, 2, 4, 64)] == [1, min(2, usable), min(4, usable), usable]
+    with ThreadPoolExecutor(1) as pool:  # a Dask worker's task runs in a thread of its own
+        assert pool.submit(parallel_chains, 4).result() == 1
+    assert threading.current_thread() is threading.main_thread()
+
+
+@pytest.mark.slow
+def test_chains_sampled_in_parallel_are_those_sampled_one_at_a_time(monkeypatch):
+    """sample() passes PyMC one process per chain (up to the cores) and the draws are the same as with one."""
+    monkeypatch.setattr(sampling, "parallel_chains", parallel_chains)  # the rule itself (conftest.py sets 1)
+    asked = []
+    original = pm.sample
+
+    def recording(*args, **kwargs):
+        asked.append(kwargs.get("cores"))
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(pm, "sample", recording)
+    model = normal_mean()
+    parallel = sample(model, draws=100, tune=100, chains=2, random_seed=3)
+    one_at_a_time = sample(model, draws=100, tune=100, chains=2, random_seed=3, cores=1)
+    assert asked == [parallel_chains(2), 1]
+    np.testing.assert_array_equal(parallel.posterior["mu"].values, one_at_a_time.posterior["mu"].values)

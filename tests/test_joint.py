@@ -12,8 +12,9 @@ from scipy import integrate, stats
 
 import pp_corr.hierarchical.joint as joint
 from pp_corr.hierarchical.covariance import pivot_order
-from pp_corr.hierarchical.joint import (_build, _draw_delta, _estimates, _orders, prepare_joint,
-                                        _data_values, _scalings, _start, joint_model)
+from pp_corr.hierarchical.fit import check_convergence
+from pp_corr.hierarchical.joint import (_add_pair_contrasts, _build, _draw_delta, _estimates, _orders, prepare_joint,
+                                        _data_values, _scalings, _start, joint_model, pair_contrasts)
 from pp_corr.hierarchical.model import build_hierarchical_model as build_pairwise
 from pp_corr.hierarchical.preparation import prepare_hierarchical as prepare_pairwise
 from pp_corr.hierarchical.preparation import SIGMA_FLOOR
@@ -295,6 +296,62 @@ def test_pairs_and_ranking_against_integration():
                               * (stats.t.cdf(0.01, 6, v, scale) - stats.t.cdf(-0.01, 6, v, scale)), -0.2, 0.2)[0]
     assert abs(pairs.loc[("x", "y"), "p_rope"] - expected) < 4 * per_draw.std() / np.sqrt(n)
     assert list(ranking.index) == list(ranking.sort_values("expected rank").index)
+
+
+def test_every_pairs_contrast_is_in_the_posterior_as_pairs_reports_it():
+    """delta0_pair and sigma0_pair against a dense computation of e_b - e_a on the full k x k Sigma0 (zero for the
+    reference), in the scores' units, and what pairs() reports from them."""
+    scores = simulated_scores(q=4, n=8, k=4, seed=5)
+    data = prepare_joint(scores, rho=0.1, algorithms=["r", "x", "y", "z"])
+    tree, fixed = synthetic_posterior(data, np.random.default_rng(RNG_SEED), draws=5)
+    post = _add_pair_contrasts(tree, data).posterior
+    k = len(data.algorithms)
+    full = np.zeros((k, k))
+    cov0 = np.outer(fixed["sigma0_scaled"], fixed["sigma0_scaled"]) * fixed["corr0"]
+    full[1:, 1:] = cov0 * np.outer(data.scale, data.scale)
+    levels = np.concatenate([[0.0], fixed["delta0_scaled"] * data.scale])
+    assert list(post["pair"].values) == ["x - r", "y - r", "z - r", "y - x", "z - x", "z - y"]
+    for label in post["pair"].values:
+        b, a = (data.algorithms.index(name) for name in label.split(" - "))
+        e = np.zeros(k)
+        e[b], e[a] = 1.0, -1.0
+        np.testing.assert_allclose(post["delta0_pair"].sel(pair=label).values, levels[b] - levels[a], rtol=1e-12)
+        np.testing.assert_allclose(post["sigma0_pair"].sel(pair=label).values, np.sqrt(e @ full @ e), rtol=1e-12)
+    frame = joint.JointResult(tree, data, (-0.01, 0.01), random_seed=1).pairs()
+    np.testing.assert_allclose(frame["delta0_mean"], post["delta0_pair"].mean(("chain", "draw")), rtol=1e-12)
+
+
+def test_a_pairs_contrast_that_chains_disagree_on_is_not_converged():
+    """Two near-copies whose levels each mix (chains agree on x and on y) while their difference does not (each
+    chain sits on its own value of y - x): the joint policy checks the pairs' contrasts, so this is not converged."""
+    rng = np.random.default_rng(RNG_SEED)
+    common = rng.normal(0, 1, (4, 1000))
+    side = np.array([1.0, -1.0, 1.0, -1.0])[:, None]
+    x, y = common + 0.02 * side, common - 0.02 * side + 0.002 * rng.normal(size=(4, 1000))
+    levels = np.stack([np.zeros_like(x), x, y], axis=-1)
+    diff, sd = pair_contrasts(levels, np.eye(3) * rng.uniform(1, 2, (4, 1000, 1, 1)))
+    posterior = {"delta0": levels[..., 1:], "delta0_pair": diff, "sigma0_pair": sd}
+    tree = az.from_dict({"posterior": posterior}, dims={"delta0": ["algorithm"], "delta0_pair": ["pair"],
+                                                        "sigma0_pair": ["pair"]},
+                        coords={"algorithm": ["x", "y"], "pair": ["x - r", "y - r", "y - x"]})
+    tree["sample_stats"] = az.from_dict({"sample_stats": {"diverging": np.zeros((4, 1000), bool)}})["sample_stats"]
+    assert check_convergence(tree, ["delta0"]) == []
+    with pytest.warns(ConvergenceWarning):
+        problems = check_convergence(tree, ["delta0", *joint.PAIRS_CHECKED])
+    assert problems[0].startswith("R-hat of delta0_pair[y - x]") and all("[y - x]" in p for p in problems)
+
+
+def test_joint_test_checks_the_pairs_contrasts(monkeypatch, uci54):
+    asked = {}
+
+    def policy(fit, settings, given, **options):
+        asked.update(options)
+        raise RuntimeError("stop before fitting")
+
+    monkeypatch.setattr(joint, "fit_with_policy", policy)
+    with pytest.raises(RuntimeError, match="stop before fitting"):
+        joint.joint_test(uci54, random_seed=1)
+    assert set(joint.PAIRS_CHECKED) <= set(asked["var_names"]) and "delta0" in asked["var_names"]
 
 
 def test_new_dataset_best_share_against_a_known_population():

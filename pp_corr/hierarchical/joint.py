@@ -96,6 +96,7 @@ FORMS = ("centered", "marginal")
 # same ESS (450-550, R-hat at 1.01); the centred form meets the delta_i funnel of near-identical algorithms
 DEFAULT = {"form": "marginal", "draws": 1000, "tune": 1000, "target_accept": 0.8}
 ROBUST = {"form": "marginal", "draws": 2000, "tune": 2000, "target_accept": 0.95}
+PAIRS_CHECKED = ("delta0_pair", "sigma0_pair")  # checked too: what every pair's line reports (pair_contrasts)
 NEW_PER_DRAW = 20  # draws of a new data set's delta per posterior draw, for P(best) and ranks on a new data set
 
 
@@ -396,6 +397,42 @@ def _population_covariance(post) -> np.ndarray:
     return sigma0[..., :, None] * post["corr0"].values * sigma0[..., None, :]
 
 
+def _population(post, data: JointData) -> tuple[np.ndarray, np.ndarray]:
+    """Per draw the population levels (chain, draw, k) relative to the reference (0 for it) and Sigma0 (chain, draw,
+    k, k, zero row and column for the reference), in the scores' units."""
+    delta0 = post["delta0"].values
+    levels = np.concatenate([np.zeros(delta0.shape[:-1] + (1,)), delta0], axis=-1)
+    cov0 = np.zeros(levels.shape + (levels.shape[-1],))
+    cov0[..., 1:, 1:] = _population_covariance(post) * np.outer(data.scale, data.scale)
+    return levels, cov0
+
+
+def pair_contrasts(levels, cov0) -> tuple[np.ndarray, np.ndarray]:
+    """For every pair (a, b) of the k algorithms, a before b (``itertools.combinations`` order), the population
+    difference delta0_b - delta0_a and the sd of a data set's difference about it, sqrt((e_b - e_a)^T Sigma0
+    (e_b - e_a)): arrays (..., pairs) from ``levels`` (..., k) and ``cov0`` (..., k, k).
+
+    >>> diff, sd = pair_contrasts(np.array([0.0, 1.0, 3.0]), np.diag([0.0, 4.0, 9.0]))
+    >>> diff.tolist(), sd.tolist()
+    ([1.0, 3.0, 2.0], [2.0, 3.0, 3.605551275463989])
+    """
+    first, second = np.array(list(combinations(range(levels.shape[-1]), 2))).T
+    diff = levels[..., second] - levels[..., first]
+    variance = cov0[..., first, first] + cov0[..., second, second] - 2 * cov0[..., first, second]
+    return diff, np.sqrt(np.maximum(variance, 1e-300))
+
+
+def _add_pair_contrasts(idata, data: JointData):
+    """``idata`` with every pair's :func:`pair_contrasts` in its posterior, ``delta0_pair`` and ``sigma0_pair`` (dim
+    ``pair``, labelled "b - a"): what :meth:`JointResult.pairs` reports, so convergence is checked on them too."""
+    diff, sd = pair_contrasts(*_population(idata.posterior, data))
+    labels = [f"{b} - {a}" for a, b in combinations(data.algorithms, 2)]
+    dims = ("chain", "draw", "pair")
+    idata["posterior"] = idata.posterior.to_dataset().assign_coords(pair=labels).assign(
+        delta0_pair=(dims, diff), sigma0_pair=(dims, sd))
+    return idata
+
+
 def _dataset_covariances(post, data: JointData) -> np.ndarray:
     """The Sigma_i per draw (chain, draw, q, m, m), units of s."""
     if "dataset_log_sd" not in post:  # k = 2
@@ -490,11 +527,8 @@ class JointResult(Result):
 
     def _sigma0_full(self) -> tuple[np.ndarray, np.ndarray]:
         """(draws, k, k) Sigma0 in the scores' units (zero row and column for the reference) and nu (draws,)."""
-        cov0 = _population_covariance(self.idata.posterior)
-        cov0 = cov0.reshape(-1, *cov0.shape[2:]) * np.outer(self.data.scale, self.data.scale)
-        full = np.zeros((len(cov0), len(self.algorithms), len(self.algorithms)))
-        full[:, 1:, 1:] = cov0
-        return full, self.idata.posterior["nu"].values.ravel()
+        cov0 = _population(self.idata.posterior, self.data)[1]
+        return cov0.reshape(-1, *cov0.shape[2:]), self.idata.posterior["nu"].values.ravel()
 
     def pairs(self, confidence_level=0.95) -> pd.DataFrame:
         """Every pair (a, b): the population difference delta0_b - delta0_a (mean, interval, P(> 0)) and a new
@@ -502,12 +536,12 @@ class JointResult(Result):
         largest, ties shared), as the pairwise hierarchical test reports them."""
         check_probability_level("confidence_level", confidence_level)
         tail = (1 - confidence_level) / 2
-        levels, (cov0, nu) = self._levels(), self._sigma0_full()
+        cov0, nu = self._sigma0_full()
+        differences, scales = pair_contrasts(self._levels(), cov0)
         lo, hi = self.rope
         records = []
-        for i, j in combinations(range(len(self.algorithms)), 2):
-            diff = levels[:, j] - levels[:, i]
-            scale = np.sqrt(np.maximum(cov0[:, i, i] + cov0[:, j, j] - 2 * cov0[:, i, j], 1e-300))
+        for p, (i, j) in enumerate(combinations(range(len(self.algorithms)), 2)):
+            diff, scale = differences[:, p], scales[:, p]
             left, right = stats.t.cdf((lo - diff) / scale, nu), stats.t.sf((hi - diff) / scale, nu)
             inside = np.clip(1 - left - right, 0, 1)
             regions = np.stack([left, inside, right], axis=1)
@@ -626,7 +660,8 @@ def joint_test(x, *, rope=0.01, algorithms=None, reference=None, rho=None, n_tes
     the ranking. Sampling settings and the convergence policy are those of
     :func:`pp_corr.hierarchical_test` (defaults :data:`DEFAULT`: marginal; one retry with :data:`ROBUST`:
     longer, smaller steps; at k = 2, the pairwise model, the pairwise policy: centred first); R-hat and bulk ESS
-    are checked for delta0, sigma0, nu and every delta_i of every algorithm.
+    are checked for delta0, sigma0, nu and every delta_i of every algorithm, and for every pair's population
+    difference and sd (``delta0_pair``, ``sigma0_pair``: :func:`pair_contrasts`, in the posterior).
 
     >>> import numpy as np
     >>> rng = np.random.default_rng(0)  # 12 data sets, each with its own level, 10 folds, 3 algorithms
@@ -659,10 +694,10 @@ def joint_test(x, *, rope=0.01, algorithms=None, reference=None, rho=None, n_tes
         idata = models[form].fit({}, initvals=start, draws=settings["draws"], tune=settings["tune"], chains=chains,
                                  random_seed=random_seed, progressbar=progressbar,
                                  target_accept=settings["target_accept"], stop_at_divergence=stop_at_divergence)
-        return _draw_delta(idata, data, random_seed) if form == "marginal" else idata
+        return _add_pair_contrasts(_draw_delta(idata, data, random_seed) if form == "marginal" else idata, data)
 
     # k = 2 is the pairwise model: its policy (centred first, where the marginal form's lambda_i slow nu down)
     policy = [DEFAULT, ROBUST] if data.mean.shape[1] > 1 else [PAIRWISE_DEFAULT, PAIRWISE_ROBUST]
     idata, problems, attempts = fit_with_policy(fit, policy, given, retry=retry, progressbar=progressbar,
-                                                var_names=CHECKED, what="the joint model")
+                                                var_names=CHECKED + PAIRS_CHECKED, what="the joint model")
     return JointResult(idata, data, rope, random_seed, problems, attempts)

@@ -78,8 +78,8 @@ def sample(model, *, draws=1000, tune=1000, chains=4, random_seed=None, sampler=
     # PyMC's and nutpie's progress bars write to stdout (a rich Console); send them, and any other chatter of
     # the sampler, to stderr
     to_stderr = contextlib.redirect_stdout(sys.stderr) if progressbar else contextlib.nullcontext()
-    if sampler == "pymc":
-        kwargs.setdefault("cores", parallel_chains(chains))
+    if sampler == "pymc" and kwargs.get("cores") is None:  # None: PyMC's own default, half the cores
+        kwargs["cores"] = parallel_chains(chains)
     forking = _forking_quietly() if sampler == "pymc" and kwargs["cores"] > 1 else contextlib.nullcontext()
     with model, compilation_settings(), to_stderr, _without_pymc_advice(), forking:
         idata = pm.sample(draws=draws, tune=tune, chains=chains, random_seed=random_seed, nuts_sampler=sampler,

@@ -90,9 +90,9 @@ def sample(model, *, draws=1000, tune=1000, chains=4, random_seed=None, sampler=
 def parallel_chains(chains) -> int:
     """How many of ``chains`` PyMC's sampler runs at once (its ``cores``): one chain per core the process may use.
     PyMC's own default takes half the cores (it assumes hyper-threads): one chain at a time on two cores, where two
-    at a time took the joint model of four uci54 classifiers from 119 to 68 s, the same draws. One at a time where
-    the caller already runs in parallel: in a thread other than the main one (a Dask worker's task, a thread of the
-    caller's) or in a daemon process (one may not start processes).
+    at a time took the joint model of four uci54 classifiers from 123-127 to 67-70 s, the same draws. One at a time
+    where the caller already runs in parallel: in a thread other than the main one (a Dask worker's task, a thread of
+    the caller's) or in a daemon process (one may not start processes).
 
     >>> parallel_chains(1)
     1
@@ -106,10 +106,11 @@ def parallel_chains(chains) -> int:
 @contextlib.contextmanager
 def _forking_quietly():
     """PyMC starts its chain processes by fork, and Python 3.12 warns (a DeprecationWarning) at every fork from a
-    process with threads, which may hold a lock the child then waits for. The threads pp_corr starts are idle at that point:
+    process with threads, which may hold a lock the child then waits for. The threads pp_corr starts are idle then:
     the exact posterior's kernel threads (Numba's pool and a ``ThreadPoolExecutor``) wait for work, holding none; the
     warning is not passed on to the caller, whose ``catch_warnings(record=True)`` would collect one per chain process.
-    Only from the main thread (:func:`parallel_chains`), as ``catch_warnings`` is not thread-safe."""
+    Chains run in parallel from the main thread only (:func:`parallel_chains`, unless ``cores`` is given), as
+    ``catch_warnings`` is not thread-safe."""
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message=r"This process .* is multi-threaded, use of fork\(\)",
                                 category=DeprecationWarning)

@@ -531,7 +531,7 @@ def test_population_slopes_of_near_copies_are_not_scaled():
 def test_standardised_mixing_weights_are_gamma(nu):
     """lambda_i = exp(m(nu) + s(nu) z_i) with the density the model gives z_i: its integral (scipy's quad) is 1,
     and its mass below z is scipy's Gamma(nu/2, rate nu/2) cdf at the lambda that z maps to."""
-    from pp_corr.hierarchical.joint import standardised_mixing
+    from pp_corr.hierarchical.priors import standardised_mixing
 
     with pm.Model(coords={"dataset": ["one"]}) as model:
         lam = standardised_mixing(pt.constant(nu))

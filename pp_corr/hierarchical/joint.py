@@ -89,7 +89,7 @@ from .fit import DEFAULT as PAIRWISE_DEFAULT, ROBUST as PAIRWISE_ROBUST
 from .joint_data import JointData, prepare_joint
 from .model import centred_uniform
 from .preparation import SIGMA_CEILING, SIGMA_FLOOR
-from .priors import check_hyperprior_name, check_prior_bounds, nu_variable
+from .priors import check_hyperprior_name, check_prior_bounds, nu_variable, standardised_mixing
 
 FORMS = ("centered", "marginal")
 # marginal first: on uci54's five classifiers, target_accept 0.8 took 31 leapfrog steps a draw, 0.9 took 60 for the
@@ -225,29 +225,6 @@ def _seen(matrix, gaps):
 def _seen_mean(vector, gaps):
     """T_i v for v (m,) or (q, m): the mean of what data set i observes; v itself for a complete design."""
     return vector if gaps is None else (gaps[0] @ vector[..., None])[..., 0]
-
-
-def standardised_mixing(nu):
-    """lambda_i ~ Gamma(nu/2, rate nu/2) sampled standardised: log lambda_i = m(nu) + s(nu) z_i with m and s^2 about
-    the mean and variance of log lambda (digamma(a) - log(a) and trigamma(a), a = nu/2, by their series -1/2a -
-    1/12a^2 and 1/a + 1/2a^2 + 1/6a^3), so z_i has mean 0 and sd about 1 whatever nu. Any smooth m and s keep the
-    model exact, as the density of z_i is the log-gamma density at log lambda_i times s; the series need no
-    digamma, whose gradient (trigamma) Numba runs in object mode. Sampled as lambda_i itself, a small nu spreads
-    the lambda_i and a large one pins them near 1: a funnel with nu.
-
-    >>> with pm.Model(coords={"dataset": range(3)}):
-    ...     lam = standardised_mixing(pt.constant(4.0))
-    >>> lam.name, lam.eval({"lambda_standardised": np.zeros(3)}).round(4).tolist()
-    ('lambda', [0.7627, 0.7627, 0.7627])
-    """
-    half = nu / 2
-    z = pm.Flat("lambda_standardised", dims="dataset")
-    spread = pt.sqrt(1 / half + 1 / (2 * half**2) + 1 / (6 * half**3))
-    log_lam = -1 / (2 * half) - 1 / (12 * half**2) + spread * z
-    lam = pt.exp(log_lam)
-    pm.Potential("lambda_prior", pt.sum(half * pt.log(half) - pt.gammaln(half) + half * log_lam - half * lam
-                                        + pt.log(spread)))
-    return pm.Deterministic("lambda", lam, dims="dataset")
 
 
 def _estimates(data: JointData) -> tuple[np.ndarray, np.ndarray]:
@@ -400,11 +377,15 @@ def _population_covariance(post) -> np.ndarray:
 def _population(post, data: JointData) -> tuple[np.ndarray, np.ndarray]:
     """Per draw the population levels (chain, draw, k) relative to the reference (0 for it) and Sigma0 (chain, draw,
     k, k, zero row and column for the reference), in the scores' units."""
-    delta0 = post["delta0"].values
-    levels = np.concatenate([np.zeros(delta0.shape[:-1] + (1,)), delta0], axis=-1)
+    levels = _with_reference(post["delta0"].values)
     cov0 = np.zeros(levels.shape + (levels.shape[-1],))
     cov0[..., 1:, 1:] = _population_covariance(post) * np.outer(data.scale, data.scale)
     return levels, cov0
+
+
+def _with_reference(values) -> np.ndarray:
+    """``values`` (..., m) relative to the reference with the reference's own 0 first: (..., k)."""
+    return np.concatenate([np.zeros(values.shape[:-1] + (1,)), values], axis=-1)
 
 
 def pair_contrasts(levels, cov0) -> tuple[np.ndarray, np.ndarray]:
@@ -522,8 +503,7 @@ class JointResult(Result):
         """(draws, k) population levels relative to the reference (0 for it), the scores' units; ``"delta"``
         gives (draws, q, k) per data set."""
         values = self.idata.posterior[name].values
-        values = values.reshape(-1, *values.shape[2:])
-        return np.concatenate([np.zeros(values.shape[:-1] + (1,)), values], axis=-1)
+        return _with_reference(values.reshape(-1, *values.shape[2:]))
 
     def _sigma0_full(self) -> tuple[np.ndarray, np.ndarray]:
         """(draws, k, k) Sigma0 in the scores' units (zero row and column for the reference) and nu (draws,)."""

@@ -11,12 +11,12 @@ from _timing import best_of
 import numpy as np
 
 from pp_corr import bayesian_signed_rank
-from pp_corr.pairwise.rank_tests import PairSumRegions, _in_unit, _step, dirichlet
+from pp_corr.pairwise.rank_tests import PairSumRegions, dirichlet, in_unit, tie_step
 
 
 def _pair_sums(points, lo, hi):
     """The replaced code's pair sums, bounds and magnitudes (q x q) in the library's unit."""
-    points, lo, hi = _in_unit(points, lo, hi)
+    points, lo, hi = in_unit(points, lo, hi)
     size = np.abs(points)
     return (points[:, None] + points[None, :], 2 * lo, 2 * hi,
             size[:, None] + size[None, :] + 2 * max(abs(lo), abs(hi)))
@@ -25,14 +25,14 @@ def _pair_sums(points, lo, hi):
 def dense_masses(w, points, lo, hi):
     """The replaced code: the three q x q matrices of pair sums and one quadratic form each (einsum)."""
     pair, low, high, magnitude = _pair_sums(points, lo, hi)
-    right, left = _step(pair, high, magnitude), _step(low, pair, magnitude)
+    right, left = tie_step(pair, high, magnitude), tie_step(low, pair, magnitude)
     return np.column_stack([np.einsum("ni,ij,nj->n", w, m, w, optimize=True) for m in (left, 1 - left - right, right)])
 
 
 def loop_masses(w, points, lo, hi):
     """The same per draw, in a Python loop (what an unvectorised implementation does)."""
     pair, low, high, magnitude = _pair_sums(points, lo, hi)
-    right, left = _step(pair, high, magnitude), _step(low, pair, magnitude)
+    right, left = tie_step(pair, high, magnitude), tie_step(low, pair, magnitude)
     matrices = (left, 1 - left - right, right)
     return np.array([[row @ m @ row for m in matrices] for row in w])
 

@@ -11,17 +11,17 @@ import _timing  # noqa: F401  (one BLAS thread)
 
 from pp_corr import load_scores
 from pp_corr.studies.replicability import replicability_decisions, replicability_table
-from pp_corr.studies.signed_rank_study import (CHUNK, DELTAS, _signed_rank_chunk, indeterminate_decisions, loss_areas,
-                                               loss_curves, signed_rank_study)
+from pp_corr.studies.signed_rank_study import (CHUNK, DELTAS, indeterminate_decisions, loss_areas, loss_curves,
+                                               signed_rank_chunk, signed_rank_study)
 
 UCI54 = Path(__file__).resolve().parents[2] / "shared" / "data" / "uci54" / "uci54_tidy.csv"
 
 if __name__ == "__main__":  # local Dask worker processes start by spawn and re-import this file
     workers = os.cpu_count()
-    _signed_rank_chunk(DELTAS, 30, 0.12, 0.0, 5000, 1, 0)  # numba compiles (cached on disk)
+    signed_rank_chunk(DELTAS, 30, 0.12, 0.0, 5000, 1, 0)  # numba compiles (cached on disk)
     start, cpu = time.perf_counter(), time.process_time()
     for seed in range(4):
-        _signed_rank_chunk(DELTAS, 30, 0.12, 0.95 * (seed % 2), 5000, CHUNK, seed)
+        signed_rank_chunk(DELTAS, 30, 0.12, 0.95 * (seed % 2), 5000, CHUNK, seed)
     wall, cpu = time.perf_counter() - start, time.process_time() - cpu
     tasks = 2 * 1000 // CHUNK
     print(f"4 tasks of {CHUNK} runs in this process: {cpu:.2f} s of CPU ({wall:.2f} s wall): the full study's "

@@ -25,7 +25,7 @@ from .incomplete import common_datasets, left_out_tail
 
 IDP_STRENGTH = (np.sqrt(17) - 3) / 2
 REGIONS = ("left", "rope", "right")
-TIE_TOLERANCE = 1e-12  # relative: values this close are equal (see _step)
+TIE_TOLERANCE = 1e-12  # relative: values this close are equal (see tie_step)
 
 
 def heaviside(v):
@@ -97,17 +97,26 @@ def _rope_record(rope):
     return hi if lo == -hi else (lo, hi)
 
 
-def _step(a, b, magnitude):
+def tie_step(a, b, magnitude):
     """H(a - b) by comparison: 1 above, 1/2 on, 0 below. a and b count as equal when they differ by at most
     TIE_TOLERANCE x ``magnitude`` (the size of the numbers they were summed from): mean differences of scores
-    carry rounding, so a pair sum equal to a rope boundary in exact arithmetic misses it by a few ulps."""
+    carry rounding, so a pair sum equal to a rope boundary in exact arithmetic misses it by a few ulps.
+
+    >>> tie_step(np.array([0.1 + 0.2, 0.31, 0.29]), 0.3, 0.3).tolist()  # 0.1 + 0.2 is 0.30000000000000004
+    [0.5, 1.0, 0.0]
+    """
     close = np.abs(a - b) <= TIE_TOLERANCE * magnitude
     return np.where(close, 0.5, np.where(a > b, 1.0, 0.0))
 
 
-def _in_unit(values, *bounds):
+def in_unit(values, *bounds):
     """``values`` and ``bounds`` divided by a power of two near their largest magnitude (exact for normal floats),
-    so that sums and differences of two of them cannot overflow."""
+    so that sums and differences of two of them cannot overflow.
+
+    >>> values, bound = in_unit(np.array([3.0, -1.0]), 0.5)  # the largest, 3, is in [2, 4): divided by 2
+    >>> values.tolist(), float(bound)
+    ([1.5, -0.5], 0.25)
+    """
     largest = max(np.max(np.abs(values), initial=0.0), *(abs(b) for b in bounds))
     unit = np.ldexp(1.0, np.frexp(largest)[1] - 1) if largest > 0 else 1.0  # largest / unit in [1, 2)
     return (np.asarray(values) / unit, *(b / unit for b in bounds))
@@ -128,7 +137,7 @@ def _first_false(predicate, n):
 class PairSumRegions:
     """Where each pair sum z_i + z_j falls against the rope (lo, hi), without the q x q matrix of pairs.
 
-    With H as in :func:`_step` (a sum within TIE_TOLERANCE of a boundary counts 1/2), the right region holds
+    With H as in :func:`tie_step` (a sum within TIE_TOLERANCE of a boundary counts 1/2), the right region holds
     R_ij = H(z_i + z_j - 2 hi) and the left L_ij = H(2 lo - z_i - z_j). With the points sorted once, row i of R
     is 0 up to ``right_half[i]``, 1/2 up to ``right_full[i]``, then 1; row i of L is 1 up to ``left_full[i]``, 1/2
     up to ``left_half[i]``, then 0 (each found by a binary search with the same comparison as the matrix). So
@@ -145,17 +154,17 @@ class PairSumRegions:
     """
 
     def __init__(self, points, lo, hi, columns=None):
-        points, lo, hi = _in_unit(points, lo, hi)
+        points, lo, hi = in_unit(points, lo, hi)
         order = np.argsort(points, kind="stable")
         self.columns = (order if columns is None else np.asarray(columns)[order]).astype(np.int64)
         self.points = p = points[order]
         size, low, high, edge = np.abs(p), 2 * lo, 2 * hi, 2 * max(abs(lo), abs(hi))
 
         def right(i, j):
-            return _step(p[i] + p[j], high, size[i] + size[j] + edge)
+            return tie_step(p[i] + p[j], high, size[i] + size[j] + edge)
 
         def left(i, j):
-            return _step(low, p[i] + p[j], size[i] + size[j] + edge)
+            return tie_step(low, p[i] + p[j], size[i] + size[j] + edge)
 
         n = len(p)
         self.right_half = _first_false(lambda i, j: right(i, j) == 0, n)
@@ -179,12 +188,12 @@ class PairSumRegions:
         """
         rows = np.atleast_2d(np.asarray(rows, dtype=float))
         largest = np.maximum(np.abs(rows).max(axis=1, initial=0.0), max(abs(lo), abs(hi)))
-        unit = np.where(largest > 0, np.ldexp(1.0, np.frexp(largest)[1] - 1), 1.0)[:, None]  # as _in_unit per row
+        unit = np.where(largest > 0, np.ldexp(1.0, np.frexp(largest)[1] - 1), 1.0)[:, None]  # as in_unit per row
         order = np.argsort(rows / unit, axis=1, kind="stable")
         p, lo, hi = np.take_along_axis(rows / unit, order, axis=1), lo / unit[:, :, None], hi / unit[:, :, None]
         sums, size = p[:, :, None] + p[:, None, :], np.abs(p)
         magnitude = size[:, :, None] + size[:, None, :] + 2 * np.maximum(np.abs(lo), np.abs(hi))
-        right, left = _step(sums, 2 * hi, magnitude), _step(2 * lo, sums, magnitude)
+        right, left = tie_step(sums, 2 * hi, magnitude), tie_step(2 * lo, sums, magnitude)
         out = []
         for k in range(len(rows)):
             regions = cls.__new__(cls)
@@ -451,9 +460,9 @@ def bayesian_sign_test(x, y=None, *, rope=None, prior_strength=1.0, z0=0.0, draw
     rng = as_generator(random_seed)
     z, names, left_out = rank_test_differences(x, y, algorithms)
     warn_percent_scale(x, y, rope, stacklevel=2)
-    z_unit, lo_unit, hi_unit = _in_unit(z, lo, hi)
-    below = _step(lo_unit, z_unit, np.abs(z_unit) + abs(lo_unit)) == 1
-    above = _step(z_unit, hi_unit, np.abs(z_unit) + abs(hi_unit)) == 1
+    z_unit, lo_unit, hi_unit = in_unit(z, lo, hi)
+    below = tie_step(lo_unit, z_unit, np.abs(z_unit) + abs(lo_unit)) == 1
+    above = tie_step(z_unit, hi_unit, np.abs(z_unit) + abs(hi_unit)) == 1
     counts = np.array([below.sum(), (~below & ~above).sum(), above.sum()], dtype=float)
     counts[0 if z0 < lo else 2 if z0 > hi else 1] += prior_strength
     samples = dirichlet(rng, counts, draws)

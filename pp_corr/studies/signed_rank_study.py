@@ -74,8 +74,14 @@ def idp_probabilities(z, weights):
     return out[0], out[1], out[2]
 
 
-def _signed_rank_chunk(deltas, n_datasets, sigma, correlation, draws, runs, seed):
-    """The statistics of ``runs`` runs at every Delta, an array (statistic, run, delta), and their noise (run, q)."""
+def signed_rank_chunk(deltas, n_datasets, sigma, correlation, draws, runs, seed):
+    """The statistics of ``runs`` runs at every Delta, an array (statistic, run, delta), and their noise (run, q):
+    one task of :func:`signed_rank_study`.
+
+    >>> out, noise = signed_rank_chunk([0.0, 0.1], 10, 0.1, 0.0, 200, 3, 0)
+    >>> out.shape, noise.shape  # (statistics, runs, deltas), (runs, data sets)
+    ((4, 3, 2), (3, 10))
+    """
     rng = np.random.default_rng(seed)
     e = rng.standard_normal((2, runs, n_datasets))
     noise = sigma * ((correlation - 1) * e[0] + np.sqrt(1 - correlation**2) * e[1])  # Y - X at Delta = 0
@@ -121,7 +127,7 @@ def signed_rank_study(deltas=DELTAS, correlations=CORRELATIONS, *, n_datasets=30
              for k, r in enumerate(correlations) for c, size in enumerate(chunks)]
     values = np.empty((len(STATISTICS), len(correlations), runs, len(deltas)))
     noise = np.empty((len(correlations), runs, n_datasets))
-    for (k, c), (result, chunk_noise) in map_tasks(_signed_rank_chunk, tasks, random_seed=seed, scheduler=scheduler,
+    for (k, c), (result, chunk_noise) in map_tasks(signed_rank_chunk, tasks, random_seed=seed, scheduler=scheduler,
                                                    workers=workers, progressbar=progressbar, desc="signed-rank study"):
         values[:, k, c * CHUNK: c * CHUNK + chunks[c]] = result
         noise[k, c * CHUNK: c * CHUNK + chunks[c]] = chunk_noise

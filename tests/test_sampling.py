@@ -95,11 +95,11 @@ def _diverging_draws(divergences=3):
 
 
 def test_chains_run_one_per_usable_core_from_the_main_thread_and_one_at_a_time_elsewhere():
+    assert threading.current_thread() is threading.main_thread()  # where pytest runs a test
     usable = len(os.sched_getaffinity(0))
     assert [parallel_chains(chains) for chains in (1, 2, 4, 64)] == [1, min(2, usable), min(4, usable), usable]
     with ThreadPoolExecutor(1) as pool:  # a Dask worker's task runs in a thread of its own
         assert pool.submit(parallel_chains, 4).result() == 1
-    assert threading.current_thread() is threading.main_thread()
 
 
 @pytest.mark.slow
